@@ -1,0 +1,19 @@
+//! plait-core: a deterministic packet-level simulator for multipath and aggregate congestion
+//! control, with the closed-form models and the AIMD fluid model beside it.
+//!
+//! Layout follows `DESIGN.md`: sans-IO protocol logic (`transport`), a single-threaded event
+//! loop with integer time (`sim`, `event`, `time`), arenas and typed ids (`ids`), named seeded
+//! random streams (`rng`), the network (`net`), traffic sources (`app`), scenarios (`scenario`),
+//! tracing and metrics (`trace`) and models (`model`).
+
+pub mod ids;
+pub mod net;
+pub mod packet;
+pub mod rng;
+pub mod time;
+pub mod transport;
+pub mod model;
+pub mod scenario;
+
+pub use ids::{FlowId, LinkId, NodeId, PacketId, RouteId};
+pub use time::{Rate, SimTime};

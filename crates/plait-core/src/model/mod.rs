@@ -1,0 +1,1 @@
+//! Closed-form models of the papers and the AIMD fluid simulator.

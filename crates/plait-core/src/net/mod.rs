@@ -1,0 +1,4 @@
+//! The network: links, queues, loss models, routing and topology.
+
+pub mod loss;
+pub mod queue;

@@ -1,0 +1,1 @@
+//! Scenarios: the TOML schema, unit parsing, validation with precise errors.

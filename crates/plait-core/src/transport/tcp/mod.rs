@@ -1,0 +1,71 @@
+//! TCP: a sans-IO sender and receiver over a byte sequence space starting at 0.
+//!
+//! The simulator (or a test harness) drives them: after every `handle_*` call it drains
+//! `poll_transmit` and re-arms the single timer from `poll_timeout`.
+
+use crate::time::SimTime;
+
+pub mod receiver;
+pub mod recovery;
+pub mod sack;
+pub mod sender;
+
+// re-exports added with the implementations
+
+/// Per-connection TCP settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size (payload bytes).
+    pub mss: u32,
+    /// Initial window in segments (RFC 6928 allows 10).
+    pub initial_window: u32,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; when off, NewReno (RFC 6582).
+    pub sack: bool,
+    /// Delayed ACKs at the receiver (RFC 5681 §4.2: ACK at least every second full segment,
+    /// or when `delayed_ack_timeout` expires; immediately for out-of-order data).
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: SimTime,
+    /// RFC 6298 §2.4 says 1 s; Linux and most simulators use 200 ms.
+    pub min_rto: SimTime,
+    pub max_rto: SimTime,
+    /// RTO before the first RTT sample (RFC 6298 §2.1: 1 s).
+    pub initial_rto: SimTime,
+    /// Receive buffer in bytes: the advertised window is what is left of it.
+    pub receive_buffer: u64,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2; RFC 6675 DupThresh).
+    pub dupack_threshold: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            initial_window: 10,
+            sack: true,
+            delayed_ack: false,
+            delayed_ack_timeout: SimTime::from_millis(40),
+            min_rto: SimTime::from_millis(200),
+            max_rto: SimTime::from_secs(60),
+            initial_rto: SimTime::from_secs(1),
+            receive_buffer: 64 << 20,
+            dupack_threshold: 3,
+        }
+    }
+}
+
+/// Counters a sender keeps (read by the metrics layer at warmup and at the end of a run).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    /// Segments retransmitted (by fast retransmit, SACK recovery or RTO).
+    pub retransmitted_segments: u64,
+    /// Loss-recovery episodes entered by duplicate ACKs / SACK (fast retransmits).
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Bytes cumulatively acknowledged.
+    pub bytes_acked: u64,
+}
