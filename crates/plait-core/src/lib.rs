@@ -6,6 +6,8 @@
 //! random streams (`rng`), the network (`net`), traffic sources (`app`), scenarios (`scenario`),
 //! tracing and metrics (`trace`) and models (`model`).
 
+pub mod app;
+pub mod event;
 pub mod ids;
 pub mod net;
 pub mod packet;
@@ -14,6 +16,8 @@ pub mod time;
 pub mod transport;
 pub mod model;
 pub mod scenario;
+// pub mod sim; (enabled once transport and scenario land)
+pub mod trace;
 
 pub use ids::{FlowId, LinkId, NodeId, PacketId, RouteId};
 pub use time::{Rate, SimTime};

@@ -7,11 +7,14 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="plait", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    from plait.cli import fluid, model
+    parser = argparse.ArgumentParser(
+        prog="plait",
+        description="A laboratory for multipath and aggregate congestion control.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    from plait.cli import bench, experiment, fluid, listing, model, run, validate
 
-    for module in (model, fluid):
+    for module in (run, validate, listing, bench, experiment, model, fluid):
         module.register(sub)
     return parser
 
@@ -19,7 +22,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    from plait._core import ScenarioError
+
+    try:
+        return int(args.func(args) or 0)
+    except ScenarioError as e:
+        print(f"plait: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("plait: interrupted; nothing written", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,1 +1,233 @@
-//! Scenarios: the TOML schema, unit parsing, validation with precise errors.
+//! Scenarios: text (TOML, or JSON with the same schema) to a validated, typed [`Scenario`].
+//!
+//! The pipeline is: parse the text into a tree, apply `--set key=value` overrides to the tree
+//! ([`overrides`]), then walk the tree once, converting units and checking every field and
+//! every relation between entries ([`validate`]). The first mistake found is returned as a
+//! [`ScenarioError`] naming the file, the field path as written (`link[2].queue.packets`) and
+//! what was expected; nothing here panics on bad input. The schema is documented in
+//! `docs/scenario.md`.
+
+mod catalog;
+mod overrides;
+mod schema;
+mod tree;
+mod units;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::Path;
+
+use toml::{Table, Value};
+
+pub use catalog::{catalog, CatalogEntry, ParamInfo};
+pub use schema::{
+    FlowKind, FlowSpec, LinkSpec, NodeKind, NodeSpec, PeriodSpec, Scenario, SimulationSpec,
+    StartSpec,
+};
+pub use units::{
+    format_duration, format_rate, format_size, parse_duration, parse_rate, parse_size,
+};
+
+use tree::Issue;
+
+/// A mistake in a scenario: `file: path: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or the label given for text input).
+    pub file: String,
+    /// The field path (`flow[0].cc`), `--set KEY` for a bad override, or empty for an error
+    /// about the whole text (syntax errors give their line and column in the message).
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    fn new(file: &str, issue: Issue) -> Self {
+        ScenarioError {
+            file: file.to_string(),
+            path: issue.path,
+            message: issue.message,
+        }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// 1-based line and column of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+fn parse_toml(text: &str) -> Result<Table, Issue> {
+    text.parse::<Table>().map_err(|e| {
+        let message = e.message().trim().replace('\n', "; ");
+        match e.span() {
+            Some(span) => {
+                let (line, column) = line_column(text, span.start);
+                Issue::new(
+                    "",
+                    format!("TOML syntax error at line {line}, column {column}: {message}"),
+                )
+            }
+            None => Issue::new("", format!("TOML syntax error: {message}")),
+        }
+    })
+}
+
+/// JSON to the TOML tree. `null` in an object means "not given", so that a Python `None`
+/// leaves a field at its default; `null` elsewhere is an error.
+fn json_to_toml(value: serde_json::Value, path: &str) -> Result<Option<Value>, Issue> {
+    use serde_json::Value as J;
+    Ok(Some(match value {
+        J::Null => return Ok(None),
+        J::Bool(b) => Value::Boolean(b),
+        J::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::Integer(i),
+            (None, _) if n.is_u64() => {
+                return Err(Issue::new(
+                    path,
+                    format!("{n} is too large (at most {})", i64::MAX),
+                ))
+            }
+            (None, Some(f)) => Value::Float(f),
+            (None, None) => return Err(Issue::new(path, format!("{n} is not a number"))),
+        },
+        J::String(s) => Value::String(s),
+        J::Array(items) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                let item_path = tree::index(path, i);
+                match json_to_toml(item, &item_path)? {
+                    Some(v) => out.push(v),
+                    None => return Err(Issue::new(item_path, "null is not allowed in a list")),
+                }
+            }
+            Value::Array(out)
+        }
+        J::Object(map) => {
+            let mut table = Table::new();
+            for (key, item) in map {
+                let item_path = tree::join(path, &key);
+                if let Some(v) = json_to_toml(item, &item_path)? {
+                    table.insert(key, v);
+                }
+            }
+            Value::Table(table)
+        }
+    }))
+}
+
+fn parse_json(text: &str) -> Result<Table, Issue> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let full = e.to_string();
+        let message = full.split(" at line ").next().unwrap_or(&full);
+        Issue::new(
+            "",
+            format!(
+                "JSON syntax error at line {}, column {}: {message}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    match json_to_toml(value, "")? {
+        Some(Value::Table(table)) => Ok(table),
+        _ => Err(Issue::new("", "expected a JSON object at the top level")),
+    }
+}
+
+impl Scenario {
+    /// Parses and validates a TOML scenario. `source` names it in errors (usually the file
+    /// name); `overrides` are `(key.path, value)` pairs applied before validation.
+    pub fn from_toml_str(
+        text: &str,
+        source: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Scenario, ScenarioError> {
+        let root = parse_toml(text).map_err(|i| ScenarioError::new(source, i))?;
+        Self::from_tree(root, source, overrides)
+    }
+
+    /// As [`Scenario::from_toml_str`], for the same schema written as JSON (what a Python dict
+    /// serialises to). A `null` field counts as absent.
+    pub fn from_json_str(
+        text: &str,
+        source: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Scenario, ScenarioError> {
+        let root = parse_json(text).map_err(|i| ScenarioError::new(source, i))?;
+        Self::from_tree(root, source, overrides)
+    }
+
+    /// Reads a scenario file: JSON if the name ends in `.json`, TOML otherwise.
+    pub fn from_file(
+        path: &Path,
+        overrides: &[(String, String)],
+    ) -> Result<Scenario, ScenarioError> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: source.clone(),
+            path: String::new(),
+            message: format!("cannot read the scenario file: {e}"),
+        })?;
+        let is_json = path
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("json"));
+        if is_json {
+            Self::from_json_str(&text, &source, overrides)
+        } else {
+            Self::from_toml_str(&text, &source, overrides)
+        }
+    }
+
+    fn from_tree(
+        mut root: Table,
+        source: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Scenario, ScenarioError> {
+        let applied =
+            overrides::apply(&mut root, overrides).map_err(|i| ScenarioError::new(source, i))?;
+        validate::scenario(&root, source).map_err(|mut issue| {
+            // Point at the override when the bad value came from one.
+            if let Some(o) = applied.iter().rev().find(|o| o.covers(&issue.path)) {
+                issue.message = format!("{} (from --set {}={})", issue.message, o.key, o.value);
+            }
+            ScenarioError::new(source, issue)
+        })
+    }
+
+    /// The flow named `name` (after `count` expansion), if any.
+    pub fn flow(&self, name: &str) -> Option<&FlowSpec> {
+        self.flows.iter().find(|f| f.name == name)
+    }
+
+    /// The link named `name`, if any.
+    pub fn link(&self, name: &str) -> Option<&LinkSpec> {
+        self.links.iter().find(|l| l.name == name)
+    }
+
+    /// The node named `name`, if any.
+    pub fn node(&self, name: &str) -> Option<&NodeSpec> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+}

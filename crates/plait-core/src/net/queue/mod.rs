@@ -4,9 +4,19 @@
 //! statistics (the link does) and never schedules events. One discipline per file; built-ins
 //! are dispatched through the [`Queue`] enum.
 
+use std::fmt;
+
 use crate::ids::{FlowId, PacketId};
 use crate::rng::SimRng;
-use crate::time::SimTime;
+use crate::time::{Rate, SimTime};
+
+pub mod droptail;
+pub mod red;
+pub mod threshold_dropper;
+
+pub use droptail::DropTail;
+pub use red::Red;
+pub use threshold_dropper::ThresholdDropper;
 
 /// A packet as a queue sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +32,13 @@ pub trait QueueDisc {
     /// Offers an arriving packet at time `now`. Every packet dropped as a consequence (the
     /// arrival itself, or packets already queued) is pushed onto `dropped`; the caller clears
     /// `dropped` before the call.
-    fn enqueue(&mut self, now: SimTime, item: QueueItem, rng: &mut SimRng, dropped: &mut Vec<QueueItem>);
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        item: QueueItem,
+        rng: &mut SimRng,
+        dropped: &mut Vec<QueueItem>,
+    );
     /// Removes the next packet to transmit, if any.
     fn dequeue(&mut self, now: SimTime) -> Option<QueueItem>;
     fn len_packets(&self) -> usize;
@@ -37,6 +53,22 @@ pub trait QueueDisc {
 pub enum Limit {
     Packets(u64),
     Bytes(u64),
+}
+
+impl Limit {
+    /// Whether a buffer that holds `queued_packets` packets of `queued_bytes` bytes in total has
+    /// room for one more packet of `bytes` bytes. A packet limit `n` admits an arrival while
+    /// fewer than `n` packets are queued; a byte limit admits it if the total after admission
+    /// stays within the limit (`queued_bytes + bytes <= n`).
+    #[inline]
+    pub fn admits(self, queued_packets: usize, queued_bytes: u64, bytes: u32) -> bool {
+        match self {
+            Limit::Packets(n) => (queued_packets as u64) < n,
+            Limit::Bytes(n) => queued_bytes
+                .checked_add(u64::from(bytes))
+                .is_some_and(|total| total <= n),
+        }
+    }
 }
 
 /// How the threshold-dropper chooses the packet to drop (Altman et al. §V.D).
@@ -75,7 +107,9 @@ pub struct RedSpec {
 /// A queue discipline as named in a scenario, before it is built for a link.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QueueSpec {
-    DropTail { limit: Limit },
+    DropTail {
+        limit: Limit,
+    },
     Red(RedSpec),
     ThresholdDropper {
         /// Drop when an arrival finds more than this many packets queued.
@@ -85,4 +119,427 @@ pub enum QueueSpec {
         hold: Option<SimTime>,
         policy: DropPolicy,
     },
+}
+
+impl Default for RedSpec {
+    /// The classic ns-2 RED settings (Floyd's recommended values, ns-2 `tcl/lib/ns-default.tcl`
+    /// before its automatic configuration): `thresh_ 5`, `maxthresh_ 15`, `linterm_ 10`
+    /// (max_p = 1/10), `q_weight_ 0.002`, `gentle_ true` (ns-2's default since April 2001),
+    /// `wait_ true`, `mean_pktsize_ 500`, packet mode (`bytes_ false`, `queue_in_bytes_ false`,
+    /// ns-2's default until October 2004), and a physical limit of 50 packets (`Queue set
+    /// limit_ 50`). Later ns-2 releases derive the thresholds and weight from the link
+    /// (`thresh_ 0`, `q_weight_ -1`); we keep fixed values so a scenario means the same thing
+    /// on every link.
+    fn default() -> Self {
+        RedSpec {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            wait: true,
+            byte_mode: false,
+            mean_packet_bytes: 500,
+            limit: Limit::Packets(50),
+        }
+    }
+}
+
+impl QueueSpec {
+    /// The name a scenario uses for this discipline.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            QueueSpec::DropTail { .. } => "droptail",
+            QueueSpec::Red(_) => "red",
+            QueueSpec::ThresholdDropper { .. } => "threshold_dropper",
+        }
+    }
+
+    /// Builds the discipline for a link of rate `link_rate` (RED needs it to decay its average
+    /// over idle periods). `default_hold` is the threshold-dropper hold time used when the
+    /// spec leaves `hold` unset.
+    pub fn build(&self, link_rate: Rate, default_hold: SimTime) -> Queue {
+        match self {
+            QueueSpec::DropTail { limit } => Queue::DropTail(DropTail::new(*limit)),
+            QueueSpec::Red(spec) => Queue::Red(Red::new(spec, link_rate)),
+            QueueSpec::ThresholdDropper {
+                threshold,
+                hold,
+                policy,
+            } => Queue::ThresholdDropper(ThresholdDropper::new(
+                *threshold,
+                hold.unwrap_or(default_hold),
+                *policy,
+            )),
+        }
+    }
+}
+
+/// A built queue discipline. The built-ins are matched directly so the per-packet calls are
+/// static; `Custom` is the extension point for disciplines defined outside this crate.
+pub enum Queue {
+    DropTail(DropTail),
+    Red(Red),
+    ThresholdDropper(ThresholdDropper),
+    Custom(Box<dyn QueueDisc>),
+}
+
+impl Queue {
+    /// The scenario name of the discipline (`"custom"` for an extension).
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Queue::DropTail(_) => "droptail",
+            Queue::Red(_) => "red",
+            Queue::ThresholdDropper(_) => "threshold_dropper",
+            Queue::Custom(_) => "custom",
+        }
+    }
+}
+
+impl fmt::Debug for Queue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Queue::DropTail(q) => f.debug_tuple("DropTail").field(q).finish(),
+            Queue::Red(q) => f.debug_tuple("Red").field(q).finish(),
+            Queue::ThresholdDropper(q) => f.debug_tuple("ThresholdDropper").field(q).finish(),
+            Queue::Custom(q) => f
+                .debug_struct("Custom")
+                .field("len_packets", &q.len_packets())
+                .field("len_bytes", &q.len_bytes())
+                .finish(),
+        }
+    }
+}
+
+impl QueueDisc for Queue {
+    #[inline]
+    fn enqueue(
+        &mut self,
+        now: SimTime,
+        item: QueueItem,
+        rng: &mut SimRng,
+        dropped: &mut Vec<QueueItem>,
+    ) {
+        match self {
+            Queue::DropTail(q) => q.enqueue(now, item, rng, dropped),
+            Queue::Red(q) => q.enqueue(now, item, rng, dropped),
+            Queue::ThresholdDropper(q) => q.enqueue(now, item, rng, dropped),
+            Queue::Custom(q) => q.enqueue(now, item, rng, dropped),
+        }
+    }
+
+    #[inline]
+    fn dequeue(&mut self, now: SimTime) -> Option<QueueItem> {
+        match self {
+            Queue::DropTail(q) => q.dequeue(now),
+            Queue::Red(q) => q.dequeue(now),
+            Queue::ThresholdDropper(q) => q.dequeue(now),
+            Queue::Custom(q) => q.dequeue(now),
+        }
+    }
+
+    #[inline]
+    fn len_packets(&self) -> usize {
+        match self {
+            Queue::DropTail(q) => q.len_packets(),
+            Queue::Red(q) => q.len_packets(),
+            Queue::ThresholdDropper(q) => q.len_packets(),
+            Queue::Custom(q) => q.len_packets(),
+        }
+    }
+
+    #[inline]
+    fn len_bytes(&self) -> u64 {
+        match self {
+            Queue::DropTail(q) => q.len_bytes(),
+            Queue::Red(q) => q.len_bytes(),
+            Queue::ThresholdDropper(q) => q.len_bytes(),
+            Queue::Custom(q) => q.len_bytes(),
+        }
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        match self {
+            Queue::DropTail(q) => q.is_empty(),
+            Queue::Red(q) => q.is_empty(),
+            Queue::ThresholdDropper(q) => q.is_empty(),
+            Queue::Custom(q) => q.is_empty(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::rng_from_seed;
+    use proptest::prelude::*;
+
+    fn item(packet: u32, flow: u32, bytes: u32) -> QueueItem {
+        QueueItem {
+            packet: PacketId(packet),
+            flow: FlowId(flow),
+            bytes,
+        }
+    }
+
+    #[test]
+    fn limit_admission_rule() {
+        assert!(Limit::Packets(2).admits(1, 10_000, 1500));
+        assert!(!Limit::Packets(2).admits(2, 0, 1));
+        assert!(Limit::Bytes(3000).admits(5, 1500, 1500));
+        assert!(!Limit::Bytes(3000).admits(0, 1501, 1500));
+        assert!(!Limit::Bytes(u64::MAX).admits(0, u64::MAX, 1));
+    }
+
+    #[test]
+    fn red_defaults_are_ns2_classic() {
+        let d = RedSpec::default();
+        assert_eq!(
+            (d.min_th, d.max_th, d.max_p, d.w_q),
+            (5.0, 15.0, 0.1, 0.002)
+        );
+        assert!(d.gentle && d.wait && !d.byte_mode);
+        assert_eq!(d.mean_packet_bytes, 500);
+        assert_eq!(d.limit, Limit::Packets(50));
+    }
+
+    #[test]
+    fn build_and_kind_names() {
+        let rate = Rate::from_mbps(10);
+        let hold = SimTime::from_millis(120);
+        let specs = [
+            (
+                QueueSpec::DropTail {
+                    limit: Limit::Packets(5),
+                },
+                "droptail",
+            ),
+            (QueueSpec::Red(RedSpec::default()), "red"),
+            (
+                QueueSpec::ThresholdDropper {
+                    threshold: 3,
+                    hold: None,
+                    policy: DropPolicy::RateIndependent,
+                },
+                "threshold_dropper",
+            ),
+        ];
+        for (spec, name) in &specs {
+            assert_eq!(spec.kind_name(), *name);
+            assert_eq!(spec.build(rate, hold).kind_name(), *name);
+        }
+        match specs[2].0.build(rate, hold) {
+            Queue::ThresholdDropper(q) => {
+                assert_eq!(q.hold(), hold);
+                assert_eq!(q.threshold(), 3);
+                assert_eq!(q.policy(), DropPolicy::RateIndependent);
+            }
+            other => panic!("built {other:?}"),
+        }
+        let explicit = QueueSpec::ThresholdDropper {
+            threshold: 3,
+            hold: Some(SimTime::from_millis(7)),
+            policy: DropPolicy::LargestRate,
+        };
+        match explicit.build(rate, hold) {
+            Queue::ThresholdDropper(q) => assert_eq!(q.hold(), SimTime::from_millis(7)),
+            other => panic!("built {other:?}"),
+        }
+        match (QueueSpec::DropTail {
+            limit: Limit::Bytes(9000),
+        })
+        .build(rate, hold)
+        {
+            Queue::DropTail(q) => assert_eq!(q.limit(), Limit::Bytes(9000)),
+            other => panic!("built {other:?}"),
+        }
+    }
+
+    #[test]
+    fn custom_discipline_is_dispatched() {
+        let mut q = Queue::Custom(Box::new(DropTail::new(Limit::Packets(1))));
+        assert_eq!(q.kind_name(), "custom");
+        let mut rng = rng_from_seed(1);
+        let mut dropped = Vec::new();
+        q.enqueue(SimTime::ZERO, item(0, 0, 100), &mut rng, &mut dropped);
+        q.enqueue(SimTime::ZERO, item(1, 0, 100), &mut rng, &mut dropped);
+        assert_eq!(dropped, vec![item(1, 0, 100)]);
+        assert_eq!(
+            (q.len_packets(), q.len_bytes(), q.is_empty()),
+            (1, 100, false)
+        );
+        assert_eq!(q.dequeue(SimTime::ZERO), Some(item(0, 0, 100)));
+        assert!(q.is_empty());
+        assert!(format!("{q:?}").contains("Custom"));
+    }
+
+    fn policy() -> impl Strategy<Value = DropPolicy> {
+        prop_oneof![
+            Just(DropPolicy::FirstArrival),
+            Just(DropPolicy::RateIndependent),
+            Just(DropPolicy::LargestRate),
+        ]
+    }
+
+    fn limit() -> impl Strategy<Value = Limit> {
+        prop_oneof![
+            (0u64..30).prop_map(Limit::Packets),
+            (0u64..40_000).prop_map(Limit::Bytes)
+        ]
+    }
+
+    fn queue_spec() -> impl Strategy<Value = QueueSpec> {
+        let red = (
+            0.0f64..10.0,
+            1.0f64..20.0,
+            0.01f64..1.0,
+            0.001f64..0.5,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            limit(),
+        )
+            .prop_map(
+                |(min_th, span, max_p, w_q, gentle, wait, byte_mode, limit)| {
+                    // In byte mode the thresholds are in bytes: scale by a 500-byte packet.
+                    let unit = if byte_mode { 500.0 } else { 1.0 };
+                    QueueSpec::Red(RedSpec {
+                        min_th: min_th * unit,
+                        max_th: (min_th + span) * unit,
+                        max_p,
+                        w_q,
+                        gentle,
+                        wait,
+                        byte_mode,
+                        mean_packet_bytes: 500,
+                        limit,
+                    })
+                },
+            );
+        prop_oneof![
+            limit().prop_map(|limit| QueueSpec::DropTail { limit }),
+            red,
+            (0u64..12, proptest::option::of(0u64..3_000), policy()).prop_map(
+                |(threshold, hold_us, policy)| QueueSpec::ThresholdDropper {
+                    threshold,
+                    hold: hold_us.map(SimTime::from_micros),
+                    policy,
+                }
+            ),
+        ]
+    }
+
+    /// Where a packet is in its life through the queue.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Fate {
+        Queued,
+        Dropped,
+        Departed,
+    }
+
+    /// Dequeues one packet, if any, checking it was inside exactly once.
+    fn depart(
+        q: &mut Queue,
+        now: SimTime,
+        fate: &mut [Option<Fate>],
+        inside: &mut (usize, u64),
+    ) -> Result<bool, TestCaseError> {
+        match q.dequeue(now) {
+            Some(it) => {
+                let slot = &mut fate[it.packet.index()];
+                prop_assert_eq!(*slot, Some(Fate::Queued), "{:?} left twice", it);
+                *slot = Some(Fate::Departed);
+                inside.0 -= 1;
+                inside.1 -= u64::from(it.bytes);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    proptest! {
+        /// Every offered packet ends up dequeued or reported dropped, exactly once, and the
+        /// queue's packet and byte counts always equal those of the packets still inside.
+        #[test]
+        fn packets_are_conserved(
+            spec in queue_spec(),
+            seed in any::<u64>(),
+            ops in proptest::collection::vec((0u8..3, 0u32..6, 1u32..1500, 0u64..400), 1..400),
+        ) {
+            let mut q = spec.build(Rate::from_mbps(10), SimTime::from_millis(1));
+            let mut rng = rng_from_seed(seed);
+            let mut fate: Vec<Option<Fate>> = Vec::new();
+            let mut sizes: Vec<u32> = Vec::new();
+            // Packets and bytes that should be inside the queue.
+            let mut inside = (0usize, 0u64);
+            let mut dropped = Vec::new();
+            let mut now = SimTime::ZERO;
+            for &(op, flow, bytes, dt_us) in &ops {
+                now += SimTime::from_micros(dt_us);
+                if op < 2 {
+                    let id = PacketId::from_index(fate.len());
+                    fate.push(Some(Fate::Queued));
+                    sizes.push(bytes);
+                    inside.0 += 1;
+                    inside.1 += u64::from(bytes);
+                    dropped.clear();
+                    let offered = QueueItem { packet: id, flow: FlowId(flow), bytes };
+                    q.enqueue(now, offered, &mut rng, &mut dropped);
+                    for it in &dropped {
+                        prop_assert_eq!(it.bytes, sizes[it.packet.index()]);
+                        let slot = &mut fate[it.packet.index()];
+                        prop_assert_eq!(*slot, Some(Fate::Queued), "{:?} dropped twice", it);
+                        *slot = Some(Fate::Dropped);
+                        inside.0 -= 1;
+                        inside.1 -= u64::from(it.bytes);
+                    }
+                } else {
+                    depart(&mut q, now, &mut fate, &mut inside)?;
+                }
+                prop_assert_eq!(q.len_packets(), inside.0);
+                prop_assert_eq!(q.len_bytes(), inside.1);
+                prop_assert_eq!(q.is_empty(), inside.0 == 0);
+            }
+            while depart(&mut q, now, &mut fate, &mut inside)? {}
+            prop_assert_eq!(inside, (0, 0));
+            prop_assert!(q.is_empty());
+            prop_assert_eq!(q.len_bytes(), 0);
+            for (i, f) in fate.iter().enumerate() {
+                prop_assert!(
+                    matches!(f, Some(Fate::Dropped) | Some(Fate::Departed)),
+                    "packet {} ended {:?}", i, f
+                );
+            }
+        }
+
+        /// Drop-tail and RED (the FIFO disciplines) deliver what they accept in arrival order.
+        #[test]
+        fn fifo_disciplines_keep_order(
+            spec in queue_spec().prop_filter("FIFO only", |s| s.kind_name() != "threshold_dropper"),
+            seed in any::<u64>(),
+            ops in proptest::collection::vec((any::<bool>(), 1u32..1500, 0u64..400), 1..300),
+        ) {
+            let mut q = spec.build(Rate::from_mbps(10), SimTime::ZERO);
+            let mut rng = rng_from_seed(seed);
+            let mut now = SimTime::ZERO;
+            let mut accepted = std::collections::VecDeque::new();
+            let mut dropped = Vec::new();
+            for (i, &(arrive, bytes, dt_us)) in ops.iter().enumerate() {
+                now += SimTime::from_micros(dt_us);
+                if arrive {
+                    let it = item(i as u32, 0, bytes);
+                    dropped.clear();
+                    q.enqueue(now, it, &mut rng, &mut dropped);
+                    if dropped.is_empty() {
+                        accepted.push_back(it);
+                    } else {
+                        prop_assert_eq!(dropped.as_slice(), &[it]);
+                    }
+                } else {
+                    prop_assert_eq!(q.dequeue(now), accepted.pop_front());
+                }
+            }
+        }
+    }
 }

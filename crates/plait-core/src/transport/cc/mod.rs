@@ -13,8 +13,36 @@
 //!   the controller sets ssthresh and cwnd (RFC 5681 eq. (4); RFC 6675 §5 step 4.2);
 //! - `on_recovery_exit` when the cumulative ACK passes the recovery point;
 //! - `on_retransmission_timeout` when the RTO fires (RFC 5681 §3.1 eq. (4), cwnd = loss window).
+//!
+//! Rules shared by the built-in controllers:
+//! - windows are in bytes; the initial window is `initial_window_segments × MSS` (RFC 6928
+//!   allows 10 segments), the initial ssthresh is `u64::MAX` ("arbitrarily high", RFC 5681 §3.1);
+//! - slow start adds `min(N, L·SMSS)` per ACK, N being the newly acknowledged bytes
+//!   (RFC 5681 §3.1 with RFC 3465 §2.2 byte counting). The default limit is
+//!   L = [`DEFAULT_ABC_LIMIT_SEGMENTS`] = 2, so that an ACK covering two segments (a delayed
+//!   ACK) still opens the window by two segments; RFC 3465 §2.3 asks for L = 1 during the slow
+//!   start that follows a retransmission timeout, and the controllers do that;
+//! - only bytes covered by the cumulative ACK (`acked_bytes`) open the window; SACKed bytes
+//!   do not, since SACK information only arrives around losses;
+//! - nothing grows while `in_recovery` or while the sender is not cwnd-limited (RFC 7661 §4);
+//! - a second timeout before any new data is acknowledged keeps ssthresh where the first one
+//!   put it (RFC 5681 §3.1, the note after eq. (4)), and only resets cwnd to the loss window.
 
 use crate::time::{Rate, SimTime};
+
+pub mod aimd;
+pub mod cubic;
+pub mod reno;
+
+pub use aimd::{Aimd, AimdParams};
+pub use cubic::{Cubic, CubicParams};
+pub use reno::Reno;
+
+/// Registry names of the built-in controllers, sorted.
+pub const KNOWN_CONTROLLERS: &[&str] = &["aimd", "cubic", "reno"];
+
+/// Default Appropriate Byte Counting limit L, in segments (RFC 3465 §2.2: L ≤ 2·SMSS).
+pub const DEFAULT_ABC_LIMIT_SEGMENTS: u32 = 2;
 
 /// What the sender learned from one ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,7 +97,555 @@ pub enum CcSpec {
     /// Reno / NewReno window rules (RFC 5681); NewReno/SACK recovery lives in the sender.
     Reno,
     /// CUBIC (RFC 9438): `c` (default 0.4), `beta` (default 0.7), TCP-friendly region on/off.
-    Cubic { c: f64, beta: f64, fast_convergence: bool, tcp_friendliness: bool },
+    Cubic {
+        c: f64,
+        beta: f64,
+        fast_convergence: bool,
+        tcp_friendliness: bool,
+    },
     /// Generic AIMD: +alpha MSS per RTT, window multiplied by `beta` on loss.
     Aimd { alpha: f64, beta: f64 },
+}
+
+impl CcSpec {
+    /// Registry name of the controller this spec builds.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcSpec::Reno => "reno",
+            CcSpec::Cubic { .. } => "cubic",
+            CcSpec::Aimd { .. } => "aimd",
+        }
+    }
+
+    /// The spec with default parameters for a registry name (exact, lower case), or `None` if
+    /// the name is not one of [`KNOWN_CONTROLLERS`].
+    pub fn default_for(name: &str) -> Option<CcSpec> {
+        match name {
+            "reno" => Some(CcSpec::Reno),
+            "cubic" => Some(CubicParams::default().into()),
+            "aimd" => Some(AimdParams::default().into()),
+            _ => None,
+        }
+    }
+
+    /// Checks the parameters; [`CcSpec::build`] panics on a spec this rejects.
+    pub fn validate(&self) -> Result<(), InvalidCcParameter> {
+        match *self {
+            CcSpec::Reno => Ok(()),
+            CcSpec::Cubic {
+                c,
+                beta,
+                fast_convergence,
+                tcp_friendliness,
+            } => CubicParams {
+                c,
+                beta,
+                fast_convergence,
+                tcp_friendliness,
+            }
+            .validate(),
+            CcSpec::Aimd { alpha, beta } => AimdParams { alpha, beta }.validate(),
+        }
+    }
+
+    /// Builds the controller for a connection with the given MSS (bytes) and initial window
+    /// (segments; 0 is treated as 1).
+    ///
+    /// # Panics
+    /// If `mss` is zero or [`CcSpec::validate`] rejects the parameters.
+    pub fn build(&self, mss: u32, initial_window_segments: u32) -> Controller {
+        match *self {
+            CcSpec::Reno => Controller::Reno(Reno::new(mss, initial_window_segments)),
+            CcSpec::Cubic {
+                c,
+                beta,
+                fast_convergence,
+                tcp_friendliness,
+            } => {
+                let params = CubicParams {
+                    c,
+                    beta,
+                    fast_convergence,
+                    tcp_friendliness,
+                };
+                Controller::Cubic(Cubic::new(mss, initial_window_segments, params))
+            }
+            CcSpec::Aimd { alpha, beta } => {
+                let params = AimdParams { alpha, beta };
+                Controller::Aimd(Aimd::new(mss, initial_window_segments, params))
+            }
+        }
+    }
+}
+
+impl From<CubicParams> for CcSpec {
+    fn from(p: CubicParams) -> Self {
+        CcSpec::Cubic {
+            c: p.c,
+            beta: p.beta,
+            fast_convergence: p.fast_convergence,
+            tcp_friendliness: p.tcp_friendliness,
+        }
+    }
+}
+
+impl From<AimdParams> for CcSpec {
+    fn from(p: AimdParams) -> Self {
+        CcSpec::Aimd {
+            alpha: p.alpha,
+            beta: p.beta,
+        }
+    }
+}
+
+/// A controller parameter outside its valid range.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{controller}: parameter `{parameter}` = {value} is invalid (expected {expected})")]
+pub struct InvalidCcParameter {
+    pub controller: &'static str,
+    pub parameter: &'static str,
+    pub value: f64,
+    pub expected: &'static str,
+}
+
+/// A congestion controller: the built-ins dispatched by `match` (no virtual call on the hot
+/// path), or any boxed implementation of [`CongestionControl`].
+///
+/// The boxed variant is `Send` so that a simulator holding controllers can be moved to the
+/// thread that runs it.
+pub enum Controller {
+    Reno(Reno),
+    Cubic(Cubic),
+    Aimd(Aimd),
+    Custom(Box<dyn CongestionControl + Send>),
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Controller::Reno(c) => f.debug_tuple("Reno").field(c).finish(),
+            Controller::Cubic(c) => f.debug_tuple("Cubic").field(c).finish(),
+            Controller::Aimd(c) => f.debug_tuple("Aimd").field(c).finish(),
+            Controller::Custom(c) => f
+                .debug_struct("Custom")
+                .field("name", &c.name())
+                .field("cwnd", &c.cwnd())
+                .field("ssthresh", &c.ssthresh())
+                .finish(),
+        }
+    }
+}
+
+impl From<Reno> for Controller {
+    fn from(c: Reno) -> Self {
+        Controller::Reno(c)
+    }
+}
+
+impl From<Cubic> for Controller {
+    fn from(c: Cubic) -> Self {
+        Controller::Cubic(c)
+    }
+}
+
+impl From<Aimd> for Controller {
+    fn from(c: Aimd) -> Self {
+        Controller::Aimd(c)
+    }
+}
+
+/// Forwards one trait call to whichever controller the enum holds.
+macro_rules! dispatch {
+    ($self:expr, $inner:ident => $call:expr) => {
+        match $self {
+            Controller::Reno($inner) => $call,
+            Controller::Cubic($inner) => $call,
+            Controller::Aimd($inner) => $call,
+            Controller::Custom($inner) => $call,
+        }
+    };
+}
+
+impl CongestionControl for Controller {
+    #[inline]
+    fn name(&self) -> &'static str {
+        dispatch!(self, c => c.name())
+    }
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        dispatch!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn ssthresh(&self) -> u64 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn in_slow_start(&self) -> bool {
+        dispatch!(self, c => c.in_slow_start())
+    }
+    #[inline]
+    fn on_packet_sent(&mut self, now: SimTime, bytes: u32, bytes_in_flight: u64) {
+        dispatch!(self, c => c.on_packet_sent(now, bytes, bytes_in_flight))
+    }
+    #[inline]
+    fn on_ack(&mut self, sample: &AckSample) {
+        dispatch!(self, c => c.on_ack(sample))
+    }
+    #[inline]
+    fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
+        dispatch!(self, c => c.on_congestion_event(now, bytes_in_flight))
+    }
+    #[inline]
+    fn on_recovery_exit(&mut self, now: SimTime) {
+        dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    #[inline]
+    fn on_retransmission_timeout(&mut self, now: SimTime, bytes_in_flight: u64) {
+        dispatch!(self, c => c.on_retransmission_timeout(now, bytes_in_flight))
+    }
+    #[inline]
+    fn pacing_rate(&self) -> Option<Rate> {
+        dispatch!(self, c => c.pacing_rate())
+    }
+}
+
+/// Initial window in bytes: `segments × MSS`, at least one segment.
+pub(crate) fn initial_window_bytes(mss: u64, segments: u32) -> u64 {
+    mss.saturating_mul(u64::from(segments.max(1)))
+}
+
+/// Slow-start increase for one ACK: `min(N, L·SMSS)` (RFC 5681 §3.1, RFC 3465 §2.2), with
+/// L forced to 1 in the slow start that follows a timeout (RFC 3465 §2.3).
+pub(crate) fn slow_start_increase(
+    acked_bytes: u64,
+    mss: u64,
+    abc_limit_segments: u32,
+    after_timeout: bool,
+) -> u64 {
+    let limit = if after_timeout { 1 } else { abc_limit_segments };
+    acked_bytes.min(mss.saturating_mul(u64::from(limit)))
+}
+
+/// `max(bytes × factor, 2·SMSS)`, rounded down to whole bytes: the reduced window and
+/// ssthresh after a loss (RFC 5681 eq. (4) has factor 1/2; RFC 9438 §4.6 has β_cubic).
+pub(crate) fn reduced_window(bytes: u64, factor: f64, mss: u64) -> u64 {
+    let scaled = (bytes as f64 * factor).floor();
+    // `as` saturates for values beyond u64::MAX.
+    (scaled as u64).max(2 * mss)
+}
+
+pub(crate) fn check_abc_limit(segments: u32) {
+    assert!(
+        (1..=2).contains(&segments),
+        "ABC limit must be 1 or 2 segments (RFC 3465 §2.2), got {segments}"
+    );
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Synthetic ACK streams for the controller tests.
+
+    use super::{AckSample, CongestionControl};
+    use crate::time::SimTime;
+
+    /// A cwnd-limited ACK outside recovery.
+    pub fn ack(now: SimTime, acked_bytes: u64, srtt: SimTime, mss: u32) -> AckSample {
+        AckSample {
+            now,
+            acked_bytes,
+            newly_sacked_bytes: 0,
+            rtt: Some(srtt),
+            srtt,
+            min_rtt: srtt,
+            bytes_in_flight: 0,
+            is_cwnd_limited: true,
+            in_recovery: false,
+            mss,
+        }
+    }
+
+    /// One round trip of a cwnd-limited flow: the window at the start of the round is sent and
+    /// acknowledged one MSS per ACK, the ACKs spread evenly over `rtt` starting at `start`.
+    /// Returns the time at which the next round starts.
+    pub fn run_round(
+        cc: &mut impl CongestionControl,
+        start: SimTime,
+        rtt: SimTime,
+        mss: u32,
+    ) -> SimTime {
+        let segments = (cc.cwnd() / u64::from(mss)).max(1);
+        let spacing = rtt.as_nanos() / segments;
+        for i in 1..=segments {
+            let now = SimTime(start.as_nanos() + i * spacing);
+            cc.on_ack(&ack(now, u64::from(mss), rtt, mss));
+        }
+        SimTime(start.as_nanos() + rtt.as_nanos())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::ack;
+    use super::*;
+    use proptest::prelude::*;
+
+    const MSS: u32 = 1460;
+
+    #[test]
+    fn known_controllers_are_sorted_and_resolve() {
+        let mut sorted = KNOWN_CONTROLLERS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, KNOWN_CONTROLLERS);
+        for name in KNOWN_CONTROLLERS {
+            let spec = CcSpec::default_for(name).expect("known name resolves");
+            assert_eq!(spec.name(), *name);
+            assert_eq!(spec.build(MSS, 10).name(), *name);
+            assert_eq!(spec.validate(), Ok(()));
+        }
+        assert_eq!(CcSpec::default_for("vegas"), None);
+        assert_eq!(CcSpec::default_for("Reno"), None);
+    }
+
+    #[test]
+    fn default_parameters() {
+        assert_eq!(
+            CcSpec::default_for("cubic"),
+            Some(CcSpec::Cubic {
+                c: 0.4,
+                beta: 0.7,
+                fast_convergence: true,
+                tcp_friendliness: true
+            })
+        );
+        assert_eq!(
+            CcSpec::default_for("aimd"),
+            Some(CcSpec::Aimd {
+                alpha: 1.0,
+                beta: 0.5
+            })
+        );
+    }
+
+    #[test]
+    fn build_sets_initial_window_and_infinite_ssthresh() {
+        for name in KNOWN_CONTROLLERS {
+            let cc = CcSpec::default_for(name).unwrap().build(MSS, 10);
+            assert_eq!(cc.cwnd(), 14_600, "{name}");
+            assert_eq!(cc.ssthresh(), u64::MAX, "{name}");
+            assert!(cc.in_slow_start(), "{name}");
+            assert_eq!(cc.pacing_rate(), None, "{name}");
+            // An initial window of zero segments still allows one segment.
+            assert_eq!(
+                CcSpec::default_for(name).unwrap().build(MSS, 0).cwnd(),
+                1460
+            );
+        }
+    }
+
+    #[test]
+    fn validate_rejects_out_of_range_parameters() {
+        let bad_beta = CcSpec::Cubic {
+            c: 0.4,
+            beta: 1.0,
+            fast_convergence: true,
+            tcp_friendliness: true,
+        };
+        let err = bad_beta.validate().unwrap_err();
+        assert_eq!((err.controller, err.parameter), ("cubic", "beta"));
+        let bad_c = CcSpec::Cubic {
+            c: 0.0,
+            beta: 0.7,
+            fast_convergence: true,
+            tcp_friendliness: true,
+        };
+        assert_eq!(bad_c.validate().unwrap_err().parameter, "c");
+        let bad_alpha = CcSpec::Aimd {
+            alpha: f64::NAN,
+            beta: 0.5,
+        };
+        assert_eq!(bad_alpha.validate().unwrap_err().parameter, "alpha");
+        let bad_aimd_beta = CcSpec::Aimd {
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        assert_eq!(bad_aimd_beta.validate().unwrap_err().parameter, "beta");
+        assert!(bad_aimd_beta
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("aimd"));
+    }
+
+    #[test]
+    #[should_panic(expected = "beta")]
+    fn build_panics_on_invalid_spec() {
+        CcSpec::Aimd {
+            alpha: 1.0,
+            beta: 1.5,
+        }
+        .build(MSS, 10);
+    }
+
+    /// A fixed window, to check that the boxed variant forwards every call.
+    struct FixedWindow {
+        cwnd: u64,
+        events: Vec<&'static str>,
+    }
+
+    impl CongestionControl for FixedWindow {
+        fn name(&self) -> &'static str {
+            "fixed"
+        }
+        fn cwnd(&self) -> u64 {
+            self.cwnd
+        }
+        fn ssthresh(&self) -> u64 {
+            0
+        }
+        fn on_ack(&mut self, _sample: &AckSample) {
+            self.events.push("ack");
+            self.cwnd += 1;
+        }
+        fn on_congestion_event(&mut self, _now: SimTime, _bytes_in_flight: u64) {
+            self.cwnd -= 10;
+        }
+        fn on_retransmission_timeout(&mut self, _now: SimTime, _bytes_in_flight: u64) {
+            self.cwnd = 1;
+        }
+        fn pacing_rate(&self) -> Option<Rate> {
+            Some(Rate::from_mbps(self.cwnd))
+        }
+    }
+
+    #[test]
+    fn custom_controller_is_forwarded() {
+        let mut cc = Controller::Custom(Box::new(FixedWindow {
+            cwnd: 100,
+            events: Vec::new(),
+        }));
+        assert_eq!(cc.name(), "fixed");
+        assert!(!cc.in_slow_start());
+        cc.on_ack(&ack(SimTime::ZERO, 1, SimTime::from_millis(1), MSS));
+        assert_eq!(cc.cwnd(), 101);
+        cc.on_congestion_event(SimTime::ZERO, 0);
+        assert_eq!(cc.cwnd(), 91);
+        assert_eq!(cc.pacing_rate(), Some(Rate::from_mbps(91)));
+        cc.on_retransmission_timeout(SimTime::ZERO, 0);
+        assert_eq!(cc.cwnd(), 1);
+        assert!(format!("{cc:?}").contains("fixed"));
+    }
+
+    /// One input to a controller, for the property tests.
+    #[derive(Clone, Debug)]
+    enum Input {
+        Ack {
+            advance_us: u64,
+            acked_bytes: u64,
+            sacked_bytes: u64,
+            srtt_us: u64,
+            cwnd_limited: bool,
+            in_recovery: bool,
+        },
+        Sent {
+            bytes: u32,
+        },
+        CongestionEvent {
+            flight_permille: u64,
+        },
+        RecoveryExit,
+        Timeout {
+            flight_permille: u64,
+        },
+    }
+
+    fn input() -> impl Strategy<Value = Input> {
+        prop_oneof![
+            6 => (0u64..200_000, 0u64..6_000, 0u64..3_000, 0u64..500_000, any::<bool>(), any::<bool>())
+                .prop_map(|(advance_us, acked_bytes, sacked_bytes, srtt_us, cwnd_limited, in_recovery)| {
+                    Input::Ack { advance_us, acked_bytes, sacked_bytes, srtt_us, cwnd_limited, in_recovery }
+                }),
+            1 => (1u32..2000).prop_map(|bytes| Input::Sent { bytes }),
+            1 => (0u64..3000).prop_map(|flight_permille| Input::CongestionEvent { flight_permille }),
+            1 => Just(Input::RecoveryExit),
+            1 => (0u64..3000).prop_map(|flight_permille| Input::Timeout { flight_permille }),
+        ]
+    }
+
+    fn spec() -> impl Strategy<Value = CcSpec> {
+        prop_oneof![
+            Just(CcSpec::Reno),
+            (0.05f64..4.0, 0.05f64..0.95, any::<bool>(), any::<bool>()).prop_map(
+                |(c, beta, fast_convergence, tcp_friendliness)| CcSpec::Cubic {
+                    c,
+                    beta,
+                    fast_convergence,
+                    tcp_friendliness
+                }
+            ),
+            (0.1f64..20.0, 0.05f64..0.95).prop_map(|(alpha, beta)| CcSpec::Aimd { alpha, beta }),
+        ]
+    }
+
+    proptest! {
+        /// Whatever the order of events: no panic, cwnd never below one MSS, no growth on ACKs
+        /// in recovery or when not cwnd-limited, no ACK ever shrinks the window, a loss leaves
+        /// at least two segments and a timeout exactly one.
+        #[test]
+        fn window_invariants_hold_for_any_event_sequence(
+            spec in spec(),
+            mss in 500u32..9000,
+            initial_window in 0u32..20,
+            inputs in proptest::collection::vec(input(), 1..300),
+        ) {
+            let mut cc = spec.build(mss, initial_window);
+            let mss64 = u64::from(mss);
+            let mut now = SimTime::ZERO;
+            for input in inputs {
+                let before = cc.cwnd();
+                match input {
+                    Input::Ack { advance_us, acked_bytes, sacked_bytes, srtt_us, cwnd_limited, in_recovery } => {
+                        now = now.saturating_add(SimTime::from_micros(advance_us));
+                        let srtt = SimTime::from_micros(srtt_us);
+                        let sample = AckSample {
+                            now,
+                            acked_bytes,
+                            newly_sacked_bytes: sacked_bytes,
+                            rtt: (srtt_us % 3 != 0).then_some(srtt),
+                            srtt,
+                            min_rtt: srtt,
+                            bytes_in_flight: before,
+                            is_cwnd_limited: cwnd_limited,
+                            in_recovery,
+                            mss,
+                        };
+                        cc.on_ack(&sample);
+                        prop_assert!(cc.cwnd() >= before, "an ACK shrank the window");
+                        if in_recovery || !cwnd_limited || acked_bytes == 0 {
+                            prop_assert_eq!(cc.cwnd(), before, "growth without a cwnd-limited new ACK");
+                        }
+                    }
+                    Input::Sent { bytes } => {
+                        cc.on_packet_sent(now, bytes, before);
+                        prop_assert_eq!(cc.cwnd(), before);
+                    }
+                    Input::CongestionEvent { flight_permille } => {
+                        cc.on_congestion_event(now, before * flight_permille / 1000);
+                        prop_assert!(cc.cwnd() >= 2 * mss64);
+                        prop_assert!(cc.ssthresh() >= 2 * mss64);
+                    }
+                    Input::RecoveryExit => {
+                        cc.on_recovery_exit(now);
+                        prop_assert_eq!(cc.cwnd(), before);
+                    }
+                    Input::Timeout { flight_permille } => {
+                        cc.on_retransmission_timeout(now, before * flight_permille / 1000);
+                        prop_assert_eq!(cc.cwnd(), mss64);
+                        prop_assert!(cc.ssthresh() >= 2 * mss64);
+                    }
+                }
+                prop_assert!(cc.cwnd() >= mss64);
+                prop_assert_eq!(cc.in_slow_start(), cc.cwnd() < cc.ssthresh());
+            }
+        }
+    }
 }

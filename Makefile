@@ -1,0 +1,45 @@
+# Two entry points for a fresh clone (see README.md):
+#   make run   - install what is needed, build, run the parallel-TCP experiment
+#   make test  - install what is needed, build, run every check and test
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.deps-stamp
+PYDEPS := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "pyarrow>=14" "matplotlib>=3.7" \
+          "rich>=13" "pytest>=7" "hypothesis>=6" "ruff>=0.5"
+export VIRTUAL_ENV := $(abspath $(VENV))
+
+.PHONY: run test build lint rust-test py-test bench clean
+
+$(STAMP): pyproject.toml Makefile
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q $(PYDEPS)
+	touch $(STAMP)
+
+build: $(STAMP)
+	$(VENV)/bin/maturin develop --release -q
+
+run: build
+	$(VENV)/bin/plait experiment parallel-tcp
+
+lint: $(STAMP)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --release -- -D warnings
+	$(VENV)/bin/ruff check python tests experiments
+	$(VENV)/bin/ruff format --check python tests experiments
+
+rust-test:
+	cargo test --release -p plait-core
+
+py-test: build
+	$(VENV)/bin/pytest -q
+
+test: build lint rust-test py-test
+
+bench: build
+	$(VENV)/bin/plait bench dumbbell --flows 10 --duration 20
+	$(VENV)/bin/plait bench dumbbell --flows 100 --duration 20
+	$(VENV)/bin/plait bench dumbbell --flows 1000 --duration 20
+
+clean:
+	rm -rf $(VENV) target

@@ -1,0 +1,189 @@
+//! Drop-tail FIFO: packets leave in arrival order and an arrival that does not fit in the buffer
+//! is discarded (ns-2 `queue/drop-tail.cc` with `drop_front_ false`).
+//!
+//! The buffer is a [`Limit`] in packets or bytes; see [`Limit::admits`] for the exact rule. The
+//! ring buffer keeps its capacity once grown, so after warm-up no packet allocates.
+
+use std::collections::VecDeque;
+
+use super::{Limit, QueueDisc, QueueItem};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// Ring-buffer capacity reserved up front for a packet limit, so that short buffers never
+/// reallocate; longer ones grow geometrically on demand.
+const INITIAL_CAPACITY_CAP: u64 = 1024;
+
+/// A drop-tail FIFO queue.
+#[derive(Clone, Debug)]
+pub struct DropTail {
+    limit: Limit,
+    items: VecDeque<QueueItem>,
+    queued_bytes: u64,
+}
+
+impl DropTail {
+    pub fn new(limit: Limit) -> Self {
+        let capacity = match limit {
+            Limit::Packets(n) => n.min(INITIAL_CAPACITY_CAP) as usize,
+            Limit::Bytes(_) => 0,
+        };
+        DropTail {
+            limit,
+            items: VecDeque::with_capacity(capacity),
+            queued_bytes: 0,
+        }
+    }
+
+    pub fn limit(&self) -> Limit {
+        self.limit
+    }
+
+    /// The queued packets, head (next to leave) first.
+    pub fn iter(&self) -> impl Iterator<Item = &QueueItem> + '_ {
+        self.items.iter()
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(
+        &mut self,
+        _now: SimTime,
+        item: QueueItem,
+        _rng: &mut SimRng,
+        dropped: &mut Vec<QueueItem>,
+    ) {
+        if self
+            .limit
+            .admits(self.items.len(), self.queued_bytes, item.bytes)
+        {
+            self.queued_bytes += u64::from(item.bytes);
+            self.items.push_back(item);
+        } else {
+            dropped.push(item);
+        }
+    }
+
+    fn dequeue(&mut self, _now: SimTime) -> Option<QueueItem> {
+        let item = self.items.pop_front()?;
+        self.queued_bytes -= u64::from(item.bytes);
+        Some(item)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.items.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, PacketId};
+    use crate::rng::rng_from_seed;
+
+    fn item(packet: u32, flow: u32, bytes: u32) -> QueueItem {
+        QueueItem {
+            packet: PacketId(packet),
+            flow: FlowId(flow),
+            bytes,
+        }
+    }
+
+    /// Offers `item` and returns what was dropped.
+    fn offer(q: &mut DropTail, it: QueueItem) -> Vec<QueueItem> {
+        let mut rng = rng_from_seed(1);
+        let mut dropped = Vec::new();
+        q.enqueue(SimTime::ZERO, it, &mut rng, &mut dropped);
+        dropped
+    }
+
+    #[test]
+    fn packet_limit_drops_the_arrival_beyond_it() {
+        let mut q = DropTail::new(Limit::Packets(3));
+        for i in 0..3 {
+            assert!(offer(&mut q, item(i, 0, 1000)).is_empty());
+        }
+        assert_eq!(q.len_packets(), 3);
+        assert_eq!(offer(&mut q, item(3, 1, 40)), vec![item(3, 1, 40)]);
+        assert_eq!(q.len_packets(), 3);
+        assert_eq!(q.len_bytes(), 3000);
+        // Room again after one departure.
+        assert_eq!(q.dequeue(SimTime::ZERO), Some(item(0, 0, 1000)));
+        assert!(offer(&mut q, item(4, 1, 40)).is_empty());
+        assert_eq!(q.len_packets(), 3);
+        assert_eq!(q.len_bytes(), 2040);
+    }
+
+    #[test]
+    fn byte_limit_admits_exactly_up_to_the_limit() {
+        let mut q = DropTail::new(Limit::Bytes(2500));
+        assert!(offer(&mut q, item(0, 0, 1500)).is_empty());
+        // 1500 + 1001 = 2501 > 2500: dropped.
+        assert_eq!(offer(&mut q, item(1, 0, 1001)), vec![item(1, 0, 1001)]);
+        // 1500 + 1000 = 2500: fits exactly.
+        assert!(offer(&mut q, item(2, 0, 1000)).is_empty());
+        assert_eq!(q.len_bytes(), 2500);
+        // Even the smallest packet no longer fits.
+        assert_eq!(offer(&mut q, item(3, 0, 1)), vec![item(3, 0, 1)]);
+        assert_eq!(q.len_packets(), 2);
+    }
+
+    #[test]
+    fn a_small_packet_fits_where_a_large_one_does_not() {
+        let mut q = DropTail::new(Limit::Bytes(1540));
+        assert!(offer(&mut q, item(0, 0, 1500)).is_empty());
+        assert_eq!(offer(&mut q, item(1, 0, 1500)).len(), 1);
+        assert!(offer(&mut q, item(2, 0, 40)).is_empty());
+        assert_eq!(q.len_bytes(), 1540);
+    }
+
+    #[test]
+    fn zero_limit_drops_everything() {
+        let mut q = DropTail::new(Limit::Packets(0));
+        assert_eq!(offer(&mut q, item(0, 0, 100)).len(), 1);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn fifo_order_and_byte_accounting() {
+        let mut q = DropTail::new(Limit::Packets(100));
+        let sizes = [40u32, 1500, 576, 1000, 52];
+        for (i, &b) in sizes.iter().enumerate() {
+            assert!(offer(&mut q, item(i as u32, (i % 2) as u32, b)).is_empty());
+        }
+        assert_eq!(
+            q.len_bytes(),
+            sizes.iter().map(|&b| u64::from(b)).sum::<u64>()
+        );
+        let order: Vec<u32> = q.iter().map(|it| it.packet.0).collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 4]);
+        let mut remaining = q.len_bytes();
+        for (i, &b) in sizes.iter().enumerate() {
+            let out = q.dequeue(SimTime::ZERO).expect("queued");
+            assert_eq!(out.packet, PacketId(i as u32));
+            remaining -= u64::from(b);
+            assert_eq!(q.len_bytes(), remaining);
+        }
+        assert_eq!(q.dequeue(SimTime::ZERO), None);
+        assert!(q.is_empty());
+        assert_eq!(q.len_bytes(), 0);
+    }
+
+    #[test]
+    fn no_reallocation_after_warm_up() {
+        let mut q = DropTail::new(Limit::Packets(16));
+        let capacity = q.items.capacity();
+        assert!(capacity >= 16);
+        for round in 0..100u32 {
+            for i in 0..20 {
+                offer(&mut q, item(round * 20 + i, 0, 100));
+            }
+            while q.dequeue(SimTime::ZERO).is_some() {}
+        }
+        assert_eq!(q.items.capacity(), capacity);
+    }
+}

@@ -1,0 +1,1118 @@
+//! Scenario parsing end to end: the dumbbell file, one test per kind of mistake, overrides,
+//! JSON input and the catalog.
+
+use super::*;
+use crate::net::loss::LossSpec;
+use crate::net::queue::{DropPolicy, Limit, QueueSpec, RedSpec};
+use crate::time::{Rate, SimTime};
+use crate::transport::cc::CcSpec;
+use crate::transport::tcp::TcpConfig;
+
+const DUMBBELL: &str = include_str!("../../../../experiments/dumbbell/dumbbell.toml");
+
+/// A small two-host scenario that mistakes are spliced into.
+const BASE: &str = r#"
+[simulation]
+duration = "10s"
+
+[[link]]
+name = "a"
+from = "h1"
+to = "r"
+rate = "10Mbps"
+delay = "5ms"
+
+[[link]]
+name = "b"
+from = "r"
+to = "h2"
+rate = "10Mbps"
+delay = "5ms"
+"#;
+
+const TCP_FLOW: &str = r#"
+[[flow]]
+name = "f"
+kind = "tcp"
+src = "h1"
+dst = "h2"
+"#;
+
+fn set(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn ok(text: &str) -> Scenario {
+    Scenario::from_toml_str(text, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ok_with(text: &str, overrides: &[(&str, &str)]) -> Scenario {
+    Scenario::from_toml_str(text, "test.toml", &set(overrides)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn err(text: &str) -> ScenarioError {
+    match Scenario::from_toml_str(text, "test.toml", &[]) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+fn err_with(text: &str, overrides: &[(&str, &str)]) -> ScenarioError {
+    match Scenario::from_toml_str(text, "test.toml", &set(overrides)) {
+        Ok(_) => panic!("accepted with {overrides:?}"),
+        Err(e) => e,
+    }
+}
+
+/// BASE plus one TCP flow whose table gets `extra` lines.
+fn base_flow(extra: &str) -> String {
+    format!("{BASE}{TCP_FLOW}{extra}\n")
+}
+
+#[test]
+fn dumbbell_file_parses_to_the_expected_values() {
+    let s = Scenario::from_toml_str(DUMBBELL, "dumbbell.toml", &[]).unwrap();
+    assert_eq!(s.source, "dumbbell.toml");
+    assert_eq!(
+        s.simulation,
+        SimulationSpec {
+            duration: SimTime::from_secs(60),
+            warmup: SimTime::from_secs(10),
+            seed: 1,
+            sample_interval: None,
+        }
+    );
+    let node = |name: &str, kind| NodeSpec {
+        name: name.to_string(),
+        kind,
+    };
+    assert_eq!(
+        s.nodes,
+        vec![
+            node("src", NodeKind::Host),
+            node("r1", NodeKind::Router),
+            node("r2", NodeKind::Router),
+            node("dst", NodeKind::Host),
+        ]
+    );
+    let default_queue = QueueSpec::DropTail {
+        limit: Limit::Packets(1000),
+    };
+    let bottleneck_queue = QueueSpec::DropTail {
+        limit: Limit::Packets(367),
+    };
+    let link = |name: &str, from: &str, to: &str, rate, delay, queue: &QueueSpec| LinkSpec {
+        name: name.to_string(),
+        from: from.to_string(),
+        to: to.to_string(),
+        rate,
+        delay,
+        duplex: true,
+        queue: queue.clone(),
+        reverse_queue: queue.clone(),
+        loss: None,
+        reverse_loss: None,
+    };
+    let gbps = Rate::from_mbps(1000);
+    let ms = SimTime::from_millis;
+    assert_eq!(
+        s.links,
+        vec![
+            link("access_src", "src", "r1", gbps, ms(1), &default_queue),
+            link(
+                "bottleneck",
+                "r1",
+                "r2",
+                Rate::from_mbps(100),
+                ms(20),
+                &bottleneck_queue
+            ),
+            link("access_dst", "r2", "dst", gbps, ms(1), &default_queue),
+        ]
+    );
+    assert_eq!(s.flows.len(), 10);
+    for (i, flow) in s.flows.iter().enumerate() {
+        assert_eq!(
+            flow,
+            &FlowSpec {
+                name: format!("bulk.{i}"),
+                kind: FlowKind::Tcp {
+                    cc: CcSpec::Reno,
+                    bytes: None,
+                    tcp: TcpConfig::default()
+                },
+                src: "src".to_string(),
+                dst: "dst".to_string(),
+                start: StartSpec::Uniform(SimTime::ZERO, SimTime::from_secs(4)),
+                stop: None,
+                route: None,
+            }
+        );
+    }
+}
+
+#[test]
+fn count_expansion_names_copies_and_keeps_single_names() {
+    let s = ok(&format!(
+        "{BASE}{TCP_FLOW}count = 3\n[[flow]]\nname = \"solo\"\nkind = \"cbr\"\nsrc = \"h2\"\ndst = \"h1\"\nrate = \"1Mbps\"\n"
+    ));
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["f.0", "f.1", "f.2", "solo"]);
+    assert_eq!(s.flow("f.1").unwrap().src, "h1");
+    assert!(s.flow("f").is_none());
+    let e = err(&base_flow("count = 0"));
+    assert_eq!(e.path, "flow[0].count");
+    assert!(e.message.contains("between 1 and"), "{e}");
+}
+
+#[test]
+fn error_display_names_file_path_and_message() {
+    let e = ScenarioError {
+        file: "x.toml".into(),
+        path: "flow[0].cc".into(),
+        message: "bad".into(),
+    };
+    assert_eq!(e.to_string(), "x.toml: flow[0].cc: bad");
+    let e = ScenarioError {
+        file: "x.toml".into(),
+        path: String::new(),
+        message: "bad".into(),
+    };
+    assert_eq!(e.to_string(), "x.toml: bad");
+    let boxed: Box<dyn std::error::Error> = Box::new(e);
+    assert_eq!(boxed.to_string(), "x.toml: bad");
+}
+
+// ---- One test per kind of mistake ----------------------------------------------------------
+
+#[test]
+fn unknown_key_lists_the_fields_and_suggests_the_closest() {
+    let text = BASE.replace(
+        "name = \"b\"",
+        "name = \"b\"\nqeue = { kind = \"droptail\", packets = 5 }",
+    );
+    let e = err(&format!("{text}{TCP_FLOW}"));
+    assert_eq!(e.path, "link[1].qeue");
+    assert_eq!(
+        e.message,
+        "unknown field (expected one of: name, from, to, rate, delay, duplex, queue, reverse_queue, \
+         loss, reverse_loss); did you mean 'queue'?"
+    );
+    let e = err(&base_flow("").replace("[simulation]", "[simulaton]\n[simulation]"));
+    assert_eq!(e.path, "simulaton");
+    assert!(
+        e.message.starts_with("unknown section")
+            && e.message.ends_with("did you mean 'simulation'?")
+    );
+    // A key far from any known one gets no suggestion.
+    let e = err(&base_flow("bandwidth = 3"));
+    assert_eq!(e.path, "flow[0].bandwidth");
+    assert!(!e.message.contains("did you mean"), "{e}");
+}
+
+#[test]
+fn unknown_controller_has_the_exact_message() {
+    let e = err(&base_flow("cc = \"renoo\""));
+    assert_eq!(
+        e.to_string(),
+        "test.toml: flow[0].cc: unknown controller 'renoo' (known: aimd, cubic, reno)"
+    );
+    let e = err(&base_flow("cc = { name = \"vegass\" }"));
+    assert_eq!(e.path, "flow[0].cc.name");
+    assert_eq!(
+        e.message,
+        "unknown controller 'vegass' (known: aimd, cubic, reno)"
+    );
+}
+
+#[test]
+fn unknown_queue_kind() {
+    let e = err(&BASE
+        .replace(
+            "delay = \"5ms\"\n\n",
+            "delay = \"5ms\"\nqueue = { kind = \"fifo\" }\n\n",
+        )
+        .to_string());
+    assert_eq!(e.path, "link[0].queue.kind");
+    assert_eq!(
+        e.message,
+        "unknown queue kind 'fifo' (known: droptail, red, threshold_dropper)"
+    );
+}
+
+#[test]
+fn field_of_another_kind_says_which_kinds_use_it() {
+    let e = err(&format!(
+        "{BASE}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\ncc = \"reno\"\n"
+    ));
+    assert_eq!(e.path, "flow[0].cc");
+    assert_eq!(e.message, "not a field of cbr flows (used by: tcp)");
+    let e = err(&base_flow("").replace(
+        "delay = \"5ms\"\n\n[[link]]",
+        "delay = \"5ms\"\nqueue = { kind = \"droptail\", packets = 5, max_p = 0.2 }\n\n[[link]]",
+    ));
+    assert_eq!(e.path, "link[0].queue.max_p");
+    assert_eq!(e.message, "not a field of droptail queues (used by: red)");
+}
+
+#[test]
+fn missing_required_fields() {
+    let e = err(&base_flow("").replacen("rate = \"10Mbps\"\n", "", 1));
+    assert_eq!(e.path, "link[0].rate");
+    assert_eq!(
+        e.message,
+        "missing required field (a rate such as \"100Mbps\" or a number of bit/s)"
+    );
+    let e = err(&base_flow("").replace("kind = \"tcp\"\n", ""));
+    assert_eq!(e.path, "flow[0].kind");
+    assert_eq!(
+        e.message,
+        "missing required field (one of: cbr, onoff, tcp)"
+    );
+    let e = err(&base_flow("").replace("duration = \"10s\"", ""));
+    assert_eq!(e.path, "simulation.duration");
+    let e = err(&base_flow("").replace("[simulation]\nduration = \"10s\"", ""));
+    assert_eq!(
+        e.to_string(),
+        "test.toml: simulation: missing required section [simulation]"
+    );
+    let e = err(BASE);
+    assert_eq!(e.path, "flow");
+}
+
+#[test]
+fn bad_unit_lists_the_accepted_ones() {
+    let e = err(&base_flow("").replacen("delay = \"5ms\"", "delay = \"5msec\"", 1));
+    assert_eq!(e.path, "link[0].delay");
+    assert_eq!(
+        e.message,
+        "invalid duration \"5msec\": unknown unit 'msec' (accepted: ns, us, ms, s, min)"
+    );
+    let e = err(&base_flow("").replacen("rate = \"10Mbps\"", "rate = \"10 megabits\"", 1));
+    assert_eq!(e.path, "link[0].rate");
+    assert!(
+        e.message.contains("accepted: bps, kbps, Mbps, Gbps, Tbps"),
+        "{e}"
+    );
+    let e = err(&base_flow("").replacen("rate = \"10Mbps\"", "rate = \"0Mbps\"", 1));
+    assert!(e.message.contains("at least 1 bps"), "{e}");
+    let e = err(&base_flow("receive_buffer = \"1.5 kilobytes\""));
+    assert_eq!(e.path, "flow[0].receive_buffer");
+    assert!(e.message.contains("KiB"), "{e}");
+}
+
+#[test]
+fn negative_duration() {
+    let e = err(&base_flow("").replace("duration = \"10s\"", "duration = \"-10s\""));
+    assert_eq!(
+        e.to_string(),
+        "test.toml: simulation.duration: invalid duration \"-10s\": must not be negative"
+    );
+    let e = err(&base_flow("").replacen("delay = \"5ms\"", "delay = -0.005", 1));
+    assert_eq!(e.path, "link[0].delay");
+    assert_eq!(e.message, "must not be negative, got -0.005");
+}
+
+#[test]
+fn warmup_must_be_less_than_duration() {
+    let e =
+        err(&base_flow("").replace("duration = \"10s\"", "duration = \"10s\"\nwarmup = \"10s\""));
+    assert_eq!(e.path, "simulation.warmup");
+    assert_eq!(e.message, "must be less than the duration (10s), got 10s");
+    let e = err(&base_flow("").replace("duration = \"10s\"", "duration = 0"));
+    assert_eq!(e.path, "simulation.duration");
+}
+
+#[test]
+fn duplicate_names() {
+    let e = err(&base_flow("").replace("name = \"b\"", "name = \"a\""));
+    assert_eq!(e.path, "link[1].name");
+    assert_eq!(e.message, "duplicate link name 'a' (also link[0])");
+    // Names clash after count expansion too, and the path is the entry as written.
+    let e = err(&format!(
+        "{BASE}{TCP_FLOW}count = 2\n{}",
+        TCP_FLOW.replace("\"f\"", "\"f.1\"")
+    ));
+    assert_eq!(e.path, "flow[1].name");
+    assert_eq!(e.message, "duplicate flow name 'f.1' (also flow[0])");
+    let e = err(&format!(
+        "{}[[node]]\nname = \"r\"\n[[node]]\nname = \"r\"\n",
+        base_flow("")
+    ));
+    assert_eq!(e.path, "node[1].name");
+}
+
+#[test]
+fn unknown_node_in_a_flow() {
+    let e = err(&base_flow("").replace("dst = \"h2\"", "dst = \"h3\""));
+    assert_eq!(e.path, "flow[0].dst");
+    assert_eq!(
+        e.message,
+        "unknown node 'h3' (known: h1, h2, r); did you mean 'h1'?"
+    );
+}
+
+#[test]
+fn flow_src_equal_to_dst() {
+    let e = err(&base_flow("").replace("dst = \"h2\"", "dst = \"h1\""));
+    assert_eq!(e.path, "flow[0].dst");
+    assert_eq!(
+        e.message,
+        "same node as src ('h1'); a flow needs two different hosts"
+    );
+}
+
+#[test]
+fn routes_must_be_connected_paths() {
+    let with_route = |route: &str| base_flow(&format!("route = {route}"));
+    let s = ok(&with_route("[\"h1\", \"r\", \"h2\"]"));
+    assert_eq!(
+        s.flows[0].route.as_deref(),
+        Some(&["h1".to_string(), "r".into(), "h2".into()][..])
+    );
+    let e = err(&with_route("[\"h1\", \"h2\"]"));
+    assert_eq!(e.path, "flow[0].route[1]");
+    assert_eq!(e.message, "no link from 'h1' to 'h2'");
+    let e = err(&with_route("[\"r\", \"h2\"]"));
+    assert_eq!(e.path, "flow[0].route[0]");
+    assert_eq!(e.message, "a route starts at src ('h1')");
+    let e = err(&with_route("[\"h1\", \"r\"]"));
+    assert_eq!(e.path, "flow[0].route[1]");
+    assert_eq!(e.message, "a route ends at dst ('h2')");
+    let e = err(&with_route("[\"h1\", \"r\", \"h1\", \"r\", \"h2\"]"));
+    assert_eq!(e.path, "flow[0].route[2]");
+    assert!(e.message.contains("must not loop"), "{e}");
+    let e = err(&with_route("[\"h1\", \"x\", \"h2\"]"));
+    assert_eq!(e.path, "flow[0].route[1]");
+    assert!(e.message.starts_with("unknown node 'x'"), "{e}");
+    // A simplex link cannot be crossed backwards.
+    let simplex = base_flow("route = [\"h1\", \"r\", \"h2\"]").replace(
+        "name = \"b\"\nfrom = \"r\"\nto = \"h2\"",
+        "name = \"b\"\nfrom = \"h2\"\nto = \"r\"\nduplex = false",
+    );
+    let e = err(&simplex);
+    assert_eq!(e.path, "flow[0].route[2]");
+    assert_eq!(
+        e.message,
+        "no link from 'r' to 'h2' (the link between them is simplex, from the other side)"
+    );
+}
+
+#[test]
+fn unreachable_destination() {
+    let island = format!(
+        "{BASE}[[link]]\nname = \"c\"\nfrom = \"h3\"\nto = \"h4\"\nrate = \"1Mbps\"\ndelay = \"1ms\"\n{}",
+        TCP_FLOW.replace("dst = \"h2\"", "dst = \"h4\"")
+    );
+    let e = err(&island);
+    assert_eq!(e.path, "flow[0].dst");
+    assert_eq!(e.message, "no path from 'h1' to 'h4' over the links");
+    // A simplex forward path is enough for CBR, but TCP needs a way back for its ACKs.
+    let one_way = BASE.replace("delay = \"5ms\"", "delay = \"5ms\"\nduplex = false");
+    let cbr = format!("{one_way}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\n");
+    assert_eq!(ok(&cbr).flows.len(), 1);
+    let e = err(&format!("{one_way}{TCP_FLOW}"));
+    assert_eq!(e.path, "flow[0].dst");
+    assert!(
+        e.message.starts_with("no path back from 'h2' to 'h1'"),
+        "{e}"
+    );
+    let e = err(&format!(
+        "{}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h2\"\ndst = \"h1\"\nrate = \"1Mbps\"\n",
+        one_way
+    ));
+    assert_eq!(e.message, "no path from 'h2' to 'h1' over the links");
+}
+
+#[test]
+fn probability_out_of_range() {
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nloss = { kind = \"bernoulli\", p = 1.5 }",
+        1,
+    );
+    let e = err(&text);
+    assert_eq!(e.path, "link[0].loss.p");
+    assert_eq!(e.message, "must be a probability between 0 and 1, got 1.5");
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nloss = { kind = \"gilbert_elliott\", p_good_to_bad = 0.1, p_bad_to_good = -0.2 }",
+        1,
+    );
+    assert_eq!(err(&text).path, "link[0].loss.p_bad_to_good");
+}
+
+#[test]
+fn red_thresholds_reversed() {
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { kind = \"red\", min_th = 20, max_th = 10, packets = 100 }",
+        1,
+    );
+    let e = err(&text);
+    assert_eq!(e.path, "link[0].queue.max_th");
+    assert_eq!(e.message, "min_th (20) must be less than max_th (10)");
+    // The default max_th (15) is below a min_th of 30 as well.
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { kind = \"red\", min_th = 30 }",
+        1,
+    );
+    assert_eq!(err(&text).path, "link[0].queue.min_th");
+    // And max_th beyond the buffer is caught.
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { kind = \"red\", max_th = 60 }",
+        1,
+    );
+    let e = err(&text);
+    assert_eq!(e.path, "link[0].queue.max_th");
+    assert_eq!(
+        e.message,
+        "max_th (60) exceeds the buffer limit (50 packets)"
+    );
+}
+
+#[test]
+fn toml_syntax_error_gives_line_and_column() {
+    let text = "[simulation]\nduration = \"10s\"\nseed = = 3\n";
+    let e = err(text);
+    assert_eq!(e.path, "");
+    assert!(
+        e.message
+            .starts_with("TOML syntax error at line 3, column 8: "),
+        "{e}"
+    );
+    assert!(e
+        .to_string()
+        .starts_with("test.toml: TOML syntax error at line 3"));
+}
+
+#[test]
+fn type_mistakes() {
+    let single = "[simulation]\nduration = 1\n[link]\nname = \"a\"\nfrom = \"h1\"\nto = \"h2\"\nrate = 1000\ndelay = 0\n";
+    let e = err(&format!("{single}{TCP_FLOW}"));
+    assert_eq!(e.path, "link");
+    assert!(e.message.contains("write [[link]] for each entry"), "{e}");
+    let e = err(&base_flow("sack = \"yes\""));
+    assert_eq!(e.path, "flow[0].sack");
+    assert_eq!(e.message, "expected true or false, got \"yes\"");
+    let e = err(&base_flow("").replace("duration = \"10s\"", "duration = \"10s\"\nseed = 1.5"));
+    assert_eq!(e.message, "expected a non-negative integer, got 1.5");
+    let e = err(&base_flow("").replace("duration = \"10s\"", "duration = \"10s\"\nseed = -1"));
+    assert_eq!(e.message, "must not be negative, got -1");
+}
+
+#[test]
+fn start_and_stop_must_fit_the_run() {
+    let e = err(&base_flow("start = \"10s\""));
+    assert_eq!(e.path, "flow[0].start");
+    assert_eq!(
+        e.message,
+        "must be before the end of the simulation (10s), got 10s"
+    );
+    let e = err(&base_flow("start = { uniform = [\"4s\", \"2s\"] }"));
+    assert_eq!(e.path, "flow[0].start.uniform[1]");
+    let e = err(&base_flow("start = { uniform = [\"0s\", \"2x\"] }"));
+    assert_eq!(e.path, "flow[0].start.uniform[1]");
+    let e = err(&base_flow("start = true"));
+    assert_eq!(
+        e.message,
+        "expected a duration or a table such as { uniform = [\"0s\", \"4s\"] }, got true"
+    );
+    let e = err(&base_flow("start = { uniform = \"2s\" }"));
+    assert_eq!(e.path, "flow[0].start.uniform");
+    let e = err(&base_flow("start = \"2s\"\nstop = \"1s\""));
+    assert_eq!(e.path, "flow[0].stop");
+    let s = ok(&base_flow("start = 1.5\nstop = \"9s\""));
+    assert_eq!(s.flows[0].start, StartSpec::At(SimTime::from_millis(1500)));
+    assert_eq!(s.flows[0].stop, Some(SimTime::from_secs(9)));
+}
+
+#[test]
+fn node_kinds_follow_declarations_and_flow_endpoints() {
+    let s = ok(&format!(
+        "{}[[node]]\nname = \"r\"\nkind = \"host\"\n",
+        base_flow("")
+    ));
+    // Declared nodes come first.
+    assert_eq!(
+        s.nodes[0],
+        NodeSpec {
+            name: "r".into(),
+            kind: NodeKind::Host
+        }
+    );
+    assert_eq!(s.node("h1").unwrap().kind, NodeKind::Host);
+    let e = err(&format!(
+        "{}[[node]]\nname = \"h1\"\nkind = \"router\"\n",
+        base_flow("")
+    ));
+    assert_eq!(e.path, "flow[0].src");
+    assert_eq!(
+        e.message,
+        "'h1' is declared as a router; flows start and end at hosts"
+    );
+    let e = err(&format!("{}[[node]]\nname = \"lonely\"\n", base_flow("")));
+    assert_eq!(e.path, "node[0].name");
+    assert_eq!(e.message, "node 'lonely' is not an endpoint of any link");
+    let e = err(&format!(
+        "{}[[node]]\nname = \"r\"\nkind = \"switch\"\n",
+        base_flow("")
+    ));
+    assert_eq!(e.path, "node[0].kind");
+}
+
+#[test]
+fn link_checks() {
+    let e = err(&base_flow("").replacen("to = \"r\"", "to = \"h1\"", 1));
+    assert_eq!(e.path, "link[0].to");
+    let simplex = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nduplex = false\nreverse_queue = { packets = 5 }",
+        1,
+    );
+    let e = err(&simplex);
+    assert_eq!(e.path, "link[0].reverse_queue");
+    let e = err(&base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { kind = \"droptail\" }",
+        1,
+    ));
+    assert_eq!(e.path, "link[0].queue");
+    assert!(e.message.contains("needs a limit"), "{e}");
+    let e = err(&base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { packets = 5, bytes = \"1MB\" }",
+        1,
+    ));
+    assert_eq!(e.path, "link[0].queue.bytes");
+    // A queue without a kind is a droptail queue, so RED settings in it are a mistake.
+    let e = err(&base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { packets = 5, min_th = 2 }",
+        1,
+    ));
+    assert_eq!(e.path, "link[0].queue.min_th");
+    assert_eq!(e.message, "not a field of droptail queues (used by: red)");
+}
+
+#[test]
+fn queues_and_losses_parse_with_their_parameters() {
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        r#"delay = "5ms"
+queue = { kind = "red", min_th = 10, max_th = 30.5, max_p = 0.2, w_q = 0.01, gentle = false, wait = false, packets = 100 }
+reverse_queue = { bytes = "64KiB" }
+loss = { kind = "periodic", every = 100 }
+reverse_loss = { kind = "gilbert_elliott", p_good_to_bad = 0.01, p_bad_to_good = 0.5 }"#,
+        1,
+    )
+    .replacen(
+        "delay = \"5ms\"\n\n[[flow]]",
+        r#"delay = "5ms"
+queue = { kind = "threshold_dropper", threshold = 20, hold = "100ms", policy = "largest_rate" }
+loss = { kind = "bernoulli", p = 0.01 }
+
+[[flow]]"#,
+        1,
+    );
+    let s = ok(&text);
+    let a = s.link("a").unwrap();
+    assert_eq!(
+        a.queue,
+        QueueSpec::Red(RedSpec {
+            min_th: 10.0,
+            max_th: 30.5,
+            max_p: 0.2,
+            w_q: 0.01,
+            gentle: false,
+            wait: false,
+            byte_mode: false,
+            mean_packet_bytes: RedSpec::default().mean_packet_bytes,
+            limit: Limit::Packets(100),
+        })
+    );
+    assert_eq!(
+        a.reverse_queue,
+        QueueSpec::DropTail {
+            limit: Limit::Bytes(65_536)
+        }
+    );
+    assert_eq!(
+        a.loss,
+        Some(LossSpec::Periodic {
+            every: 100,
+            offset: 0
+        })
+    );
+    assert_eq!(
+        a.reverse_loss,
+        Some(LossSpec::GilbertElliott {
+            p_good_to_bad: 0.01,
+            p_bad_to_good: 0.5,
+            loss_good: 0.0,
+            loss_bad: 1.0
+        })
+    );
+    let b = s.link("b").unwrap();
+    assert_eq!(
+        b.queue,
+        QueueSpec::ThresholdDropper {
+            threshold: 20,
+            hold: Some(SimTime::from_millis(100)),
+            policy: DropPolicy::LargestRate
+        }
+    );
+    assert_eq!(b.loss, Some(LossSpec::Bernoulli { p: 0.01 }));
+    assert_eq!(b.reverse_loss, None);
+}
+
+#[test]
+fn red_in_byte_mode_scales_default_thresholds() {
+    let text = base_flow("").replacen(
+        "delay = \"5ms\"",
+        "delay = \"5ms\"\nqueue = { kind = \"red\", mode = \"bytes\", mean_packet_size = \"1000B\", bytes = \"100KB\" }",
+        1,
+    );
+    let QueueSpec::Red(red) = ok(&text).links[0].queue.clone() else {
+        panic!("not RED")
+    };
+    assert!(red.byte_mode);
+    assert_eq!((red.min_th, red.max_th), (5_000.0, 15_000.0));
+    assert_eq!(red.limit, Limit::Bytes(100_000));
+}
+
+#[test]
+fn controllers_as_names_and_tables() {
+    let cc = |line: &str| match ok(&base_flow(line)).flows[0].kind {
+        FlowKind::Tcp { cc, .. } => cc,
+        _ => panic!("not tcp"),
+    };
+    assert_eq!(cc(""), CcSpec::Reno);
+    assert_eq!(
+        cc("cc = \"cubic\""),
+        CcSpec::Cubic {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            tcp_friendliness: true
+        }
+    );
+    assert_eq!(
+        cc("cc = { name = \"cubic\", c = 0.4, beta = 0.8, tcp_friendliness = false }"),
+        CcSpec::Cubic {
+            c: 0.4,
+            beta: 0.8,
+            fast_convergence: true,
+            tcp_friendliness: false
+        }
+    );
+    assert_eq!(
+        cc("cc = { name = \"aimd\", alpha = 1, beta = 0.5 }"),
+        CcSpec::Aimd {
+            alpha: 1.0,
+            beta: 0.5
+        }
+    );
+    let e = err(&base_flow("cc = { name = \"aimd\", beta = 1.5 }"));
+    assert_eq!(e.path, "flow[0].cc.beta");
+    let e = err(&base_flow("cc = { name = \"reno\", beta = 0.5 }"));
+    assert_eq!(e.path, "flow[0].cc.beta");
+    assert_eq!(
+        e.message,
+        "not a field of reno controllers (used by: aimd, cubic)"
+    );
+    let e = err(&base_flow("cc = 3"));
+    assert!(e.message.starts_with("expected a controller name"), "{e}");
+}
+
+#[test]
+fn tcp_defaults_and_flow_overrides() {
+    let text = format!(
+        "[tcp]\nmss = \"1000B\"\nsack = false\nmin_rto = \"1s\"\n{}",
+        base_flow("initial_window = 4\nbytes = \"1.5MB\"\nreceive_buffer = 65536")
+    );
+    let FlowKind::Tcp { tcp, bytes, .. } = ok(&text).flows[0].kind.clone() else {
+        panic!("not tcp")
+    };
+    assert_eq!(bytes, Some(1_500_000));
+    assert_eq!(
+        tcp,
+        TcpConfig {
+            mss: 1000,
+            sack: false,
+            min_rto: SimTime::from_secs(1),
+            initial_window: 4,
+            receive_buffer: 65_536,
+            ..TcpConfig::default()
+        }
+    );
+    // A flow setting that conflicts with [tcp] is reported where the flow sets it.
+    let e = err(&format!(
+        "[tcp]\nmin_rto = \"2s\"\n{}",
+        base_flow("max_rto = \"1s\"")
+    ));
+    assert_eq!(e.path, "flow[0].max_rto");
+    assert_eq!(e.message, "min_rto (2s) must not exceed max_rto (1s)");
+    let e = err(&format!("[tcp]\nmin_rto = \"90s\"\n{}", base_flow("")));
+    assert_eq!(e.path, "tcp.min_rto");
+    let e = err(&base_flow("mss = 0"));
+    assert_eq!(e.path, "flow[0].mss");
+    assert_eq!(e.message, "must be between 1 and 65535 bytes, got 0");
+    let e = err(&base_flow("receive_buffer = 100"));
+    assert_eq!(e.path, "flow[0].receive_buffer");
+    let e = err(&format!("[tcp]\nmsss = 1000\n{}", base_flow("")));
+    assert_eq!(e.path, "tcp.msss");
+    assert!(e.message.ends_with("did you mean 'mss'?"), "{e}");
+}
+
+#[test]
+fn cbr_and_onoff_sources() {
+    let text = format!(
+        "{BASE}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1.5Mbps\"\n\
+         [[flow]]\nname = \"o\"\nkind = \"onoff\"\nsrc = \"h2\"\ndst = \"h1\"\nrate = 64000\npacket_size = \"1500B\"\n\
+         on = {{ exponential = \"500ms\" }}\noff = {{ pareto = \"1s\", shape = 1.5 }}\n"
+    );
+    let s = ok(&text);
+    assert_eq!(
+        s.flows[0].kind,
+        FlowKind::Cbr {
+            rate: Rate(1_500_000),
+            packet_bytes: 1000
+        }
+    );
+    assert_eq!(
+        s.flows[1].kind,
+        FlowKind::OnOff {
+            rate: Rate(64_000),
+            packet_bytes: 1500,
+            on: PeriodSpec::Exponential {
+                mean: SimTime::from_millis(500)
+            },
+            off: PeriodSpec::Pareto {
+                mean: SimTime::from_secs(1),
+                shape: 1.5
+            },
+        }
+    );
+    let onoff = |on: &str| {
+        format!("{BASE}[[flow]]\nname = \"o\"\nkind = \"onoff\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\n{on}off = {{ exponential = 1 }}\n")
+    };
+    assert_eq!(err(&onoff("")).path, "flow[0].on");
+    assert_eq!(
+        err(&onoff("on = { pareto = \"1s\", shape = 1 }\n")).path,
+        "flow[0].on.shape"
+    );
+    assert_eq!(
+        err(&onoff("on = { pareto = \"1s\" }\n")).path,
+        "flow[0].on.shape"
+    );
+    assert_eq!(
+        err(&onoff("on = { exponential = \"1s\", shape = 2 }\n")).path,
+        "flow[0].on.shape"
+    );
+    assert_eq!(
+        err(&onoff(
+            "on = { exponential = \"1s\", pareto = \"1s\", shape = 2 }\n"
+        ))
+        .path,
+        "flow[0].on"
+    );
+    assert_eq!(
+        err(&onoff("on = { normal = \"1s\" }\n")).path,
+        "flow[0].on.normal"
+    );
+    let e = err(&format!(
+        "{BASE}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h1\"\ndst = \"h2\"\n"
+    ));
+    assert_eq!(e.path, "flow[0].rate");
+}
+
+// ---- Overrides -----------------------------------------------------------------------------
+
+#[test]
+fn overrides_by_index() {
+    let s = ok_with(
+        DUMBBELL,
+        &[
+            ("simulation.seed", "3"),
+            ("flow[0].cc", "cubic"),
+            ("link[1].queue.packets", "40"),
+            ("link[0].queue.packets", "80"),
+            ("simulation.sample_interval", "\"100ms\""),
+        ],
+    );
+    assert_eq!(s.simulation.seed, 3);
+    assert_eq!(
+        s.simulation.sample_interval,
+        Some(SimTime::from_millis(100))
+    );
+    assert!(matches!(
+        s.flows[9].kind,
+        FlowKind::Tcp {
+            cc: CcSpec::Cubic { .. },
+            ..
+        }
+    ));
+    assert_eq!(
+        s.links[1].queue,
+        QueueSpec::DropTail {
+            limit: Limit::Packets(40)
+        }
+    );
+    // A link without a queue table gets one; its kind defaults to droptail.
+    assert_eq!(
+        s.links[0].queue,
+        QueueSpec::DropTail {
+            limit: Limit::Packets(80)
+        }
+    );
+    assert_eq!(
+        s.links[2].queue,
+        QueueSpec::DropTail {
+            limit: Limit::Packets(1000)
+        }
+    );
+}
+
+#[test]
+fn overrides_by_name() {
+    let s = ok_with(
+        DUMBBELL,
+        &[
+            ("link.bottleneck.rate", "10Mbps"),
+            ("flow.bulk.count", "5"),
+            ("link.bottleneck.queue", "{ kind = \"red\", packets = 100 }"),
+            ("flow.bulk.start", "1"),
+            ("flow.bulk.cc", "{ name = \"aimd\", alpha = 2 }"),
+        ],
+    );
+    assert_eq!(s.link("bottleneck").unwrap().rate, Rate::from_mbps(10));
+    assert_eq!(
+        s.link("bottleneck").unwrap().queue,
+        QueueSpec::Red(RedSpec {
+            limit: Limit::Packets(100),
+            ..RedSpec::default()
+        })
+    );
+    assert_eq!(s.flows.len(), 5);
+    assert_eq!(s.flows[4].name, "bulk.4");
+    assert_eq!(s.flows[0].start, StartSpec::At(SimTime::from_secs(1)));
+    assert!(
+        matches!(s.flows[0].kind, FlowKind::Tcp { cc: CcSpec::Aimd { alpha, beta }, .. } if alpha == 2.0 && beta == 0.5)
+    );
+    // Later overrides win.
+    let s = ok_with(
+        DUMBBELL,
+        &[("simulation.seed", "3"), ("simulation.seed", "4")],
+    );
+    assert_eq!(s.simulation.seed, 4);
+    // An element of a list can be set.
+    let s = ok_with(DUMBBELL, &[("flow[0].start.uniform[1]", "\"2s\"")]);
+    assert_eq!(
+        s.flows[0].start,
+        StartSpec::Uniform(SimTime::ZERO, SimTime::from_secs(2))
+    );
+}
+
+#[test]
+fn override_to_a_missing_entry() {
+    let two = format!("{BASE}{TCP_FLOW}{}", TCP_FLOW.replace("\"f\"", "\"g\""));
+    let e = err_with(&two, &[("flow[9].cc", "cubic")]);
+    assert_eq!(
+        e.to_string(),
+        "test.toml: --set flow[9].cc: there is no flow[9] (2 flows)"
+    );
+    let e = err_with(DUMBBELL, &[("link.bottlenek.rate", "1Mbps")]);
+    assert_eq!(e.path, "--set link.bottlenek.rate");
+    assert_eq!(
+        e.message,
+        "there is no link named 'bottlenek' (names: access_src, bottleneck, access_dst)"
+    );
+    let e = err_with(DUMBBELL, &[("node[0].kind", "host")]);
+    assert_eq!(e.message, "there is no node[0] (0 nodes)");
+    let e = err_with(DUMBBELL, &[("flow[0].start.uniform[2]", "1")]);
+    assert_eq!(
+        e.message,
+        "there is no flow[0].start.uniform[2] (the list has 2 entries)"
+    );
+    let e = err_with(DUMBBELL, &[("flow[0].cc.beta", "0.5")]);
+    assert_eq!(e.message, "flow[0].cc is \"reno\", not a table");
+    let e = err_with(DUMBBELL, &[("flow[0.cc", "x")]);
+    assert!(e.message.starts_with("bad key"), "{e}");
+}
+
+#[test]
+fn override_with_a_bad_value_points_at_the_override() {
+    let e = err_with(DUMBBELL, &[("simulation.duration", "fast")]);
+    assert_eq!(e.path, "simulation.duration");
+    assert_eq!(
+        e.message,
+        "invalid duration \"fast\": expected a number followed by a unit (ns, us, ms, s, min) \
+         (from --set simulation.duration=fast)"
+    );
+    let e = err_with(DUMBBELL, &[("flow.bulk.cc", "renoo")]);
+    assert_eq!(
+        e.to_string(),
+        "dumbbell.toml: flow[0].cc: unknown controller 'renoo' (known: aimd, cubic, reno) (from --set flow.bulk.cc=renoo)"
+            .replace("dumbbell.toml", "test.toml")
+    );
+    let e = err_with(DUMBBELL, &[("link[1].queue.packets", "-4")]);
+    assert_eq!(e.path, "link[1].queue.packets");
+    assert!(
+        e.message.ends_with("(from --set link[1].queue.packets=-4)"),
+        "{e}"
+    );
+    // A typo in a section name is caught by validation, still pointing at the override.
+    let e = err_with(DUMBBELL, &[("simulaton.seed", "2")]);
+    assert_eq!(e.path, "simulaton");
+}
+
+// ---- JSON, files, robustness ---------------------------------------------------------------
+
+#[test]
+fn json_input_is_equivalent_to_toml() {
+    let json = r#"{
+        "simulation": { "duration": "60s", "warmup": "10s", "seed": 1, "sample_interval": null },
+        "link": [
+            { "name": "access_src", "from": "src", "to": "r1", "rate": "1Gbps", "delay": "1ms" },
+            { "name": "bottleneck", "from": "r1", "to": "r2", "rate": "100Mbps", "delay": "20ms",
+              "queue": { "kind": "droptail", "packets": 367 } },
+            { "name": "access_dst", "from": "r2", "to": "dst", "rate": "1Gbps", "delay": "1ms" }
+        ],
+        "flow": [
+            { "name": "bulk", "count": 10, "kind": "tcp", "cc": "reno", "src": "src", "dst": "dst",
+              "start": { "uniform": ["0s", "4s"] }, "stop": null }
+        ]
+    }"#;
+    let overrides = set(&[("link.bottleneck.rate", "10Mbps")]);
+    let from_json = Scenario::from_json_str(json, "dumbbell", &overrides).unwrap();
+    let from_toml = Scenario::from_toml_str(DUMBBELL, "dumbbell", &overrides).unwrap();
+    assert_eq!(from_json, from_toml);
+
+    let e =
+        Scenario::from_json_str("{\"simulation\": {\n\"duration\": }", "d.json", &[]).unwrap_err();
+    assert!(
+        e.message.starts_with("JSON syntax error at line 2, column"),
+        "{e}"
+    );
+    let e = Scenario::from_json_str("[1, 2]", "d.json", &[]).unwrap_err();
+    assert_eq!(e.message, "expected a JSON object at the top level");
+    let e = Scenario::from_json_str("{\"flow\": [null]}", "d.json", &[]).unwrap_err();
+    assert_eq!(e.path, "flow[0]");
+    let e = Scenario::from_json_str(
+        "{\"simulation\": {\"seed\": 18446744073709551615}}",
+        "d.json",
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "simulation.seed");
+}
+
+#[test]
+fn from_file_reads_toml_and_reports_unreadable_files() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../experiments/dumbbell/dumbbell.toml");
+    let s = Scenario::from_file(&path, &[]).unwrap();
+    assert_eq!(s.flows.len(), 10);
+    assert!(s.source.ends_with("dumbbell.toml"));
+    let missing = std::path::Path::new("/nonexistent/plait/scenario.toml");
+    let e = Scenario::from_file(missing, &[]).unwrap_err();
+    assert_eq!(e.file, "/nonexistent/plait/scenario.toml");
+    assert!(
+        e.message.starts_with("cannot read the scenario file: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn truncated_input_gives_errors_not_panics() {
+    // Every prefix of a valid file is parsed; none may panic, and the full file must pass.
+    let mut boundaries: Vec<usize> = DUMBBELL.char_indices().map(|(i, _)| i).collect();
+    boundaries.push(DUMBBELL.len());
+    let mut verdicts = Vec::new();
+    for end in boundaries {
+        verdicts.push(Scenario::from_toml_str(&DUMBBELL[..end], "cut.toml", &[]).is_ok());
+    }
+    assert_eq!(verdicts.last(), Some(&true));
+    // Cut inside the bottleneck rate string: a syntax error, not a panic.
+    let cut = DUMBBELL.find("100Mb").unwrap() + 3;
+    assert!(!verdicts[DUMBBELL[..cut].chars().count()]);
+}
+
+// ---- Catalog -------------------------------------------------------------------------------
+
+/// A value for a required parameter, for building an instance of a catalog entry.
+fn sample(param: &str) -> &'static str {
+    match param {
+        "threshold" => "10",
+        "rate" => "\"1Mbps\"",
+        "on" | "off" => "{ exponential = \"1s\" }",
+        "p" => "0.01",
+        "every" => "100",
+        "p_good_to_bad" => "0.01",
+        "p_bad_to_good" => "0.5",
+        other => panic!("no sample value for required parameter {other}"),
+    }
+}
+
+#[test]
+fn catalog_defaults_are_what_the_parser_uses() {
+    use super::catalog::{REQUIRED, UNSET};
+    let entries = catalog();
+    let categories: Vec<&str> = entries.iter().map(|e| e.category.as_str()).collect();
+    for category in ["controller", "queue", "source", "loss"] {
+        assert!(
+            categories.contains(&category),
+            "no {category} in the catalog"
+        );
+    }
+    for entry in &entries {
+        // Where an instance of the entry lives, and the overrides that create it.
+        let (at, base): (&str, String) = match entry.category.as_str() {
+            "controller" => ("flow[0].cc", format!("{{ name = \"{}\" }}", entry.name)),
+            "queue" if entry.name == "droptail" => (
+                "link[0].queue",
+                "{ kind = \"droptail\", packets = 7 }".into(),
+            ),
+            "queue" => ("link[0].queue", format!("{{ kind = \"{}\" }}", entry.name)),
+            "loss" => ("link[0].loss", format!("{{ kind = \"{}\" }}", entry.name)),
+            "source" => (
+                "flow[0]",
+                format!(
+                    "{{ name = \"f\", kind = \"{}\", src = \"src\", dst = \"dst\" }}",
+                    entry.name
+                ),
+            ),
+            other => panic!("unknown category {other}"),
+        };
+        let mut minimal = vec![(at.to_string(), base)];
+        for p in entry.params.iter().filter(|p| p.default == REQUIRED) {
+            minimal.push((format!("{at}.{}", p.name), sample(&p.name).to_string()));
+        }
+        let mut explicit = minimal.clone();
+        for p in entry
+            .params
+            .iter()
+            .filter(|p| p.default != REQUIRED && p.default != UNSET)
+        {
+            explicit.push((format!("{at}.{}", p.name), p.default.clone()));
+        }
+        let parse = |overrides: &[(String, String)]| {
+            Scenario::from_toml_str(DUMBBELL, "catalog", overrides)
+                .unwrap_or_else(|e| panic!("{} {}: {e}", entry.category, entry.name))
+        };
+        assert_eq!(
+            parse(&minimal),
+            parse(&explicit),
+            "{} {}",
+            entry.category,
+            entry.name
+        );
+    }
+}
+

@@ -1,0 +1,248 @@
+//! Building a [`Simulator`] from a validated [`Scenario`]: topology, routes, queues, loss
+//! models, endpoints and their random streams.
+//!
+//! Random streams are named after what draws from them (`link.<name>.forward`,
+//! `flow.<name>.start`, `flow.<name>.onoff`), so adding a flow or a link never changes the
+//! draws of another.
+
+use std::collections::HashMap;
+
+use crate::app::{onoff::Period, Cbr, DatagramSource, OnOff};
+use crate::ids::{LinkId, NodeId, RouteId};
+use crate::net::link::Link;
+use crate::net::routing::{path_from_nodes, shortest_path};
+use crate::net::topology::{NodeRole, Topology};
+use crate::rng::RngStreams;
+use crate::scenario::{FlowKind, NodeKind, PeriodSpec, Scenario, ScenarioError, StartSpec};
+use crate::time::SimTime;
+use crate::trace::histogram::LogHistogram;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
+use rand::Rng;
+
+use super::flow::{Endpoints, Flow, FlowCounters};
+use super::{RunConfig, Simulator};
+
+/// Hold time of a threshold-dropper when no flow crosses its link.
+const FALLBACK_HOLD: SimTime = SimTime::from_millis(100);
+
+fn period(p: &PeriodSpec) -> Period {
+    match *p {
+        PeriodSpec::Exponential { mean } => Period::Exponential { mean },
+        PeriodSpec::Pareto { mean, shape } => Period::Pareto { mean, shape },
+    }
+}
+
+/// Builds the simulator for `scenario`, with `seed` replacing the scenario's seed if given.
+pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, ScenarioError> {
+    let err = |path: String, message: String| ScenarioError {
+        file: scenario.source.clone(),
+        path,
+        message,
+    };
+    let seed = seed.unwrap_or(scenario.simulation.seed);
+    let streams = RngStreams::new(seed);
+
+    // Nodes and link directions.
+    let mut topo = Topology::default();
+    for n in &scenario.nodes {
+        let role = match n.kind {
+            NodeKind::Host => NodeRole::Host,
+            NodeKind::Router => NodeRole::Router,
+        };
+        topo.add_node(&n.name, role);
+    }
+    let node = |name: &str, path: String| {
+        topo.node_by_name(name).ok_or_else(|| err(path, format!("unknown node '{name}'")))
+    };
+    // (spec index, is_reverse) of each link direction, in id order.
+    let mut directions: Vec<(usize, bool)> = Vec::new();
+    for (i, l) in scenario.links.iter().enumerate() {
+        let from = node(&l.from, format!("link[{i}].from"))?;
+        let to = node(&l.to, format!("link[{i}].to"))?;
+        topo.add_link(from, to, l.delay.as_nanos());
+        directions.push((i, false));
+        if l.duplex {
+            topo.add_link(to, from, l.delay.as_nanos());
+            directions.push((i, true));
+        }
+    }
+
+    // Routes, interned so that flows on the same path share one.
+    let mut routes: Vec<Box<[LinkId]>> = Vec::new();
+    let mut route_ids: HashMap<Vec<LinkId>, RouteId> = HashMap::new();
+    let mut intern = |path: Vec<LinkId>| -> RouteId {
+        if let Some(&id) = route_ids.get(&path) {
+            return id;
+        }
+        let id = RouteId::from_index(routes.len());
+        routes.push(path.clone().into_boxed_slice());
+        route_ids.insert(path, id);
+        id
+    };
+    let mut flow_paths: Vec<(NodeId, NodeId, Vec<LinkId>, Vec<LinkId>)> = Vec::new();
+    for f in &scenario.flows {
+        let at = format!("flow '{}'", f.name);
+        let src = node(&f.src, format!("{at}.src"))?;
+        let dst = node(&f.dst, format!("{at}.dst"))?;
+        let (fwd, rev) = match &f.route {
+            Some(names) => {
+                let ids = names
+                    .iter()
+                    .map(|n| node(n, format!("{at}.route")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let fwd = path_from_nodes(&topo, &ids).map_err(|i| {
+                    err(format!("{at}.route"), format!("no link from '{}' to '{}'", names[i], names[i + 1]))
+                })?;
+                let back: Vec<NodeId> = ids.iter().rev().copied().collect();
+                let rev = path_from_nodes(&topo, &back).map_err(|i| {
+                    let (a, b) = (&names[names.len() - 1 - i], &names[names.len() - 2 - i]);
+                    err(
+                        format!("{at}.route"),
+                        format!("acknowledgements need a link from '{a}' to '{b}' (is the link duplex = false?)"),
+                    )
+                })?;
+                (fwd, rev)
+            }
+            None => {
+                let fwd = shortest_path(&topo, src, dst).ok_or_else(|| {
+                    err(format!("{at}.dst"), format!("no path from '{}' to '{}'", f.src, f.dst))
+                })?;
+                let rev = shortest_path(&topo, dst, src).ok_or_else(|| {
+                    err(
+                        format!("{at}.dst"),
+                        format!("no path back from '{}' to '{}' for acknowledgements", f.dst, f.src),
+                    )
+                })?;
+                (fwd, rev)
+            }
+        };
+        if fwd.is_empty() {
+            return Err(err(format!("{at}.dst"), "source and destination are the same node".into()));
+        }
+        flow_paths.push((src, dst, fwd, rev));
+    }
+
+    // Default threshold-dropper hold: the mean propagation RTT of the flows whose data crosses
+    // the link direction (Altman et al. §V.D hold the dropper for about one RTT).
+    let rtt_of = |fwd: &[LinkId], rev: &[LinkId]| -> u64 {
+        fwd.iter().chain(rev).map(|l| topo.delay_ns[l.index()]).sum()
+    };
+    let mut hold_sum = vec![0u128; directions.len()];
+    let mut hold_n = vec![0u64; directions.len()];
+    for (_, _, fwd, rev) in &flow_paths {
+        let rtt = rtt_of(fwd, rev);
+        for l in fwd {
+            hold_sum[l.index()] += rtt as u128;
+            hold_n[l.index()] += 1;
+        }
+    }
+
+    let mut links = Vec::with_capacity(directions.len());
+    for (id, &(i, is_reverse)) in directions.iter().enumerate() {
+        let spec = &scenario.links[i];
+        let (from, to) = topo.ends[id];
+        let hold = if hold_n[id] > 0 {
+            SimTime((hold_sum[id] / hold_n[id] as u128) as u64)
+        } else {
+            FALLBACK_HOLD
+        };
+        let (queue_spec, loss_spec) = if is_reverse {
+            (&spec.reverse_queue, &spec.reverse_loss)
+        } else {
+            (&spec.queue, &spec.loss)
+        };
+        let dir = if is_reverse { "reverse" } else { "forward" };
+        links.push(Link::new(
+            spec.name.clone(),
+            is_reverse,
+            from,
+            to,
+            spec.rate,
+            spec.delay,
+            queue_spec.build(spec.rate, hold),
+            loss_spec.as_ref().map(|l| l.build()),
+            streams.stream(&format!("link.{}.{dir}", spec.name)),
+        ));
+    }
+
+    let mut flows = Vec::with_capacity(scenario.flows.len());
+    for (f, (src, dst, fwd, rev)) in scenario.flows.iter().zip(flow_paths) {
+        let start = match f.start {
+            StartSpec::At(t) => t,
+            StartSpec::Uniform(a, b) => {
+                let mut rng = streams.stream(&format!("flow.{}.start", f.name));
+                let span = b.saturating_sub(a).as_nanos();
+                a + SimTime(if span == 0 { 0 } else { rng.gen_range(0..=span) })
+            }
+        };
+        let (kind, cc, endpoints) = match &f.kind {
+            FlowKind::Tcp { cc, bytes, tcp } => {
+                let controller = cc.build(tcp.mss, tcp.initial_window);
+                (
+                    "tcp",
+                    cc.name(),
+                    Endpoints::Tcp {
+                        sender: Box::new(TcpSender::new(*tcp, controller, *bytes)),
+                        receiver: Box::new(TcpReceiver::new(tcp)),
+                    },
+                )
+            }
+            FlowKind::Cbr { rate, packet_bytes } => (
+                "cbr",
+                "",
+                Endpoints::Datagram {
+                    source: DatagramSource::Cbr(Cbr::new(*rate, *packet_bytes)),
+                    next_seq: 0,
+                    received_packets: 0,
+                    received_bytes: 0,
+                },
+            ),
+            FlowKind::OnOff { rate, packet_bytes, on, off } => (
+                "onoff",
+                "",
+                Endpoints::Datagram {
+                    source: DatagramSource::OnOff(OnOff::new(
+                        *rate,
+                        *packet_bytes,
+                        period(on),
+                        period(off),
+                        streams.stream(&format!("flow.{}.onoff", f.name)),
+                    )),
+                    next_seq: 0,
+                    received_packets: 0,
+                    received_bytes: 0,
+                },
+            ),
+        };
+        flows.push(Flow {
+            name: f.name.clone(),
+            kind,
+            cc,
+            src,
+            dst,
+            forward: intern(fwd),
+            reverse: intern(rev),
+            start,
+            stop: f.stop,
+            active: false,
+            completed_at: None,
+            timer_scheduled: None,
+            endpoints,
+            data_packets_sent: 0,
+            wire_bytes_sent: 0,
+            drops: 0,
+            rtt: LogHistogram::new(),
+            at_warmup: FlowCounters::default(),
+            delivered_at_last_sample: 0,
+        });
+    }
+
+    let config = RunConfig {
+        duration: scenario.simulation.duration,
+        warmup: scenario.simulation.warmup,
+        seed,
+        sample_interval: scenario.simulation.sample_interval,
+    };
+    let node_names = topo.nodes.iter().map(|n| n.name.clone()).collect();
+    Ok(Simulator::assemble(config, links, routes, flows, node_names, crate::trace::NoTrace))
+}

@@ -1,0 +1,586 @@
+//! The simulator: one deterministic, single-threaded event loop per run.
+//!
+//! Packets live in a pool and events refer to them by index. Each link direction keeps at most
+//! one pending `TransmitDone`; a packet's arrival at the far end is scheduled when its
+//! transmission starts. Each flow folds its transport timers (retransmission, delayed ACK) into
+//! one wake-up, cancelled lazily: the flow remembers the earliest wake-up it has in the queue
+//! and ignores any other. Drivers follow the sans-IO contract: after every `handle_*` on an
+//! endpoint, drain its `poll_transmit` and re-arm the timer from its `poll_timeout`.
+
+pub mod build;
+pub mod flow;
+mod pool;
+
+use crate::event::{Event, EventQueue};
+use crate::ids::{FlowId, LinkId, PacketId, RouteId};
+use crate::net::link::{Link, Started};
+use crate::net::queue::{QueueDisc, QueueItem};
+use crate::packet::{
+    AckSegment, DataSegment, Packet, Payload, TCP_IP_HEADER_BYTES, UDP_IP_HEADER_BYTES,
+};
+use crate::time::SimTime;
+use crate::trace::histogram::LogHistogram;
+use crate::trace::results::{jain_index, FlowTable, LinkTable, RunResult, TimeSeries};
+use crate::trace::{NoTrace, Observer, TraceEvent};
+use crate::transport::cc::CongestionControl;
+
+pub use build::build;
+use flow::{Endpoints, Flow};
+use pool::PacketPool;
+
+/// Packet accounting for the whole run: `created = delivered + dropped + in_flight`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PacketCounters {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    /// Data packets (segments, datagrams) delivered to their destination.
+    pub data_delivered: u64,
+}
+
+/// Run-wide settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunConfig {
+    pub duration: SimTime,
+    pub warmup: SimTime,
+    pub seed: u64,
+    pub sample_interval: Option<SimTime>,
+}
+
+/// A built scenario, ready to run.
+pub struct Simulator<O: Observer = NoTrace> {
+    now: SimTime,
+    config: RunConfig,
+    events: EventQueue,
+    pool: PacketPool,
+    links: Vec<Link>,
+    routes: Vec<Box<[LinkId]>>,
+    flows: Vec<Flow>,
+    node_names: Vec<String>,
+    observer: O,
+    counters: PacketCounters,
+    events_processed: u64,
+    dropped_buf: Vec<QueueItem>,
+    data_buf: Vec<DataSegment>,
+    ack_buf: Vec<AckSegment>,
+    link_at_warmup: Vec<crate::net::link::LinkCounters>,
+    warmed_up: bool,
+    timeseries: TimeSeries,
+    finished: bool,
+}
+
+impl<O: Observer> Simulator<O> {
+    pub(crate) fn assemble(
+        config: RunConfig,
+        links: Vec<Link>,
+        routes: Vec<Box<[LinkId]>>,
+        flows: Vec<Flow>,
+        node_names: Vec<String>,
+        observer: O,
+    ) -> Self {
+        let mut events = EventQueue::new();
+        for (i, f) in flows.iter().enumerate() {
+            let id = FlowId::from_index(i);
+            events.push(f.start, Event::FlowStart(id));
+            if let Some(stop) = f.stop {
+                events.push(stop, Event::FlowStop(id));
+            }
+        }
+        let warmed_up = config.warmup == SimTime::ZERO;
+        if !warmed_up {
+            events.push(config.warmup, Event::WarmupEnd);
+        }
+        if let Some(dt) = config.sample_interval {
+            if dt > SimTime::ZERO {
+                events.push(dt, Event::Sample);
+            }
+        }
+        let link_at_warmup = vec![Default::default(); links.len()];
+        Simulator {
+            now: SimTime::ZERO,
+            config,
+            events,
+            pool: PacketPool::default(),
+            links,
+            routes,
+            flows,
+            node_names,
+            observer,
+            counters: PacketCounters::default(),
+            events_processed: 0,
+            dropped_buf: Vec::new(),
+            data_buf: Vec::new(),
+            ack_buf: Vec::new(),
+            link_at_warmup,
+            warmed_up,
+            timeseries: TimeSeries::default(),
+            finished: false,
+        }
+    }
+
+    /// Replaces the observer (e.g. a [`crate::trace::Recorder`] for tests).
+    pub fn with_observer<P: Observer>(self, observer: P) -> Simulator<P> {
+        Simulator {
+            now: self.now,
+            config: self.config,
+            events: self.events,
+            pool: self.pool,
+            links: self.links,
+            routes: self.routes,
+            flows: self.flows,
+            node_names: self.node_names,
+            observer,
+            counters: self.counters,
+            events_processed: self.events_processed,
+            dropped_buf: self.dropped_buf,
+            data_buf: self.data_buf,
+            ack_buf: self.ack_buf,
+            link_at_warmup: self.link_at_warmup,
+            warmed_up: self.warmed_up,
+            timeseries: self.timeseries,
+            finished: self.finished,
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    pub fn config(&self) -> &RunConfig {
+        &self.config
+    }
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+    pub fn packet_counters(&self) -> PacketCounters {
+        self.counters
+    }
+    /// Packets currently in the network (queued, on the wire or propagating).
+    pub fn packets_in_flight(&self) -> u64 {
+        self.pool.live() as u64
+    }
+    pub fn flows(&self) -> &[Flow] {
+        &self.flows
+    }
+    pub fn links(&self) -> &[Link] {
+        &self.links
+    }
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Runs to the end of the scenario.
+    pub fn run(&mut self) {
+        self.run_until(self.config.duration);
+    }
+
+    /// Processes every event strictly before `limit` (capped at the scenario's duration).
+    /// Returns true when the run has reached its end. Can be called repeatedly to run in
+    /// slices (progress reporting, interruption).
+    pub fn run_until(&mut self, limit: SimTime) -> bool {
+        let end = limit.min(self.config.duration);
+        while let Some(t) = self.events.peek_time() {
+            if t >= end {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.events_processed += 1;
+            self.dispatch(ev);
+        }
+        if end > self.now {
+            self.now = end;
+        }
+        if end >= self.config.duration && !self.finished {
+            self.finished = true;
+            for l in &mut self.links {
+                l.settle(self.config.duration);
+            }
+        }
+        self.finished
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(p) => self.handle_arrive(p),
+            Event::TransmitDone(l) => self.handle_transmit_done(l),
+            Event::FlowTimer(f) => self.handle_flow_timer(f),
+            Event::SourceWake(f) => self.handle_source_wake(f),
+            Event::FlowStart(f) => self.handle_flow_start(f),
+            Event::FlowStop(f) => self.flows[f.index()].active = false,
+            Event::Sample => self.handle_sample(),
+            Event::WarmupEnd => self.handle_warmup_end(),
+        }
+    }
+
+    // ---- network -------------------------------------------------------------------------
+
+    #[inline]
+    fn send_packet(&mut self, flow: FlowId, route: RouteId, size_bytes: u32, payload: Payload) {
+        let id = self.pool.alloc(Packet { flow, route, hop: 0, size_bytes, payload });
+        self.counters.created += 1;
+        self.enter_link(id);
+    }
+
+    #[inline]
+    fn enter_link(&mut self, id: PacketId) {
+        let p = self.pool.get(id);
+        let link = self.routes[p.route.index()][p.hop as usize];
+        let item = QueueItem { packet: id, flow: p.flow, bytes: p.size_bytes };
+        let now = self.now;
+        self.dropped_buf.clear();
+        let l = &mut self.links[link.index()];
+        let loss_before = l.counters.loss_drops;
+        let started = l.handle_arrival(now, item, &mut self.dropped_buf);
+        let done = l.needs_done_event(now);
+        if let Some(s) = started {
+            self.launch(link, s);
+        }
+        if let Some(t) = done {
+            self.events.push(t, Event::TransmitDone(link));
+        }
+        if !self.dropped_buf.is_empty() {
+            let by_loss_model = self.links[link.index()].counters.loss_drops > loss_before;
+            let mut dropped = std::mem::take(&mut self.dropped_buf);
+            for d in dropped.drain(..) {
+                self.drop_packet(link, d, by_loss_model);
+            }
+            self.dropped_buf = dropped;
+        }
+    }
+
+    #[inline]
+    fn launch(&mut self, link: LinkId, s: Started) {
+        let delay = self.links[link.index()].delay;
+        self.events.push(s.tx_end.saturating_add(delay), Event::Arrive(s.item.packet));
+    }
+
+    fn drop_packet(&mut self, link: LinkId, item: QueueItem, by_loss_model: bool) {
+        self.pool.free(item.packet);
+        self.counters.dropped += 1;
+        self.flows[item.flow.index()].drops += 1;
+        if O::ENABLED {
+            self.observer.on_event(&TraceEvent::Drop {
+                time: self.now,
+                link,
+                flow: item.flow,
+                by_loss_model,
+            });
+        }
+    }
+
+    #[inline]
+    fn handle_transmit_done(&mut self, link: LinkId) {
+        let now = self.now;
+        let l = &mut self.links[link.index()];
+        let started = l.handle_transmit_done(now);
+        let done = l.needs_done_event(now);
+        if let Some(s) = started {
+            self.launch(link, s);
+        }
+        if let Some(t) = done {
+            self.events.push(t, Event::TransmitDone(link));
+        }
+    }
+
+    #[inline]
+    fn handle_arrive(&mut self, id: PacketId) {
+        let p = self.pool.get_mut(id);
+        p.hop += 1;
+        let (route, hop) = (p.route, p.hop as usize);
+        if hop < self.routes[route.index()].len() {
+            self.enter_link(id);
+        } else {
+            let pkt = self.pool.free(id);
+            self.counters.delivered += 1;
+            self.deliver(pkt);
+        }
+    }
+
+    // ---- endpoints -----------------------------------------------------------------------
+
+    fn deliver(&mut self, pkt: Packet) {
+        let f = pkt.flow;
+        let now = self.now;
+        match pkt.payload {
+            Payload::Data(seg) => {
+                self.counters.data_delivered += 1;
+                if let Endpoints::Tcp { receiver, .. } = &mut self.flows[f.index()].endpoints {
+                    receiver.handle_data(now, &seg);
+                }
+                if O::ENABLED {
+                    self.observer.on_event(&TraceEvent::Delivered { time: now, flow: f, bytes: seg.len });
+                }
+                self.drain_tcp(f);
+            }
+            Payload::Ack(ack) => {
+                let warmed = self.warmed_up;
+                let flow = &mut self.flows[f.index()];
+                if let Endpoints::Tcp { sender, .. } = &mut flow.endpoints {
+                    let outcome = sender.handle_ack(now, &ack);
+                    if let Some(rtt) = outcome.rtt {
+                        if warmed {
+                            flow.rtt.record(rtt.as_nanos());
+                        }
+                        if O::ENABLED {
+                            self.observer.on_event(&TraceEvent::RttSample { time: now, flow: f, rtt });
+                        }
+                    }
+                    if flow.completed_at.is_none() && sender.is_finished() {
+                        flow.completed_at = Some(now);
+                    }
+                    if O::ENABLED {
+                        let cwnd_bytes = sender.cwnd();
+                        self.observer.on_event(&TraceEvent::Cwnd { time: now, flow: f, cwnd_bytes });
+                    }
+                }
+                self.drain_tcp(f);
+            }
+            Payload::Datagram { .. } => {
+                self.counters.data_delivered += 1;
+                if let Endpoints::Datagram { received_packets, received_bytes, .. } =
+                    &mut self.flows[f.index()].endpoints
+                {
+                    *received_packets += 1;
+                    *received_bytes += pkt.size_bytes.saturating_sub(UDP_IP_HEADER_BYTES) as u64;
+                }
+                if O::ENABLED {
+                    let bytes = pkt.size_bytes;
+                    self.observer.on_event(&TraceEvent::Delivered { time: now, flow: f, bytes });
+                }
+            }
+        }
+    }
+
+    /// Drains both TCP endpoints' transmissions and re-arms the flow's timer.
+    fn drain_tcp(&mut self, f: FlowId) {
+        let now = self.now;
+        let mut data = std::mem::take(&mut self.data_buf);
+        let mut acks = std::mem::take(&mut self.ack_buf);
+        let flow = &mut self.flows[f.index()];
+        let (forward, reverse) = (flow.forward, flow.reverse);
+        let deadline = match &mut flow.endpoints {
+            Endpoints::Tcp { sender, receiver } => {
+                if flow.active {
+                    while let Some(seg) = sender.poll_transmit(now) {
+                        data.push(seg);
+                    }
+                }
+                while let Some(ack) = receiver.poll_transmit(now) {
+                    acks.push(ack);
+                }
+                let s = if flow.active { sender.poll_timeout() } else { None };
+                match (s, receiver.poll_timeout()) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                }
+            }
+            Endpoints::Datagram { .. } => None,
+        };
+        for seg in &data {
+            flow.data_packets_sent += 1;
+            flow.wire_bytes_sent += (seg.len + TCP_IP_HEADER_BYTES) as u64;
+        }
+        if let Some(t) = deadline {
+            if flow.timer_scheduled.is_none_or(|s| t < s) {
+                flow.timer_scheduled = Some(t);
+                self.events.push(t.max(now), Event::FlowTimer(f));
+            }
+        }
+        for seg in data.drain(..) {
+            self.send_packet(f, forward, seg.len + TCP_IP_HEADER_BYTES, Payload::Data(seg));
+        }
+        for ack in acks.drain(..) {
+            let size = TCP_IP_HEADER_BYTES + ack.sack.option_bytes();
+            self.send_packet(f, reverse, size, Payload::Ack(ack));
+        }
+        self.data_buf = data;
+        self.ack_buf = acks;
+    }
+
+    fn handle_flow_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f.index()];
+        if flow.timer_scheduled != Some(now) {
+            return; // superseded by an earlier wake-up
+        }
+        flow.timer_scheduled = None;
+        if let Endpoints::Tcp { sender, receiver } = &mut flow.endpoints {
+            if flow.active && sender.poll_timeout().is_some_and(|t| t <= now) {
+                sender.handle_timeout(now);
+            }
+            if receiver.poll_timeout().is_some_and(|t| t <= now) {
+                receiver.handle_timeout(now);
+            }
+        }
+        self.drain_tcp(f);
+    }
+
+    fn handle_flow_start(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f.index()];
+        if flow.stop.is_some_and(|s| s <= self.now) {
+            return;
+        }
+        flow.active = true;
+        match flow.endpoints {
+            Endpoints::Tcp { .. } => self.drain_tcp(f),
+            Endpoints::Datagram { .. } => self.handle_source_wake(f),
+        }
+    }
+
+    fn handle_source_wake(&mut self, f: FlowId) {
+        let now = self.now;
+        let flow = &mut self.flows[f.index()];
+        if !flow.active {
+            return;
+        }
+        let forward = flow.forward;
+        let Endpoints::Datagram { source, next_seq, .. } = &mut flow.endpoints else {
+            return;
+        };
+        let wake = source.wake(now);
+        let size = source.packet_bytes();
+        let seq = *next_seq;
+        if wake.send {
+            *next_seq += 1;
+            flow.data_packets_sent += 1;
+            flow.wire_bytes_sent += size as u64;
+        }
+        self.events.push(wake.next.max(now), Event::SourceWake(f));
+        if wake.send {
+            self.send_packet(f, forward, size, Payload::Datagram { seq });
+        }
+    }
+
+    // ---- measurement ---------------------------------------------------------------------
+
+    fn handle_warmup_end(&mut self) {
+        let now = self.now;
+        for f in &mut self.flows {
+            f.at_warmup = f.counters();
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            l.settle(now);
+            self.link_at_warmup[i] = l.counters;
+        }
+        self.warmed_up = true;
+    }
+
+    fn handle_sample(&mut self) {
+        let now = self.now;
+        let Some(dt) = self.config.sample_interval else { return };
+        let ts = &mut self.timeseries;
+        let t = now.as_secs_f64();
+        for f in &mut self.flows {
+            let delivered = f.delivered_bytes();
+            let goodput = (delivered - f.delivered_at_last_sample) as f64 * 8.0 / dt.as_secs_f64();
+            f.delivered_at_last_sample = delivered;
+            let (cwnd, srtt) = match &f.endpoints {
+                Endpoints::Tcp { sender, .. } => {
+                    (sender.cwnd() as f64, sender.srtt().as_secs_f64())
+                }
+                Endpoints::Datagram { .. } => (f64::NAN, f64::NAN),
+            };
+            ts.time_s.push(t);
+            ts.entity.push("flow".into());
+            ts.name.push(f.name.clone());
+            ts.cwnd_bytes.push(cwnd);
+            ts.srtt_s.push(srtt);
+            ts.goodput_bps.push(goodput);
+            ts.queue_packets.push(f64::NAN);
+            ts.queue_bytes.push(f64::NAN);
+        }
+        for l in &self.links {
+            ts.time_s.push(t);
+            ts.entity.push("link".into());
+            ts.name.push(format!("{}:{}", l.name, l.direction()));
+            ts.cwnd_bytes.push(f64::NAN);
+            ts.srtt_s.push(f64::NAN);
+            ts.goodput_bps.push(f64::NAN);
+            ts.queue_packets.push(l.queue.len_packets() as f64);
+            ts.queue_bytes.push(l.queue.len_bytes() as f64);
+        }
+        let next = now.saturating_add(dt);
+        if next < self.config.duration {
+            self.events.push(next, Event::Sample);
+        }
+    }
+
+    /// The result tables. Call after [`Simulator::run`].
+    pub fn results(&self) -> RunResult {
+        let interval = self.config.duration.saturating_sub(self.config.warmup).as_secs_f64();
+        let per_s = |x: u64| if interval > 0.0 { x as f64 / interval } else { f64::NAN };
+        let secs = |x: Option<f64>| x.map_or(f64::NAN, |ns| ns * 1e-9);
+        let mut flows = FlowTable::default();
+        for f in &self.flows {
+            let now = f.counters();
+            let w = f.at_warmup;
+            flows.name.push(f.name.clone());
+            flows.kind.push(f.kind.to_string());
+            flows.cc.push(f.cc.to_string());
+            flows.src.push(self.node_names[f.src.index()].clone());
+            flows.dst.push(self.node_names[f.dst.index()].clone());
+            flows.start_s.push(f.start.as_secs_f64());
+            flows.goodput_bps.push(per_s(now.delivered_bytes - w.delivered_bytes) * 8.0);
+            flows.throughput_bps.push(per_s(now.wire_bytes_sent - w.wire_bytes_sent) * 8.0);
+            flows.bytes_delivered.push(now.delivered_bytes - w.delivered_bytes);
+            flows.packets_sent.push(now.data_packets_sent - w.data_packets_sent);
+            flows.retransmissions.push(
+                now.sender.retransmitted_segments - w.sender.retransmitted_segments,
+            );
+            flows.fast_retransmits.push(now.sender.fast_retransmits - w.sender.fast_retransmits);
+            flows.timeouts.push(now.sender.timeouts - w.sender.timeouts);
+            flows.drops.push(now.drops - w.drops);
+            let h: &LogHistogram = &f.rtt;
+            flows.rtt_samples.push(h.count());
+            flows.rtt_mean_s.push(secs(h.mean()));
+            flows.rtt_min_s.push(secs(h.min().map(|v| v as f64)));
+            flows.rtt_p50_s.push(secs(h.quantile(0.5)));
+            flows.rtt_p95_s.push(secs(h.quantile(0.95)));
+            flows.rtt_p99_s.push(secs(h.quantile(0.99)));
+            flows.rtt_max_s.push(secs(h.max().map(|v| v as f64)));
+            flows.completion_s.push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
+        }
+        let mut links = LinkTable::default();
+        for (i, l) in self.links.iter().enumerate() {
+            let c = l.counters;
+            let w = self.link_at_warmup[i];
+            let window_ns = self.config.duration.saturating_sub(self.config.warmup).as_nanos();
+            let tx_bytes = c.tx_bytes - w.tx_bytes;
+            links.name.push(l.name.clone());
+            links.direction.push(l.direction().to_string());
+            links.from.push(self.node_names[l.from.index()].clone());
+            links.to.push(self.node_names[l.to.index()].clone());
+            links.rate_bps.push(l.rate.bps());
+            links.utilization.push(if interval > 0.0 {
+                tx_bytes as f64 * 8.0 / (l.rate.as_f64() * interval)
+            } else {
+                f64::NAN
+            });
+            links.tx_packets.push(c.tx_packets - w.tx_packets);
+            links.tx_bytes.push(tx_bytes);
+            links.drops.push(c.queue_drops - w.queue_drops);
+            links.loss_drops.push(c.loss_drops - w.loss_drops);
+            let area_p = (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64;
+            let area_b = (c.queue_area_bytes_ns - w.queue_area_bytes_ns) as f64;
+            links.mean_queue_packets.push(if window_ns > 0 { area_p / window_ns as f64 } else { f64::NAN });
+            links.mean_queue_bytes.push(if window_ns > 0 { area_b / window_ns as f64 } else { f64::NAN });
+            links.max_queue_packets.push(c.max_queue_packets);
+        }
+        let jain_fairness = jain_index(&flows.goodput_bps);
+        RunResult {
+            seed: self.config.seed,
+            duration_s: self.config.duration.as_secs_f64(),
+            warmup_s: self.config.warmup.as_secs_f64(),
+            flows,
+            links,
+            timeseries: self.timeseries.clone(),
+            events: self.events_processed,
+            delivered_packets: self.counters.data_delivered,
+            jain_fairness,
+        }
+    }
+}

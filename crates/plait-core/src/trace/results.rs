@@ -1,0 +1,121 @@
+//! Result tables, kept as columns so they leave Rust as arrays (one column per metric, one row
+//! per flow, link direction or sample), never as one object per event.
+
+use serde::Serialize;
+
+/// Per-flow results over [warmup, duration].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlowTable {
+    pub name: Vec<String>,
+    /// "tcp", "cbr" or "onoff".
+    pub kind: Vec<String>,
+    /// Congestion controller ("" for datagram flows).
+    pub cc: Vec<String>,
+    pub src: Vec<String>,
+    pub dst: Vec<String>,
+    pub start_s: Vec<f64>,
+    /// Payload bytes delivered in order to the receiving application, per second.
+    pub goodput_bps: Vec<f64>,
+    /// Bits per second of the flow's data packets put on the wire by the sender (headers and
+    /// retransmissions included).
+    pub throughput_bps: Vec<f64>,
+    pub bytes_delivered: Vec<u64>,
+    pub packets_sent: Vec<u64>,
+    pub retransmissions: Vec<u64>,
+    pub fast_retransmits: Vec<u64>,
+    pub timeouts: Vec<u64>,
+    /// Packets of this flow (data or ACK) dropped anywhere.
+    pub drops: Vec<u64>,
+    pub rtt_samples: Vec<u64>,
+    pub rtt_mean_s: Vec<f64>,
+    pub rtt_min_s: Vec<f64>,
+    pub rtt_p50_s: Vec<f64>,
+    pub rtt_p95_s: Vec<f64>,
+    pub rtt_p99_s: Vec<f64>,
+    pub rtt_max_s: Vec<f64>,
+    /// When a finite transfer was fully acknowledged (NaN if it was not, or is unbounded).
+    pub completion_s: Vec<f64>,
+}
+
+/// Per link-direction results over [warmup, duration].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkTable {
+    pub name: Vec<String>,
+    /// "forward" (from -> to as declared) or "reverse".
+    pub direction: Vec<String>,
+    pub from: Vec<String>,
+    pub to: Vec<String>,
+    pub rate_bps: Vec<u64>,
+    /// Fraction of the interval the link spent transmitting.
+    pub utilization: Vec<f64>,
+    pub tx_packets: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+    /// Packets dropped by the queue discipline.
+    pub drops: Vec<u64>,
+    /// Packets dropped by the link's loss model.
+    pub loss_drops: Vec<u64>,
+    pub mean_queue_packets: Vec<f64>,
+    pub mean_queue_bytes: Vec<f64>,
+    /// Largest queue seen over the whole run (packets).
+    pub max_queue_packets: Vec<u64>,
+}
+
+/// Sampled time series, one row per (time, entity). Flow rows fill the flow columns and leave
+/// the queue columns NaN; link rows do the opposite.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TimeSeries {
+    pub time_s: Vec<f64>,
+    /// "flow" or "link".
+    pub entity: Vec<String>,
+    /// Flow name, or "link_name:direction".
+    pub name: Vec<String>,
+    pub cwnd_bytes: Vec<f64>,
+    pub srtt_s: Vec<f64>,
+    /// Goodput over the preceding sampling interval.
+    pub goodput_bps: Vec<f64>,
+    pub queue_packets: Vec<f64>,
+    pub queue_bytes: Vec<f64>,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RunResult {
+    pub seed: u64,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub flows: FlowTable,
+    pub links: LinkTable,
+    pub timeseries: TimeSeries,
+    /// Events processed.
+    pub events: u64,
+    /// Data packets (TCP segments and datagrams) that reached their destination, whole run.
+    pub delivered_packets: u64,
+    /// Jain's fairness index of the flows' goodputs: (sum x)^2 / (n sum x^2).
+    pub jain_fairness: f64,
+}
+
+/// Jain's fairness index (Jain, Chiu, Hawe 1984); 1 for an empty or all-zero set.
+pub fn jain_index(values: &[f64]) -> f64 {
+    let n = values.len() as f64;
+    let sum: f64 = values.iter().sum();
+    let sum_sq: f64 = values.iter().map(|x| x * x).sum();
+    if values.is_empty() || sum_sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (n * sum_sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_known_values() {
+        assert_eq!(jain_index(&[1.0, 1.0, 1.0, 1.0]), 1.0);
+        assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), 0.25);
+        // (1+2+3)^2 / (3 * 14) = 36/42
+        assert!((jain_index(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-15);
+        assert_eq!(jain_index(&[]), 1.0);
+    }
+}

@@ -1,0 +1,28 @@
+//! Mapping of plait-core errors to Python exceptions.
+
+use plait_core::scenario::ScenarioError;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    _core,
+    PlaitScenarioError,
+    PyValueError,
+    "A scenario mistake: the message names the file, the field path and what was expected."
+);
+
+/// A Python `ScenarioError` carrying `file`, `path` and `message` attributes.
+pub fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
+    let err = PlaitScenarioError::new_err(e.to_string());
+    let value = err.value_bound(py);
+    let _ = value.setattr("file", e.file.clone());
+    let _ = value.setattr("path", e.path.clone());
+    let _ = value.setattr("detail", e.message.clone());
+    err
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type_bound::<PlaitScenarioError>())?;
+    Ok(())
+}

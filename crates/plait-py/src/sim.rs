@@ -1,0 +1,159 @@
+//! Running scenarios from Python: the simulation runs in slices with the GIL released, checks
+//! for Ctrl-C between slices and reports progress; results come back as columns (numpy arrays
+//! for numbers, lists for strings).
+
+use numpy::IntoPyArray;
+use plait_core::scenario::{catalog, Scenario};
+use plait_core::sim::build;
+use plait_core::time::SimTime;
+use plait_core::trace::results::RunResult;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::errors::scenario_error;
+
+/// Slices per run between progress reports and interrupt checks.
+const SLICES: u64 = 200;
+
+fn parse(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    overrides: &[(String, String)],
+) -> PyResult<Scenario> {
+    let parsed = match format {
+        "toml" => Scenario::from_toml_str(text, source, overrides),
+        "json" => Scenario::from_json_str(text, source, overrides),
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown scenario format '{other}' (expected toml or json)"
+            )))
+        }
+    };
+    parsed.map_err(|e| scenario_error(py, &e))
+}
+
+/// Validates a scenario; returns a short description of it.
+#[pyfunction]
+#[pyo3(signature = (text, source, format="toml", overrides=Vec::new()))]
+fn validate_scenario(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    overrides: Vec<(String, String)>,
+) -> PyResult<PyObject> {
+    let s = parse(py, text, source, format, &overrides)?;
+    // Building resolves routes, which can fail on its own.
+    build(&s, None).map_err(|e| scenario_error(py, &e))?;
+    let d = PyDict::new_bound(py);
+    d.set_item("nodes", s.nodes.len())?;
+    d.set_item("links", s.links.len())?;
+    d.set_item("flows", s.flows.len())?;
+    d.set_item("duration_s", s.simulation.duration.as_secs_f64())?;
+    d.set_item("warmup_s", s.simulation.warmup.as_secs_f64())?;
+    d.set_item("seed", s.simulation.seed)?;
+    Ok(d.into())
+}
+
+macro_rules! columns {
+    ($py:expr, $dict:expr, $table:expr, numeric: [$($n:ident),*], text: [$($t:ident),*]) => {{
+        let d = PyDict::new_bound($py);
+        $( d.set_item(stringify!($n), $table.$n.clone().into_pyarray_bound($py))?; )*
+        $( d.set_item(stringify!($t), $table.$t.clone())?; )*
+        $dict.set_item(d)?;
+    }};
+}
+
+fn result_to_dict(py: Python<'_>, r: &RunResult) -> PyResult<PyObject> {
+    let out = PyDict::new_bound(py);
+    out.set_item("seed", r.seed)?;
+    out.set_item("duration_s", r.duration_s)?;
+    out.set_item("warmup_s", r.warmup_s)?;
+    out.set_item("events", r.events)?;
+    out.set_item("delivered_packets", r.delivered_packets)?;
+    out.set_item("jain_fairness", r.jain_fairness)?;
+    let f = &r.flows;
+    columns!(py, SetIn(&out, "flows"), f,
+        numeric: [start_s, goodput_bps, throughput_bps, bytes_delivered, packets_sent,
+                  retransmissions, fast_retransmits, timeouts, drops, rtt_samples, rtt_mean_s,
+                  rtt_min_s, rtt_p50_s, rtt_p95_s, rtt_p99_s, rtt_max_s, completion_s],
+        text: [name, kind, cc, src, dst]);
+    let l = &r.links;
+    columns!(py, SetIn(&out, "links"), l,
+        numeric: [rate_bps, utilization, tx_packets, tx_bytes, drops, loss_drops,
+                  mean_queue_packets, mean_queue_bytes, max_queue_packets],
+        text: [name, direction, from, to]);
+    let t = &r.timeseries;
+    columns!(py, SetIn(&out, "timeseries"), t,
+        numeric: [time_s, cwnd_bytes, srtt_s, goodput_bps, queue_packets, queue_bytes],
+        text: [entity, name]);
+    Ok(out.into())
+}
+
+/// Sets `key` of a dict (used by `columns!`).
+struct SetIn<'a, 'py>(&'a Bound<'py, PyDict>, &'static str);
+
+impl<'py> SetIn<'_, 'py> {
+    fn set_item(&self, value: Bound<'py, PyDict>) -> PyResult<()> {
+        self.0.set_item(self.1, value)
+    }
+}
+
+/// Runs a scenario. `progress(now_s, duration_s)` is called between slices if given.
+#[pyfunction]
+#[pyo3(signature = (text, source, format="toml", seed=None, overrides=Vec::new(), progress=None))]
+fn run_scenario(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    seed: Option<u64>,
+    overrides: Vec<(String, String)>,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let scenario = parse(py, text, source, format, &overrides)?;
+    let mut sim = build(&scenario, seed).map_err(|e| scenario_error(py, &e))?;
+    let duration = sim.config().duration;
+    let step = (duration.as_nanos() / SLICES).max(1);
+    let mut next = SimTime::ZERO;
+    loop {
+        next = next.saturating_add(SimTime(step)).min(duration);
+        let limit = next;
+        let done = py.allow_threads(|| sim.run_until(limit));
+        py.check_signals()?;
+        if let Some(cb) = &progress {
+            cb.call1(py, (sim.now().as_secs_f64(), duration.as_secs_f64()))?;
+        }
+        if done {
+            break;
+        }
+    }
+    result_to_dict(py, &sim.results())
+}
+
+/// The controllers, queues, sources and loss models a scenario can name, with parameters.
+#[pyfunction]
+fn catalog_json() -> PyResult<String> {
+    serde_json::to_string(&catalog())
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Runs the dumbbell benchmark in this process; returns its report as JSON.
+#[pyfunction]
+fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64) -> PyResult<String> {
+    let report = py
+        .allow_threads(|| plait_core::bench::run_dumbbell(flows, duration_s))
+        .map_err(|e| scenario_error(py, &e))?;
+    serde_json::to_string(&report)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,198 @@
+"""Running scenarios from Python: :func:`run` and :func:`validate`, and the :class:`Result`."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Union
+
+import pandas as pd
+
+from plait import _core
+
+Scenario = Union[str, os.PathLike, Mapping[str, Any]]
+Overrides = Union[Mapping[str, Any], Iterable[str], None]
+
+
+def _override_pairs(overrides: Overrides) -> list[tuple[str, str]]:
+    """`{"simulation.seed": 3}` or `["simulation.seed=3"]` -> `[("simulation.seed", "3")]`."""
+    if overrides is None:
+        return []
+    pairs: list[tuple[str, str]] = []
+    if isinstance(overrides, Mapping):
+        for key, value in overrides.items():
+            pairs.append((str(key), _toml_literal(value)))
+        return pairs
+    for item in overrides:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"override '{item}': expected key.path=value")
+        pairs.append((key.strip(), value.strip()))
+    return pairs
+
+
+def _toml_literal(value: Any) -> str:
+    """A Python value as TOML text (strings stay bare so that units like 10Mbps work)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _load(scenario: Scenario) -> tuple[str, str, str]:
+    """(text, source name, format) for a path or a dict."""
+    if isinstance(scenario, Mapping):
+        return json.dumps(scenario), "<dict>", "json"
+    path = Path(scenario)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioFileError(f"{path}: cannot read scenario file ({e.strerror})") from None
+    return text, str(path), "toml"
+
+
+class ScenarioFileError(_core.ScenarioError):
+    """The scenario file could not be read."""
+
+
+@dataclass
+class Result:
+    """Result tables of one run (pandas DataFrames) and the run's identity."""
+
+    seed: int
+    duration_s: float
+    warmup_s: float
+    events: int
+    delivered_packets: int
+    jain_fairness: float
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    timeseries: pd.DataFrame
+    wall_seconds: float = math.nan
+
+    @classmethod
+    def _from_core(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
+        return cls(
+            seed=int(raw["seed"]),
+            duration_s=float(raw["duration_s"]),
+            warmup_s=float(raw["warmup_s"]),
+            events=int(raw["events"]),
+            delivered_packets=int(raw["delivered_packets"]),
+            jain_fairness=float(raw["jain_fairness"]),
+            flows=_frame(raw["flows"], ["name", "kind", "cc", "src", "dst"]),
+            links=_frame(raw["links"], ["name", "direction", "from", "to"]),
+            timeseries=_frame(raw["timeseries"], ["time_s", "entity", "name"]),
+            wall_seconds=wall_seconds,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary. Everything but `wall_seconds` depends only on the scenario
+        and the seed. NaN becomes None."""
+        return {
+            "seed": self.seed,
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "flows": _records(self.flows),
+            "links": _records(self.links),
+            "jain_fairness": _clean(self.jain_fairness),
+            "events": self.events,
+            "delivered_packets": self.delivered_packets,
+            "wall_seconds": self.wall_seconds,
+        }
+
+    def to_json(self, path: str | os.PathLike) -> None:
+        """Writes :meth:`summary` atomically (a temporary file renamed into place)."""
+        text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
+        write_atomic(Path(path), text.encode())
+
+    def to_parquet(self, directory: str | os.PathLike) -> None:
+        """Writes flows.parquet, links.parquet (and timeseries.parquet if sampled) into
+        `directory`, all or nothing: they are written to a temporary folder first."""
+        target = Path(directory)
+        target.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".plait-", dir=target))
+        try:
+            tables = {"flows": self.flows, "links": self.links}
+            if len(self.timeseries):
+                tables["timeseries"] = self.timeseries
+            for name, frame in tables.items():
+                frame.assign(seed=self.seed).to_parquet(staging / f"{name}.parquet", index=False)
+            for name in tables:
+                os.replace(staging / f"{name}.parquet", target / f"{name}.parquet")
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Writes `data` to `path` through a temporary file in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _frame(columns: dict[str, Any], first: list[str]) -> pd.DataFrame:
+    order = [c for c in first if c in columns] + [c for c in columns if c not in first]
+    return pd.DataFrame({c: columns[c] for c in order})
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    return x
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for row in frame.to_dict(orient="records"):
+        out.append({k: _clean(v.item() if hasattr(v, "item") else v) for k, v in row.items()})
+    return out
+
+
+def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
+    """Checks a scenario; returns counts of nodes, links and flows. Raises
+    :class:`plait.ScenarioError` naming the file, the field and what was expected."""
+    text, source, fmt = _load(scenario)
+    return _core.validate_scenario(text, source, fmt, _override_pairs(overrides))
+
+
+def run(
+    scenario: Scenario,
+    seed: int | None = None,
+    overrides: Overrides = None,
+    progress: Callable[[float, float], None] | None = None,
+) -> Result:
+    """Runs a scenario (path to a TOML file, or a dict with the same schema).
+
+    `seed` replaces the scenario's seed; `overrides` sets fields before validation, as
+    `{"flow[0].cc": "cubic"}` or `["link.bottleneck.rate=10Mbps"]`; `progress(now_s,
+    duration_s)` is called as the run advances. The GIL is released while simulating and
+    Ctrl-C raises KeyboardInterrupt between slices.
+    """
+    import time
+
+    if seed is not None and (not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    text, source, fmt = _load(scenario)
+    started = time.perf_counter()
+    raw = _core.run_scenario(text, source, fmt, seed, _override_pairs(overrides), progress)
+    return Result._from_core(raw, time.perf_counter() - started)

@@ -1,0 +1,62 @@
+"""Readable tables for the terminal (rich)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        if unit == "bps":
+            for scale, name in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+                if abs(value) >= scale:
+                    return f"{value / scale:.2f} {name}"
+            return f"{value:.0f} b/s"
+        if unit == "ms":
+            return f"{value * 1e3:.1f}"
+        if unit == "%":
+            return f"{100 * value:.1f}%"
+        return f"{value:.3g}"
+    return str(value)
+
+
+def print_result(result, title: str = "", console: Console | None = None) -> None:
+    console = console or Console()
+    flows = Table(title=f"{title} — flows over [{result.warmup_s:g}s, {result.duration_s:g}s]")
+    for col in ("flow", "goodput", "wire", "retx", "fast rtx", "RTOs", "RTT ms", "p99 ms"):
+        flows.add_column(col, justify="left" if col == "flow" else "right")
+    for r in result.flows.itertuples(index=False):
+        flows.add_row(
+            r.name,
+            _fmt(r.goodput_bps, "bps"),
+            _fmt(r.throughput_bps, "bps"),
+            str(r.retransmissions),
+            str(r.fast_retransmits),
+            str(r.timeouts),
+            _fmt(r.rtt_mean_s, "ms"),
+            _fmt(r.rtt_p99_s, "ms"),
+        )
+    console.print(flows)
+    links = Table(title="links")
+    for col in ("link", "direction", "utilisation", "drops", "loss drops", "mean queue (pkts)"):
+        links.add_column(col, justify="left" if col in ("link", "direction") else "right")
+    for r in result.links.itertuples(index=False):
+        links.add_row(
+            r.name,
+            r.direction,
+            _fmt(r.utilization, "%"),
+            str(r.drops),
+            str(r.loss_drops),
+            f"{r.mean_queue_packets:.1f}",
+        )
+    console.print(links)
+    console.print(
+        f"seed {result.seed}  ·  Jain fairness {result.jain_fairness:.4f}  ·  "
+        f"{result.events:,} events  ·  {result.wall_seconds:.2f} s wall"
+    )

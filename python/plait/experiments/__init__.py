@@ -1,0 +1,1 @@
+"""Experiments that reproduce the papers' tables and figures."""

@@ -1,0 +1,172 @@
+"""Parallel TCP sockets (Altman et al.): bottleneck utilisation against the number N of AIMD
+connections, for the threshold-dropper, RED and DropTail, beside Theorem 1's
+1 - 1/(1 + 3N) (beta = 1/2).
+
+The paper (section V) finds good agreement with the threshold-dropper, which enforces one
+congestion signal per congestion event (assumption ONE), and a shortfall with small DropTail
+buffers, where the connections' windows synchronise.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from plait.api import run, write_atomic
+
+EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "parallel-tcp"
+
+
+@dataclass(frozen=True)
+class Queue:
+    """A bottleneck queue configuration of the sweep."""
+
+    label: str
+    toml: str
+
+
+def queues() -> list[Queue]:
+    """(a) threshold-dropper (both of the paper's policies), (b) RED as in section V.A
+    (min_th, max_th = 0.6, 0.8 of the buffer, max_p = 0.1, w_q = 0.001, wait on),
+    (c) DropTail with 5, 10, 20 and 40 packets."""
+    out = [
+        Queue(
+            "threshold-dropper, rate-independent",
+            '{kind="threshold_dropper", threshold=3, policy="rate_independent"}',
+        ),
+        Queue(
+            "threshold-dropper, largest-rate",
+            '{kind="threshold_dropper", threshold=3, policy="largest_rate"}',
+        ),
+    ]
+    for b in (20, 40):
+        out.append(
+            Queue(
+                f"RED, buffer {b}",
+                f'{{kind="red", packets={b}, min_th={0.6 * b:g}, max_th={0.8 * b:g}, '
+                f"max_p=0.1, w_q=0.001, wait=true, gentle=false}}",
+            )
+        )
+    for b in (5, 10, 20, 40):
+        out.append(Queue(f"DropTail, buffer {b}", f'{{kind="droptail", packets={b}}}'))
+    return out
+
+
+def theorem1(n: int, beta: float = 0.5) -> float:
+    """Altman et al. Theorem 1: mean aggregate rate / c = 1 - 1/(1 + N (1+beta)/(1-beta))."""
+    return 1.0 - 1.0 / (1.0 + n * (1.0 + beta) / (1.0 - beta))
+
+
+def run_one(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> dict:
+    result = run(
+        EXPERIMENT_DIR / "scenario.toml",
+        seed=seed,
+        overrides={
+            "flow.tcp.count": n,
+            "link.bottleneck.queue": queue.toml,
+            "simulation.duration": f"{duration}s",
+            "simulation.warmup": f"{warmup}s",
+        },
+    )
+    links = result.links
+    bottleneck = links[(links.name == "bottleneck") & (links.direction == "forward")].iloc[0]
+    flows = result.flows
+    return {
+        "queue": queue.label,
+        "n": n,
+        "utilization": float(bottleneck.utilization),
+        "theorem1": theorem1(n),
+        "drops": int(bottleneck.drops),
+        "timeouts": int(flows.timeouts.sum()),
+        "fast_retransmits": int(flows.fast_retransmits.sum()),
+        "jain": result.jain_fairness,
+        "seed": result.seed,
+    }
+
+
+def sweep(
+    ns: list[int],
+    duration: float = 400.0,
+    warmup: float = 100.0,
+    seed: int = 1,
+    jobs: int | None = None,
+    progress=None,
+) -> pd.DataFrame:
+    """Runs every (queue, N) pair; returns one row per run."""
+    tasks = [(q, n) for q in queues() for n in ns]
+    jobs = jobs or min(len(tasks), os.cpu_count() or 1)
+    rows = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_one, q, n, duration, warmup, seed) for q, n in tasks]
+        for fut in futures:
+            rows.append(fut.result())
+            if progress is not None:
+                progress()
+    return pd.DataFrame(rows)
+
+
+def table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Utilisation as a table: one row per N, one column per queue, plus Theorem 1."""
+    wide = rows.pivot(index="n", columns="queue", values="utilization")
+    wide = wide[[q.label for q in queues() if q.label in wide.columns]]
+    wide.insert(0, "theorem 1", [theorem1(n) for n in wide.index])
+    return wide
+
+
+def markdown(wide: pd.DataFrame) -> str:
+    """A GitHub-flavoured Markdown table of the wide utilisation table."""
+    header = ["N", *wide.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for n, row in wide.iterrows():
+        cells = ["-" if math.isnan(v) else f"{v:.3f}" for v in row]
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(rows: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    ns = sorted(rows.n.unique())
+    fine = [1 + i * (max(ns) - 1) / 200 for i in range(201)]
+    ax.plot(fine, [theorem1(x) for x in fine], "k-", lw=2, label="Theorem 1: 1 - 1/(1+3N)")
+    markers = "os^vD<>ph*"
+    for i, q in enumerate(queues()):
+        sub = rows[rows.queue == q.label].sort_values("n")
+        if len(sub):
+            ax.plot(
+                sub.n, sub.utilization, marker=markers[i % len(markers)], ls="--", label=q.label
+            )
+    ax.set_xlabel("number of connections N")
+    ax.set_ylabel("bottleneck utilisation")
+    ax.set_ylim(0.6, 1.02)
+    ax.set_xticks(ns)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("Parallel AIMD(1, 1/2) TCP over a 10 Mb/s, 120 ms bottleneck")
+    fig.tight_layout()
+    tmp = path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def write_outputs(rows: pd.DataFrame, out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "csv": out_dir / "utilization.csv",
+        "markdown": out_dir / "utilization.md",
+        "png": out_dir / "utilization.png",
+    }
+    write_atomic(paths["csv"], rows.to_csv(index=False).encode())
+    write_atomic(paths["markdown"], markdown(table(rows)).encode())
+    plot(rows, paths["png"])
+    return paths
