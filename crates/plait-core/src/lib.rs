@@ -7,17 +7,18 @@
 //! tracing and metrics (`trace`) and models (`model`).
 
 pub mod app;
+pub mod bench;
 pub mod event;
 pub mod ids;
+pub mod model;
 pub mod net;
 pub mod packet;
 pub mod rng;
-pub mod time;
-pub mod transport;
-pub mod model;
 pub mod scenario;
-// pub mod sim; (enabled once transport and scenario land)
+pub mod sim;
+pub mod time;
 pub mod trace;
+pub mod transport;
 
 pub use ids::{FlowId, LinkId, NodeId, PacketId, RouteId};
 pub use time::{Rate, SimTime};

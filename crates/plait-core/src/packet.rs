@@ -23,7 +23,10 @@ pub struct SackBlocks {
 }
 
 impl SackBlocks {
-    pub const EMPTY: SackBlocks = SackBlocks { blocks: [(0, 0); MAX_SACK_BLOCKS], len: 0 };
+    pub const EMPTY: SackBlocks = SackBlocks {
+        blocks: [(0, 0); MAX_SACK_BLOCKS],
+        len: 0,
+    };
 
     /// Appends a block; blocks beyond the capacity are ignored.
     pub fn push(&mut self, start: u64, end: u64) {
@@ -85,7 +88,9 @@ pub enum Payload {
     Data(DataSegment),
     Ack(AckSegment),
     /// A UDP datagram with a per-flow sequence number.
-    Datagram { seq: u64 },
+    Datagram {
+        seq: u64,
+    },
 }
 
 /// A packet on the wire.

@@ -80,8 +80,16 @@ mod tests {
     #[test]
     fn same_name_same_stream() {
         let s = RngStreams::new(42);
-        let a: Vec<u64> = s.stream("link.bottleneck").sample_iter(rand::distributions::Standard).take(8).collect();
-        let b: Vec<u64> = s.stream("link.bottleneck").sample_iter(rand::distributions::Standard).take(8).collect();
+        let a: Vec<u64> = s
+            .stream("link.bottleneck")
+            .sample_iter(rand::distributions::Standard)
+            .take(8)
+            .collect();
+        let b: Vec<u64> = s
+            .stream("link.bottleneck")
+            .sample_iter(rand::distributions::Standard)
+            .take(8)
+            .collect();
         assert_eq!(a, b);
     }
 

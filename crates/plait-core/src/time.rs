@@ -142,7 +142,10 @@ mod tests {
     #[test]
     fn tx_time_exact() {
         // 1500 B at 100 Mb/s = 120 us exactly.
-        assert_eq!(Rate::from_mbps(100).tx_time(1500), SimTime::from_micros(120));
+        assert_eq!(
+            Rate::from_mbps(100).tx_time(1500),
+            SimTime::from_micros(120)
+        );
         // 40 B at 1 Gb/s = 320 ns.
         assert_eq!(Rate::from_mbps(1000).tx_time(40), SimTime(320));
     }

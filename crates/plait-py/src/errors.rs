@@ -23,6 +23,9 @@ pub fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("ScenarioError", m.py().get_type_bound::<PlaitScenarioError>())?;
+    m.add(
+        "ScenarioError",
+        m.py().get_type_bound::<PlaitScenarioError>(),
+    )?;
     Ok(())
 }

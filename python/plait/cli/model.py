@@ -28,7 +28,9 @@ def parse_values(text: str) -> list[float]:
             start, stop = float(start_text), float(stop_text)
             step = float(step_text) if step_text else 1.0
             if step <= 0 or stop < start:
-                raise argparse.ArgumentTypeError(f"bad range {item!r}: need start <= stop, step > 0")
+                raise argparse.ArgumentTypeError(
+                    f"bad range {item!r}: need start <= stop, step > 0"
+                )
             count = int(np.floor((stop - start) / step + 1e-9)) + 1
             values.extend(start + k * step for k in range(count))
         else:
@@ -129,7 +131,14 @@ def _multcp(args: argparse.Namespace) -> None:
         alpha, beta = models.multcp_original(n)
         ratio = models.aimd_equivalent_flows(alpha, beta) / n
         rows.append((n, alpha, beta, ratio, models.multcp_beta_decrease(n, n), n * n))
-    headers = ("N", "alpha", "beta_decrease", "W/(N W_TCP)", "exact beta for alpha=N", "alpha=N^2")
+    headers = (
+        "N",
+        "alpha",
+        "beta_decrease",
+        "W/(N W_TCP)",
+        "beta_dec for alpha=N",
+        "alpha for beta_dec=1/2",
+    )
     _print(headers, rows, "MulTCP and the N-TCP equivalence alpha(2-beta)/beta = 3N^2", args.csv)
 
 

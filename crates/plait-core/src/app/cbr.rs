@@ -14,12 +14,21 @@ pub struct Cbr {
 
 impl Cbr {
     pub fn new(rate: Rate, packet_bytes: u32) -> Self {
-        Cbr { rate, packet_bytes, carry: 0 }
+        Cbr {
+            rate,
+            packet_bytes,
+            carry: 0,
+        }
     }
 
     pub fn wake(&mut self, now: SimTime) -> Wake {
-        let gap = self.rate.tx_time_carry(self.packet_bytes as u64, &mut self.carry);
-        Wake { send: true, next: now.saturating_add(gap) }
+        let gap = self
+            .rate
+            .tx_time_carry(self.packet_bytes as u64, &mut self.carry);
+        Wake {
+            send: true,
+            next: now.saturating_add(gap),
+        }
     }
 }
 

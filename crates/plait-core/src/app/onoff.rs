@@ -30,7 +30,9 @@ impl Period {
             }
             Period::Pareto { mean, shape } => {
                 let scale = mean.as_secs_f64() * (shape - 1.0) / shape;
-                Pareto::new(scale, shape).map(|d| d.sample(rng)).unwrap_or(0.0)
+                Pareto::new(scale, shape)
+                    .map(|d| d.sample(rng))
+                    .unwrap_or(0.0)
             }
         };
         SimTime::from_secs_f64(secs)
@@ -57,7 +59,15 @@ pub struct OnOff {
 
 impl OnOff {
     pub fn new(rate: Rate, packet_bytes: u32, on: Period, off: Period, rng: SimRng) -> Self {
-        OnOff { rate, packet_bytes, on, off, rng, state: State::Idle, carry: 0 }
+        OnOff {
+            rate,
+            packet_bytes,
+            on,
+            off,
+            rng,
+            state: State::Idle,
+            carry: 0,
+        }
     }
 
     fn begin_on(&mut self, now: SimTime) -> Wake {
@@ -70,10 +80,18 @@ impl OnOff {
         if now >= until {
             let off_until = now.saturating_add(self.off.draw(&mut self.rng));
             self.state = State::Off { until: off_until };
-            return Wake { send: false, next: off_until };
+            return Wake {
+                send: false,
+                next: off_until,
+            };
         }
-        let gap = self.rate.tx_time_carry(self.packet_bytes as u64, &mut self.carry);
-        Wake { send: true, next: now.saturating_add(gap).min(until) }
+        let gap = self
+            .rate
+            .tx_time_carry(self.packet_bytes as u64, &mut self.carry);
+        Wake {
+            send: true,
+            next: now.saturating_add(gap).min(until),
+        }
     }
 
     pub fn wake(&mut self, now: SimTime) -> Wake {
@@ -119,7 +137,10 @@ mod tests {
     #[test]
     fn pareto_mean_matches() {
         let mut rng = rng_from_seed(9);
-        let p = Period::Pareto { mean: SimTime::from_millis(200), shape: 2.5 };
+        let p = Period::Pareto {
+            mean: SimTime::from_millis(200),
+            shape: 2.5,
+        };
         let n = 200_000;
         let mean: f64 = (0..n).map(|_| p.draw(&mut rng).as_secs_f64()).sum::<f64>() / n as f64;
         assert!((mean - 0.2).abs() < 0.01, "mean {mean}");

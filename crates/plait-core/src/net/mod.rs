@@ -1,6 +1,6 @@
 //! The network: links, queues, loss models, routing and topology.
 
-// pub mod link;
+pub mod link;
 pub mod loss;
 pub mod queue;
 pub mod routing;

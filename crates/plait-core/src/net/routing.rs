@@ -116,7 +116,10 @@ mod tests {
     #[test]
     fn explicit_routes() {
         let (t, [a, b, c, d]) = diamond();
-        assert_eq!(path_from_nodes(&t, &[a, b, d]), Ok(vec![LinkId(1), LinkId(2)]));
+        assert_eq!(
+            path_from_nodes(&t, &[a, b, d]),
+            Ok(vec![LinkId(1), LinkId(2)])
+        );
         assert_eq!(path_from_nodes(&t, &[a, d]), Err(0));
         assert_eq!(path_from_nodes(&t, &[a, c, b]), Err(1));
     }

@@ -29,7 +29,11 @@ pub struct Topology {
 impl Topology {
     pub fn add_node(&mut self, name: &str, role: NodeRole) -> NodeId {
         let id = NodeId::from_index(self.nodes.len());
-        self.nodes.push(Node { name: name.to_string(), role, out_links: Vec::new() });
+        self.nodes.push(Node {
+            name: name.to_string(),
+            role,
+            out_links: Vec::new(),
+        });
         id
     }
 
@@ -42,6 +46,9 @@ impl Topology {
     }
 
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {
-        self.nodes.iter().position(|n| n.name == name).map(NodeId::from_index)
+        self.nodes
+            .iter()
+            .position(|n| n.name == name)
+            .map(NodeId::from_index)
     }
 }

@@ -489,6 +489,14 @@ fn toml_syntax_error_gives_line_and_column() {
     assert!(e
         .to_string()
         .starts_with("test.toml: TOML syntax error at line 3"));
+    // Multi-line parser messages are folded into one line.
+    let e = err("[simulation]\nduration = 1\n[simulation]\n");
+    assert!(!e.message.contains('\n'), "{e}");
+    assert!(
+        e.message
+            .starts_with("TOML syntax error at line 3, column 1: "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -1116,3 +1124,72 @@ fn catalog_defaults_are_what_the_parser_uses() {
     }
 }
 
+// ---- The reference page ---------------------------------------------------------------------
+
+const REFERENCE: &str = include_str!("../../../../docs/scenario.md");
+
+/// The fenced code blocks of `lang` in the reference page.
+fn code_blocks(lang: &str) -> Vec<String> {
+    let fence = format!("```{lang}\n");
+    let mut blocks = Vec::new();
+    let mut rest = REFERENCE;
+    while let Some(start) = rest.find(&fence) {
+        let body = &rest[start + fence.len()..];
+        let end = body.find("```").expect("unclosed code block");
+        blocks.push(body[..end].to_string());
+        rest = &body[end..];
+    }
+    blocks
+}
+
+#[test]
+fn every_example_in_the_reference_is_accepted() {
+    // Fragments are spliced into a small network a -> gateway -> b with one TCP flow.
+    let base = r#"
+[simulation]
+duration = "60s"
+
+[[link]]
+name = "left"
+from = "a"
+to = "gateway"
+rate = "100Mbps"
+delay = "10ms"
+
+[[link]]
+name = "right"
+from = "gateway"
+to = "b"
+rate = "100Mbps"
+delay = "10ms"
+
+[[flow]]
+name = "base"
+kind = "tcp"
+src = "a"
+dst = "b"
+"#;
+    let blocks = code_blocks("toml");
+    assert!(
+        blocks.len() >= 13,
+        "only {} TOML examples found",
+        blocks.len()
+    );
+    for block in &blocks {
+        let first = block.trim_start();
+        if first.starts_with("[simulation]") {
+            ok(block);
+        } else if first.starts_with("queue") || first.starts_with("loss") {
+            for line in block.lines().filter(|l| !l.trim().is_empty()) {
+                ok(&base.replacen("delay = \"10ms\"", &format!("delay = \"10ms\"\n{line}"), 1));
+            }
+        } else if first.starts_with("[tcp]") {
+            ok(&format!("{block}{base}"));
+        } else {
+            ok(&format!("{base}{block}"));
+        }
+    }
+    let json = code_blocks("json");
+    assert_eq!(json.len(), 1);
+    Scenario::from_json_str(&json[0], "reference.json", &[]).unwrap();
+}

@@ -812,7 +812,10 @@ fn route(
     let Value::Array(items) = value else {
         return Err(Issue::new(
             path,
-            "expected a list of node names from src to dst",
+            format!(
+                "expected a list of node names from src to dst, got {}",
+                describe(value)
+            ),
         ));
     };
     let mut ids = Vec::with_capacity(items.len());

@@ -51,8 +51,16 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         };
         topo.add_node(&n.name, role);
     }
+    let ids: HashMap<String, NodeId> = topo
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.clone(), NodeId::from_index(i)))
+        .collect();
     let node = |name: &str, path: String| {
-        topo.node_by_name(name).ok_or_else(|| err(path, format!("unknown node '{name}'")))
+        ids.get(name)
+            .copied()
+            .ok_or_else(|| err(path, format!("unknown node '{name}'")))
     };
     // (spec index, is_reverse) of each link direction, in id order.
     let mut directions: Vec<(usize, bool)> = Vec::new();
@@ -91,7 +99,10 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                     .map(|n| node(n, format!("{at}.route")))
                     .collect::<Result<Vec<_>, _>>()?;
                 let fwd = path_from_nodes(&topo, &ids).map_err(|i| {
-                    err(format!("{at}.route"), format!("no link from '{}' to '{}'", names[i], names[i + 1]))
+                    err(
+                        format!("{at}.route"),
+                        format!("no link from '{}' to '{}'", names[i], names[i + 1]),
+                    )
                 })?;
                 let back: Vec<NodeId> = ids.iter().rev().copied().collect();
                 let rev = path_from_nodes(&topo, &back).map_err(|i| {
@@ -105,19 +116,28 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             }
             None => {
                 let fwd = shortest_path(&topo, src, dst).ok_or_else(|| {
-                    err(format!("{at}.dst"), format!("no path from '{}' to '{}'", f.src, f.dst))
+                    err(
+                        format!("{at}.dst"),
+                        format!("no path from '{}' to '{}'", f.src, f.dst),
+                    )
                 })?;
                 let rev = shortest_path(&topo, dst, src).ok_or_else(|| {
                     err(
                         format!("{at}.dst"),
-                        format!("no path back from '{}' to '{}' for acknowledgements", f.dst, f.src),
+                        format!(
+                            "no path back from '{}' to '{}' for acknowledgements",
+                            f.dst, f.src
+                        ),
                     )
                 })?;
                 (fwd, rev)
             }
         };
         if fwd.is_empty() {
-            return Err(err(format!("{at}.dst"), "source and destination are the same node".into()));
+            return Err(err(
+                format!("{at}.dst"),
+                "source and destination are the same node".into(),
+            ));
         }
         flow_paths.push((src, dst, fwd, rev));
     }
@@ -125,7 +145,10 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
     // Default threshold-dropper hold: the mean propagation RTT of the flows whose data crosses
     // the link direction (Altman et al. §V.D hold the dropper for about one RTT).
     let rtt_of = |fwd: &[LinkId], rev: &[LinkId]| -> u64 {
-        fwd.iter().chain(rev).map(|l| topo.delay_ns[l.index()]).sum()
+        fwd.iter()
+            .chain(rev)
+            .map(|l| topo.delay_ns[l.index()])
+            .sum()
     };
     let mut hold_sum = vec![0u128; directions.len()];
     let mut hold_n = vec![0u64; directions.len()];
@@ -172,7 +195,11 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             StartSpec::Uniform(a, b) => {
                 let mut rng = streams.stream(&format!("flow.{}.start", f.name));
                 let span = b.saturating_sub(a).as_nanos();
-                a + SimTime(if span == 0 { 0 } else { rng.gen_range(0..=span) })
+                a + SimTime(if span == 0 {
+                    0
+                } else {
+                    rng.gen_range(0..=span)
+                })
             }
         };
         let (kind, cc, endpoints) = match &f.kind {
@@ -197,7 +224,12 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                     received_bytes: 0,
                 },
             ),
-            FlowKind::OnOff { rate, packet_bytes, on, off } => (
+            FlowKind::OnOff {
+                rate,
+                packet_bytes,
+                on,
+                off,
+            } => (
                 "onoff",
                 "",
                 Endpoints::Datagram {
@@ -244,5 +276,12 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         sample_interval: scenario.simulation.sample_interval,
     };
     let node_names = topo.nodes.iter().map(|n| n.name.clone()).collect();
-    Ok(Simulator::assemble(config, links, routes, flows, node_names, crate::trace::NoTrace))
+    Ok(Simulator::assemble(
+        config,
+        links,
+        routes,
+        flows,
+        node_names,
+        crate::trace::NoTrace,
+    ))
 }

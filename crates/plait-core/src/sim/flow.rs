@@ -9,8 +9,16 @@ use crate::transport::tcp::{SenderStats, TcpReceiver, TcpSender};
 
 /// The two ends of a flow.
 pub enum Endpoints {
-    Tcp { sender: Box<TcpSender<Controller>>, receiver: Box<TcpReceiver> },
-    Datagram { source: DatagramSource, next_seq: u64, received_packets: u64, received_bytes: u64 },
+    Tcp {
+        sender: Box<TcpSender<Controller>>,
+        receiver: Box<TcpReceiver>,
+    },
+    Datagram {
+        source: DatagramSource,
+        next_seq: u64,
+        received_packets: u64,
+        received_bytes: u64,
+    },
 }
 
 /// Counters snapshotted at the end of the warm-up, subtracted at the end of the run.

@@ -22,7 +22,6 @@ use crate::time::SimTime;
 use crate::trace::histogram::LogHistogram;
 use crate::trace::results::{jain_index, FlowTable, LinkTable, RunResult, TimeSeries};
 use crate::trace::{NoTrace, Observer, TraceEvent};
-use crate::transport::cc::CongestionControl;
 
 pub use build::build;
 use flow::{Endpoints, Flow};
@@ -220,7 +219,13 @@ impl<O: Observer> Simulator<O> {
 
     #[inline]
     fn send_packet(&mut self, flow: FlowId, route: RouteId, size_bytes: u32, payload: Payload) {
-        let id = self.pool.alloc(Packet { flow, route, hop: 0, size_bytes, payload });
+        let id = self.pool.alloc(Packet {
+            flow,
+            route,
+            hop: 0,
+            size_bytes,
+            payload,
+        });
         self.counters.created += 1;
         self.enter_link(id);
     }
@@ -229,7 +234,11 @@ impl<O: Observer> Simulator<O> {
     fn enter_link(&mut self, id: PacketId) {
         let p = self.pool.get(id);
         let link = self.routes[p.route.index()][p.hop as usize];
-        let item = QueueItem { packet: id, flow: p.flow, bytes: p.size_bytes };
+        let item = QueueItem {
+            packet: id,
+            flow: p.flow,
+            bytes: p.size_bytes,
+        };
         let now = self.now;
         self.dropped_buf.clear();
         let l = &mut self.links[link.index()];
@@ -255,7 +264,8 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn launch(&mut self, link: LinkId, s: Started) {
         let delay = self.links[link.index()].delay;
-        self.events.push(s.tx_end.saturating_add(delay), Event::Arrive(s.item.packet));
+        self.events
+            .push(s.tx_end.saturating_add(delay), Event::Arrive(s.item.packet));
     }
 
     fn drop_packet(&mut self, link: LinkId, item: QueueItem, by_loss_model: bool) {
@@ -312,7 +322,11 @@ impl<O: Observer> Simulator<O> {
                     receiver.handle_data(now, &seg);
                 }
                 if O::ENABLED {
-                    self.observer.on_event(&TraceEvent::Delivered { time: now, flow: f, bytes: seg.len });
+                    self.observer.on_event(&TraceEvent::Delivered {
+                        time: now,
+                        flow: f,
+                        bytes: seg.len,
+                    });
                 }
                 self.drain_tcp(f);
             }
@@ -326,7 +340,11 @@ impl<O: Observer> Simulator<O> {
                             flow.rtt.record(rtt.as_nanos());
                         }
                         if O::ENABLED {
-                            self.observer.on_event(&TraceEvent::RttSample { time: now, flow: f, rtt });
+                            self.observer.on_event(&TraceEvent::RttSample {
+                                time: now,
+                                flow: f,
+                                rtt,
+                            });
                         }
                     }
                     if flow.completed_at.is_none() && sender.is_finished() {
@@ -334,22 +352,33 @@ impl<O: Observer> Simulator<O> {
                     }
                     if O::ENABLED {
                         let cwnd_bytes = sender.cwnd();
-                        self.observer.on_event(&TraceEvent::Cwnd { time: now, flow: f, cwnd_bytes });
+                        self.observer.on_event(&TraceEvent::Cwnd {
+                            time: now,
+                            flow: f,
+                            cwnd_bytes,
+                        });
                     }
                 }
                 self.drain_tcp(f);
             }
             Payload::Datagram { .. } => {
                 self.counters.data_delivered += 1;
-                if let Endpoints::Datagram { received_packets, received_bytes, .. } =
-                    &mut self.flows[f.index()].endpoints
+                if let Endpoints::Datagram {
+                    received_packets,
+                    received_bytes,
+                    ..
+                } = &mut self.flows[f.index()].endpoints
                 {
                     *received_packets += 1;
                     *received_bytes += pkt.size_bytes.saturating_sub(UDP_IP_HEADER_BYTES) as u64;
                 }
                 if O::ENABLED {
                     let bytes = pkt.size_bytes;
-                    self.observer.on_event(&TraceEvent::Delivered { time: now, flow: f, bytes });
+                    self.observer.on_event(&TraceEvent::Delivered {
+                        time: now,
+                        flow: f,
+                        bytes,
+                    });
                 }
             }
         }
@@ -372,7 +401,11 @@ impl<O: Observer> Simulator<O> {
                 while let Some(ack) = receiver.poll_transmit(now) {
                     acks.push(ack);
                 }
-                let s = if flow.active { sender.poll_timeout() } else { None };
+                let s = if flow.active {
+                    sender.poll_timeout()
+                } else {
+                    None
+                };
                 match (s, receiver.poll_timeout()) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -391,7 +424,12 @@ impl<O: Observer> Simulator<O> {
             }
         }
         for seg in data.drain(..) {
-            self.send_packet(f, forward, seg.len + TCP_IP_HEADER_BYTES, Payload::Data(seg));
+            self.send_packet(
+                f,
+                forward,
+                seg.len + TCP_IP_HEADER_BYTES,
+                Payload::Data(seg),
+            );
         }
         for ack in acks.drain(..) {
             let size = TCP_IP_HEADER_BYTES + ack.sack.option_bytes();
@@ -438,7 +476,10 @@ impl<O: Observer> Simulator<O> {
             return;
         }
         let forward = flow.forward;
-        let Endpoints::Datagram { source, next_seq, .. } = &mut flow.endpoints else {
+        let Endpoints::Datagram {
+            source, next_seq, ..
+        } = &mut flow.endpoints
+        else {
             return;
         };
         let wake = source.wake(now);
@@ -471,7 +512,9 @@ impl<O: Observer> Simulator<O> {
 
     fn handle_sample(&mut self) {
         let now = self.now;
-        let Some(dt) = self.config.sample_interval else { return };
+        let Some(dt) = self.config.sample_interval else {
+            return;
+        };
         let ts = &mut self.timeseries;
         let t = now.as_secs_f64();
         for f in &mut self.flows {
@@ -511,8 +554,18 @@ impl<O: Observer> Simulator<O> {
 
     /// The result tables. Call after [`Simulator::run`].
     pub fn results(&self) -> RunResult {
-        let interval = self.config.duration.saturating_sub(self.config.warmup).as_secs_f64();
-        let per_s = |x: u64| if interval > 0.0 { x as f64 / interval } else { f64::NAN };
+        let interval = self
+            .config
+            .duration
+            .saturating_sub(self.config.warmup)
+            .as_secs_f64();
+        let per_s = |x: u64| {
+            if interval > 0.0 {
+                x as f64 / interval
+            } else {
+                f64::NAN
+            }
+        };
         let secs = |x: Option<f64>| x.map_or(f64::NAN, |ns| ns * 1e-9);
         let mut flows = FlowTable::default();
         for f in &self.flows {
@@ -524,14 +577,24 @@ impl<O: Observer> Simulator<O> {
             flows.src.push(self.node_names[f.src.index()].clone());
             flows.dst.push(self.node_names[f.dst.index()].clone());
             flows.start_s.push(f.start.as_secs_f64());
-            flows.goodput_bps.push(per_s(now.delivered_bytes - w.delivered_bytes) * 8.0);
-            flows.throughput_bps.push(per_s(now.wire_bytes_sent - w.wire_bytes_sent) * 8.0);
-            flows.bytes_delivered.push(now.delivered_bytes - w.delivered_bytes);
-            flows.packets_sent.push(now.data_packets_sent - w.data_packets_sent);
-            flows.retransmissions.push(
-                now.sender.retransmitted_segments - w.sender.retransmitted_segments,
-            );
-            flows.fast_retransmits.push(now.sender.fast_retransmits - w.sender.fast_retransmits);
+            flows
+                .goodput_bps
+                .push(per_s(now.delivered_bytes - w.delivered_bytes) * 8.0);
+            flows
+                .throughput_bps
+                .push(per_s(now.wire_bytes_sent - w.wire_bytes_sent) * 8.0);
+            flows
+                .bytes_delivered
+                .push(now.delivered_bytes - w.delivered_bytes);
+            flows
+                .packets_sent
+                .push(now.data_packets_sent - w.data_packets_sent);
+            flows
+                .retransmissions
+                .push(now.sender.retransmitted_segments - w.sender.retransmitted_segments);
+            flows
+                .fast_retransmits
+                .push(now.sender.fast_retransmits - w.sender.fast_retransmits);
             flows.timeouts.push(now.sender.timeouts - w.sender.timeouts);
             flows.drops.push(now.drops - w.drops);
             let h: &LogHistogram = &f.rtt;
@@ -542,13 +605,19 @@ impl<O: Observer> Simulator<O> {
             flows.rtt_p95_s.push(secs(h.quantile(0.95)));
             flows.rtt_p99_s.push(secs(h.quantile(0.99)));
             flows.rtt_max_s.push(secs(h.max().map(|v| v as f64)));
-            flows.completion_s.push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
+            flows
+                .completion_s
+                .push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
         }
         let mut links = LinkTable::default();
         for (i, l) in self.links.iter().enumerate() {
             let c = l.counters;
             let w = self.link_at_warmup[i];
-            let window_ns = self.config.duration.saturating_sub(self.config.warmup).as_nanos();
+            let window_ns = self
+                .config
+                .duration
+                .saturating_sub(self.config.warmup)
+                .as_nanos();
             let tx_bytes = c.tx_bytes - w.tx_bytes;
             links.name.push(l.name.clone());
             links.direction.push(l.direction().to_string());
@@ -566,8 +635,16 @@ impl<O: Observer> Simulator<O> {
             links.loss_drops.push(c.loss_drops - w.loss_drops);
             let area_p = (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64;
             let area_b = (c.queue_area_bytes_ns - w.queue_area_bytes_ns) as f64;
-            links.mean_queue_packets.push(if window_ns > 0 { area_p / window_ns as f64 } else { f64::NAN });
-            links.mean_queue_bytes.push(if window_ns > 0 { area_b / window_ns as f64 } else { f64::NAN });
+            links.mean_queue_packets.push(if window_ns > 0 {
+                area_p / window_ns as f64
+            } else {
+                f64::NAN
+            });
+            links.mean_queue_bytes.push(if window_ns > 0 {
+                area_b / window_ns as f64
+            } else {
+                f64::NAN
+            });
             links.max_queue_packets.push(c.max_queue_packets);
         }
         let jain_fairness = jain_index(&flows.goodput_bps);

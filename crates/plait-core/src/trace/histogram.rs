@@ -98,7 +98,19 @@ mod tests {
     #[test]
     fn buckets_are_monotone_and_invertible() {
         let mut last = 0;
-        for v in [0u64, 1, 31, 32, 33, 63, 64, 100, 1_000, 40_000_000, u64::MAX / 2] {
+        for v in [
+            0u64,
+            1,
+            31,
+            32,
+            33,
+            63,
+            64,
+            100,
+            1_000,
+            40_000_000,
+            u64::MAX / 2,
+        ] {
             let b = LogHistogram::bucket(v);
             assert!(b >= last);
             last = b;

@@ -11,13 +11,30 @@ use crate::time::SimTime;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TraceEvent {
     /// A packet of `flow` was dropped on `link` (by the queue or the loss model).
-    Drop { time: SimTime, link: LinkId, flow: FlowId, by_loss_model: bool },
+    Drop {
+        time: SimTime,
+        link: LinkId,
+        flow: FlowId,
+        by_loss_model: bool,
+    },
     /// A TCP sender took an RTT sample.
-    RttSample { time: SimTime, flow: FlowId, rtt: SimTime },
+    RttSample {
+        time: SimTime,
+        flow: FlowId,
+        rtt: SimTime,
+    },
     /// A TCP sender's window after processing an ACK or a timeout.
-    Cwnd { time: SimTime, flow: FlowId, cwnd_bytes: u64 },
+    Cwnd {
+        time: SimTime,
+        flow: FlowId,
+        cwnd_bytes: u64,
+    },
     /// A data packet of `flow` reached its destination.
-    Delivered { time: SimTime, flow: FlowId, bytes: u32 },
+    Delivered {
+        time: SimTime,
+        flow: FlowId,
+        bytes: u32,
+    },
 }
 
 /// Receives trace events. The default methods do nothing, and the simulator is generic over

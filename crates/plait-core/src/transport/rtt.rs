@@ -148,8 +148,15 @@ impl RttEstimator {
 
     /// `SRTT + max(G, K·RTTVAR)` with K = 4, within the bounds (§2.2–§2.5).
     fn computed_rto(&self) -> SimTime {
-        let variation = self.rttvar_ns.saturating_mul(4).max(self.granularity.as_nanos());
-        bound(SimTime(self.srtt_ns.saturating_add(variation)), self.min_rto, self.max_rto)
+        let variation = self
+            .rttvar_ns
+            .saturating_mul(4)
+            .max(self.granularity.as_nanos());
+        bound(
+            SimTime(self.srtt_ns.saturating_add(variation)),
+            self.min_rto,
+            self.max_rto,
+        )
     }
 }
 
@@ -179,7 +186,11 @@ mod tests {
         assert_eq!(e.rto(), SimTime::from_secs(1));
         assert_eq!(e.srtt(), SimTime::ZERO);
         assert_eq!(e.min_rtt(), SimTime::ZERO);
-        let clamped = RttEstimator::new(SimTime::from_millis(10), SimTime::from_millis(200), SimTime::from_secs(60));
+        let clamped = RttEstimator::new(
+            SimTime::from_millis(10),
+            SimTime::from_millis(200),
+            SimTime::from_secs(60),
+        );
         assert_eq!(clamped.rto(), SimTime::from_millis(200));
     }
 
@@ -189,7 +200,7 @@ mod tests {
         e.on_sample(SimTime(100_000_001));
         assert_eq!(e.srtt(), SimTime(100_000_001));
         assert_eq!(e.rttvar(), SimTime(50_000_000)); // floor(R / 2)
-        // RTO = SRTT + 4 * RTTVAR = 100_000_001 + 200_000_000
+                                                     // RTO = SRTT + 4 * RTTVAR = 100_000_001 + 200_000_000
         assert_eq!(e.rto(), SimTime(300_000_001));
         assert_eq!(e.min_rtt(), SimTime(100_000_001));
     }
@@ -234,17 +245,29 @@ mod tests {
 
     #[test]
     fn rto_is_clamped_to_min_and_max() {
-        let mut e = RttEstimator::new(SimTime::from_secs(1), SimTime::from_millis(200), SimTime::from_secs(2));
+        let mut e = RttEstimator::new(
+            SimTime::from_secs(1),
+            SimTime::from_millis(200),
+            SimTime::from_secs(2),
+        );
         e.on_sample(SimTime::from_millis(10)); // 10 + 20 ms = 30 ms, below the floor
         assert_eq!(e.rto(), SimTime::from_millis(200));
-        let mut e = RttEstimator::new(SimTime::from_secs(1), SimTime::from_millis(200), SimTime::from_secs(2));
+        let mut e = RttEstimator::new(
+            SimTime::from_secs(1),
+            SimTime::from_millis(200),
+            SimTime::from_secs(2),
+        );
         e.on_sample(SimTime::from_secs(1)); // 1 s + 2 s = 3 s, above the ceiling
         assert_eq!(e.rto(), SimTime::from_secs(2));
     }
 
     #[test]
     fn backoff_doubles_up_to_max_and_a_sample_resets_it() {
-        let mut e = RttEstimator::new(SimTime::from_secs(1), SimTime::from_millis(200), SimTime::from_secs(5));
+        let mut e = RttEstimator::new(
+            SimTime::from_secs(1),
+            SimTime::from_millis(200),
+            SimTime::from_secs(5),
+        );
         e.on_sample(SimTime::from_millis(100)); // RTO = 100 + 200 = 300 ms
         assert_eq!(e.rto(), SimTime::from_millis(300));
         e.back_off();
@@ -268,7 +291,11 @@ mod tests {
 
     #[test]
     fn backoff_before_first_sample_starts_from_initial_rto() {
-        let mut e = RttEstimator::new(SimTime::from_secs(1), SimTime::from_millis(200), SimTime::from_secs(60));
+        let mut e = RttEstimator::new(
+            SimTime::from_secs(1),
+            SimTime::from_millis(200),
+            SimTime::from_secs(60),
+        );
         e.back_off();
         assert_eq!(e.rto(), SimTime::from_secs(2));
         assert_eq!(e.srtt(), SimTime::ZERO);

@@ -99,6 +99,8 @@ pub(super) struct Engine {
     flows: Flows,
     capacity: f64,
     eta_total: f64,
+    /// `1 / eta_bar`, so that the hot loop multiplies instead of dividing.
+    inverse_eta_total: f64,
     now: f64,
     since_rebase: u64,
     rng: SimRng,
@@ -135,6 +137,7 @@ impl Engine {
             },
             capacity,
             eta_total,
+            inverse_eta_total: 1.0 / eta_total,
             now,
             since_rebase: 0,
             rng: rng_from_seed(config.seed),
@@ -145,7 +148,8 @@ impl Engine {
             recorder: Recorder {
                 limit: config.record,
                 armed: false,
-                path: SamplePath::with_capacity(n, config.record),
+                // Reserve for a modest path only; a longer one grows as it is recorded.
+                path: SamplePath::with_capacity(n, config.record.min(1 << 16)),
             },
             warmup: config.warmup,
             events: config.events,
@@ -271,7 +275,7 @@ impl Engine {
     #[inline]
     fn advance(&mut self, decrease: f64, signalled: f64) {
         let c = self.capacity;
-        let tau = decrease / self.eta_total;
+        let tau = decrease * self.inverse_eta_total;
         self.totals.int_s += tau * (c - 0.5 * decrease);
         self.totals.int_s2 += tau * (c * c - c * decrease + decrease * decrease / 3.0);
         self.totals.hit_sum += signalled;

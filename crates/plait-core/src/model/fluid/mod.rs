@@ -260,7 +260,9 @@ pub fn simulate(config: &FluidConfig, policy: &Policy) -> Result<FluidResult, Fl
             validate_weights(weights, n)?;
             engine.run(&mut Weighted::new(weights))
         }
-        Policy::RateProportional => engine.run(&mut Proportional::new(n)),
+        Policy::RateProportional => engine.run(&mut Proportional {
+            capacity: config.capacity,
+        }),
         Policy::LargestRate => engine.run(&mut Largest),
         Policy::Beatdown => Ok(engine.run_beatdown()),
         Policy::All => engine.run(&mut Everyone),

@@ -201,17 +201,10 @@ impl Select for Weighted {
     }
 }
 
-/// Rate-proportional: inverse transform over the cumulative rates just before the event.
+/// Rate-proportional: inverse transform over the rates just before the event, in one pass.
 pub(super) struct Proportional {
-    cumulative: Vec<f64>,
-}
-
-impl Proportional {
-    pub fn new(n: usize) -> Self {
-        Proportional {
-            cumulative: vec![0.0; n],
-        }
-    }
+    /// The capacity `c`, which the rates sum to at a congestion time.
+    pub capacity: f64,
 }
 
 impl Select for Proportional {
@@ -223,21 +216,23 @@ impl Select for Proportional {
         rng: &mut SimRng,
         _: &mut Vec<usize>,
     ) -> Result<Hit, FluidError> {
-        let mut total = 0.0;
+        // P(i) = x_i / c: the first i whose running sum of rates exceeds u c. The rates sum to c
+        // up to rounding; a draw in that last sliver goes to the last connection with a
+        // positive rate.
+        let target = rng.gen::<f64>() * self.capacity;
+        let mut running = 0.0;
         let mut last_positive = 0;
-        for (i, slot) in self.cumulative.iter_mut().enumerate() {
+        for i in 0..flows.len() {
             let x = flows.rate(i, now);
+            running += x;
+            if running > target {
+                return Ok(Hit::One(i));
+            }
             if x > 0.0 {
                 last_positive = i;
             }
-            total += x;
-            *slot = total;
         }
-        // The rates sum to c up to rounding; normalising by their computed sum keeps the draw
-        // exactly proportional to the rates the engine will use.
-        let u = rng.gen::<f64>() * total;
-        let i = self.cumulative.partition_point(|&c| c <= u);
-        Ok(Hit::One(i.min(last_positive)))
+        Ok(Hit::One(last_positive))
     }
 }
 

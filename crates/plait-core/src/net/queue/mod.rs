@@ -181,7 +181,7 @@ pub enum Queue {
     DropTail(DropTail),
     Red(Red),
     ThresholdDropper(ThresholdDropper),
-    Custom(Box<dyn QueueDisc>),
+    Custom(Box<dyn QueueDisc + Send>),
 }
 
 impl Queue {

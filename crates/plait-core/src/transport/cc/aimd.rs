@@ -9,12 +9,15 @@
 //!   `α·MSS·acked/cwnd` per ACK);
 //! - congestion event: `cwnd ← β·cwnd`, `ssthresh = cwnd` (both at least 2 MSS).
 //!
-//! **Convention for β.** Here β is the *fraction of the window kept* after a loss, as in Altman
-//! et al. and in CUBIC's `β_cubic` (RFC 9438 §4.6): β = 0.5 halves the window, β = 0.7 keeps
-//! 70 %. Yang and Lam and the MulTCP literature write the decrease as `cwnd ← (1 − b)·cwnd`, so
-//! their `b = 0.5` is our β = 0.5 but their `b = 0.3` is our β = 0.7. RFC 9438 §4.3 writes the
-//! Reno-friendly increase in this convention too: with `α = 3(1 − β)/(1 + β)`, AIMD(α, β)
-//! gets the same average window as Reno under the same periodic losses, e.g. AIMD(0.53, 0.7).
+//! **Convention for β.** Here β is the *fraction of the window kept* after a loss, as in
+//! Altman et al., in Yang and Lam's GAIMD and in CUBIC's `β_cubic` (RFC 9438 §4.6): β = 0.5
+//! halves the window, β = 0.7 keeps 70 %. MulTCP (Crowcroft and Oechslin, "Differentiated end-
+//! to-end Internet services using a weighted proportional fair sharing TCP", CCR 1998) and
+//! Floyd, Handley and Padhye ("A comparison of equation-based and AIMD congestion control",
+//! 2000) write the decrease as `cwnd ← (1 − b)·cwnd` instead: their b = 0.5 is our β = 0.5, but
+//! MulTCP's `b = 1/(2N)` is our `β = 1 − 1/(2N)`. In this convention the Reno-friendly pairs of
+//! RFC 9438 §4.3 are `α = 3(1 − β)/(1 + β)`: AIMD(α, β) then gets the same average window as
+//! Reno under the same periodic losses, e.g. AIMD(0.53, 0.7).
 //!
 //! The rest follows Reno (RFC 5681 §3.1): slow start with byte counting before the first loss
 //! and after a timeout, a loss window of one MSS on a timeout with
@@ -323,7 +326,7 @@ mod tests {
 
     #[test]
     fn timeout_uses_beta_on_flight_size() {
-        let mut cc = after_first_loss(aimd(1.0, 0.7), 100);
+        let mut cc = after_first_loss(aimd(1.0, 0.7), 100).with_abc_limit(2);
         cc.on_retransmission_timeout(SimTime::ZERO, 50 * M);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (M, 35 * M));
         cc.on_retransmission_timeout(SimTime::ZERO, 10 * M);
@@ -332,7 +335,7 @@ mod tests {
             (M, 35 * M),
             "a repeated timeout keeps ssthresh"
         );
-        // L = 1 in the slow start after a timeout.
+        // L = 1 in the slow start after a timeout, although L = 2 is configured.
         cc.on_ack(&ack(SimTime::ZERO, 2 * M, RTT, MSS));
         assert_eq!(cc.cwnd(), 2 * M);
         cc.on_retransmission_timeout(SimTime::ZERO, M);
@@ -397,9 +400,13 @@ mod tests {
 
     fn step() -> impl Strategy<Value = Step> {
         prop_oneof![
-            8 => (0u64..5000, any::<bool>(), any::<bool>()).prop_map(|(acked_bytes, cwnd_limited, in_recovery)| {
-                Step::Ack { acked_bytes, cwnd_limited, in_recovery }
-            }),
+            8 => (0u64..5000, any::<bool>(), any::<bool>()).prop_map(
+                |(acked_bytes, cwnd_limited, in_recovery)| Step::Ack {
+                    acked_bytes,
+                    cwnd_limited,
+                    in_recovery,
+                }
+            ),
             1 => Just(Step::LossAtFullWindow),
             1 => (0u64..200_000).prop_map(|flight_bytes| Step::Timeout { flight_bytes }),
         ]

@@ -629,7 +629,7 @@ mod tests {
     #[test]
     fn timeout_restarts_the_curve_from_the_new_window() {
         let rtt = SimTime::from_millis(100);
-        let mut cc = after_loss_at(CubicParams::default(), 100);
+        let mut cc = after_loss_at(CubicParams::default(), 100).with_abc_limit(2);
         cc.on_ack(&ack(SimTime::ZERO, M, rtt, MSS));
         cc.on_retransmission_timeout(SimTime::from_secs(1), 100 * M);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (M, 70 * M));
@@ -638,7 +638,7 @@ mod tests {
         // A second timeout before any new ACK keeps ssthresh.
         cc.on_retransmission_timeout(SimTime::from_secs(2), 3 * M);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (M, 70 * M));
-        // L = 1 in this slow start.
+        // L = 1 in this slow start, although L = 2 is configured.
         cc.on_ack(&ack(SimTime::from_secs(3), 2 * M, rtt, MSS));
         assert_eq!(cc.cwnd(), 2 * M);
         let mut now = SimTime::from_secs(3);
@@ -753,7 +753,10 @@ mod tests {
         #[test]
         fn per_ack_growth_is_bounded(
             w_max in 10u64..400,
-            acks in proptest::collection::vec((0u64..2_000_000_000, 1u64..4000, 1u64..1_000_000_000), 1..200),
+            acks in proptest::collection::vec(
+                (0u64..2_000_000_000, 1u64..4000, 1u64..1_000_000_000),
+                1..200,
+            ),
         ) {
             let mut cc = after_loss_at(params(true, false), w_max);
             let mut now = SimTime::ZERO;

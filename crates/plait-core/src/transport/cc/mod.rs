@@ -3,7 +3,7 @@
 //! A controller is sans-IO: the TCP sender calls its hooks with `now` and what it learned, and
 //! reads back `cwnd()` (bytes). One algorithm per file; built-ins are dispatched through the
 //! [`Controller`] enum on the hot path, and [`Controller::Custom`] takes any
-//! `Box<dyn CongestionControl>` (the extension point).
+//! `Box<dyn CongestionControl + Send>` (the extension point).
 //!
 //! Contract with the sender (see `transport::tcp::sender`):
 //! - `on_ack` is called for every ACK that acknowledges new data cumulatively or newly SACKs
@@ -18,15 +18,18 @@
 //! - windows are in bytes; the initial window is `initial_window_segments × MSS` (RFC 6928
 //!   allows 10 segments), the initial ssthresh is `u64::MAX` ("arbitrarily high", RFC 5681 §3.1);
 //! - slow start adds `min(N, L·SMSS)` per ACK, N being the newly acknowledged bytes
-//!   (RFC 5681 §3.1 with RFC 3465 §2.2 byte counting). The default limit is
-//!   L = [`DEFAULT_ABC_LIMIT_SEGMENTS`] = 2, so that an ACK covering two segments (a delayed
-//!   ACK) still opens the window by two segments; RFC 3465 §2.3 asks for L = 1 during the slow
-//!   start that follows a retransmission timeout, and the controllers do that;
+//!   (RFC 5681 §3.1 eq. (2) with RFC 3465 §2.2 byte counting). The default limit is
+//!   L = [`DEFAULT_ABC_LIMIT_SEGMENTS`] = 1: the standards-track rule of RFC 5681, which is
+//!   also what packet-counting simulators (one segment per ACK) do. Each controller's
+//!   `with_abc_limit(2)` selects the experimental L = 2 of RFC 3465, under which a delayed ACK
+//!   for two segments opens the window by two, closer to Linux; even then L = 1 is used in the
+//!   slow start that follows a retransmission timeout (RFC 3465 §2.3);
 //! - only bytes covered by the cumulative ACK (`acked_bytes`) open the window; SACKed bytes
 //!   do not, since SACK information only arrives around losses;
 //! - nothing grows while `in_recovery` or while the sender is not cwnd-limited (RFC 7661 §4);
 //! - a second timeout before any new data is acknowledged keeps ssthresh where the first one
-//!   put it (RFC 5681 §3.1, the note after eq. (4)), and only resets cwnd to the loss window.
+//!   put it, and only resets cwnd to the loss window: RFC 5681 §3.1 applies eq. (4) only when
+//!   the lost segment "has not yet been resent by way of the retransmission timer".
 
 use crate::time::{Rate, SimTime};
 
@@ -41,8 +44,9 @@ pub use reno::Reno;
 /// Registry names of the built-in controllers, sorted.
 pub const KNOWN_CONTROLLERS: &[&str] = &["aimd", "cubic", "reno"];
 
-/// Default Appropriate Byte Counting limit L, in segments (RFC 3465 §2.2: L ≤ 2·SMSS).
-pub const DEFAULT_ABC_LIMIT_SEGMENTS: u32 = 2;
+/// Default Appropriate Byte Counting limit L in segments: 1, as in RFC 5681 eq. (2)
+/// (RFC 3465 §2.2 allows up to 2).
+pub const DEFAULT_ABC_LIMIT_SEGMENTS: u32 = 1;
 
 /// What the sender learned from one ACK.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -103,7 +107,8 @@ pub enum CcSpec {
         fast_convergence: bool,
         tcp_friendliness: bool,
     },
-    /// Generic AIMD: +alpha MSS per RTT, window multiplied by `beta` on loss.
+    /// Generic AIMD: +alpha MSS per RTT, window multiplied by `beta` on loss (`beta` is the
+    /// fraction kept: 0.5 halves the window; see [`aimd`]).
     Aimd { alpha: f64, beta: f64 },
 }
 
@@ -560,14 +565,25 @@ mod tests {
 
     fn input() -> impl Strategy<Value = Input> {
         prop_oneof![
-            6 => (0u64..200_000, 0u64..6_000, 0u64..3_000, 0u64..500_000, any::<bool>(), any::<bool>())
-                .prop_map(|(advance_us, acked_bytes, sacked_bytes, srtt_us, cwnd_limited, in_recovery)| {
-                    Input::Ack { advance_us, acked_bytes, sacked_bytes, srtt_us, cwnd_limited, in_recovery }
+            6 => (
+                (0u64..200_000, 0u64..6_000, 0u64..3_000),
+                (0u64..500_000, any::<bool>(), any::<bool>()),
+            )
+                .prop_map(|(ack, (srtt_us, cwnd_limited, in_recovery))| {
+                    let (advance_us, acked_bytes, sacked_bytes) = ack;
+                    Input::Ack {
+                        advance_us,
+                        acked_bytes,
+                        sacked_bytes,
+                        srtt_us,
+                        cwnd_limited,
+                        in_recovery,
+                    }
                 }),
             1 => (1u32..2000).prop_map(|bytes| Input::Sent { bytes }),
-            1 => (0u64..3000).prop_map(|flight_permille| Input::CongestionEvent { flight_permille }),
+            1 => (0u64..3000).prop_map(|p| Input::CongestionEvent { flight_permille: p }),
             1 => Just(Input::RecoveryExit),
-            1 => (0u64..3000).prop_map(|flight_permille| Input::Timeout { flight_permille }),
+            1 => (0u64..3000).prop_map(|p| Input::Timeout { flight_permille: p }),
         ]
     }
 
@@ -603,7 +619,14 @@ mod tests {
             for input in inputs {
                 let before = cc.cwnd();
                 match input {
-                    Input::Ack { advance_us, acked_bytes, sacked_bytes, srtt_us, cwnd_limited, in_recovery } => {
+                    Input::Ack {
+                        advance_us,
+                        acked_bytes,
+                        sacked_bytes,
+                        srtt_us,
+                        cwnd_limited,
+                        in_recovery,
+                    } => {
                         now = now.saturating_add(SimTime::from_micros(advance_us));
                         let srtt = SimTime::from_micros(srtt_us);
                         let sample = AckSample {
@@ -621,7 +644,7 @@ mod tests {
                         cc.on_ack(&sample);
                         prop_assert!(cc.cwnd() >= before, "an ACK shrank the window");
                         if in_recovery || !cwnd_limited || acked_bytes == 0 {
-                            prop_assert_eq!(cc.cwnd(), before, "growth without a cwnd-limited new ACK");
+                            prop_assert_eq!(cc.cwnd(), before, "grew on an ineligible ACK");
                         }
                     }
                     Input::Sent { bytes } => {

@@ -1,9 +1,9 @@
 //! Reno window rules: RFC 5681 §3.1–§3.2, with byte counting from RFC 3465.
 //!
 //! - Slow start (`cwnd < ssthresh`): each ACK adds `min(N, L·SMSS)` bytes, N being the newly
-//!   acknowledged bytes (RFC 5681 §3.1 eq. (2); RFC 3465 §2.2). L defaults to
-//!   [`super::DEFAULT_ABC_LIMIT_SEGMENTS`] = 2 and is 1 in the slow
-//!   start that follows a timeout (RFC 3465 §2.3).
+//!   acknowledged bytes (RFC 5681 §3.1 eq. (2); RFC 3465 §2.2). L is
+//!   [`super::DEFAULT_ABC_LIMIT_SEGMENTS`] = 1 unless [`Reno::with_abc_limit`] sets 2, and is
+//!   1 in the slow start that follows a timeout in any case (RFC 3465 §2.3).
 //! - Congestion avoidance: RFC 3465 §2.1 byte counting. Acknowledged bytes accumulate in
 //!   `bytes_acked`; when `bytes_acked ≥ cwnd`, cwnd is subtracted from it and cwnd grows by one
 //!   SMSS. This is exact integer arithmetic and yields one SMSS per window of acknowledged data
@@ -15,13 +15,13 @@
 //!   (RFC 5681 eq. (4)), `cwnd = ssthresh` (RFC 6675 §5 step 4.2; the window inflation of
 //!   RFC 5681 §3.2 is unnecessary because the sender counts the pipe).
 //! - Retransmission timeout: ssthresh as above, `cwnd = 1 SMSS` (the loss window, RFC 5681
-//!   §3.1). A timeout that repeats before new data is acknowledged keeps ssthresh (RFC 5681
-//!   §3.1, after eq. (4)).
+//!   §3.1). A timeout that repeats before new data is acknowledged keeps ssthresh: RFC 5681
+//!   §3.1 applies eq. (4) only to a segment not yet resent by the retransmission timer.
 //! - No growth while in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
 
 use super::{
-    check_abc_limit, initial_window_bytes, reduced_window, slow_start_increase, AckSample,
-    CongestionControl, DEFAULT_ABC_LIMIT_SEGMENTS,
+    check_abc_limit, initial_window_bytes, slow_start_increase, AckSample, CongestionControl,
+    DEFAULT_ABC_LIMIT_SEGMENTS,
 };
 use crate::time::SimTime;
 
@@ -124,7 +124,7 @@ impl CongestionControl for Reno {
 
     fn on_congestion_event(&mut self, _now: SimTime, bytes_in_flight: u64) {
         // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS); RFC 6675 §5: cwnd = ssthresh.
-        self.ssthresh = reduced_window(bytes_in_flight, 0.5, self.mss);
+        self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
         self.cwnd = self.ssthresh;
         self.bytes_acked = 0;
         self.after_timeout = false;
@@ -132,7 +132,7 @@ impl CongestionControl for Reno {
 
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
         if !self.timeout_pending {
-            self.ssthresh = reduced_window(bytes_in_flight, 0.5, self.mss);
+            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
         }
         // RFC 5681 §3.1: "cwnd MUST be set to no more than the loss window, LW, which equals
         // 1 full-sized segment".
@@ -141,6 +141,11 @@ impl CongestionControl for Reno {
         self.after_timeout = true;
         self.timeout_pending = true;
     }
+}
+
+/// RFC 5681 eq. (4), `max(FlightSize / 2, 2·SMSS)`, in exact integer arithmetic.
+fn half_flight_size(bytes_in_flight: u64, mss: u64) -> u64 {
+    (bytes_in_flight / 2).max(2 * mss)
 }
 
 #[cfg(test)]
@@ -193,16 +198,19 @@ mod tests {
 
     #[test]
     fn slow_start_byte_counting_limit() {
-        // L = 2: an ACK for three segments adds two; a partial segment adds what it covers.
+        // Default L = 1, the RFC 5681 rule: an ACK for two segments adds one; a partial
+        // segment adds what it covers.
         let mut cc = Reno::new(MSS, 10);
-        cc.on_ack(&ack(SimTime::ZERO, 3 * M, RTT, MSS));
-        assert_eq!(cc.cwnd(), 12 * M);
-        cc.on_ack(&ack(SimTime::ZERO, 500, RTT, MSS));
-        assert_eq!(cc.cwnd(), 12 * M + 500);
-        // L = 1: the plain RFC 5681 rule.
-        let mut cc = Reno::new(MSS, 10).with_abc_limit(1);
         cc.on_ack(&ack(SimTime::ZERO, 2 * M, RTT, MSS));
         assert_eq!(cc.cwnd(), 11 * M);
+        cc.on_ack(&ack(SimTime::ZERO, 500, RTT, MSS));
+        assert_eq!(cc.cwnd(), 11 * M + 500);
+        // L = 2 (RFC 3465): an ACK for three segments adds two.
+        let mut cc = Reno::new(MSS, 10).with_abc_limit(2);
+        cc.on_ack(&ack(SimTime::ZERO, 3 * M, RTT, MSS));
+        assert_eq!(cc.cwnd(), 12 * M);
+        cc.on_ack(&ack(SimTime::ZERO, 2 * M, RTT, MSS));
+        assert_eq!(cc.cwnd(), 14 * M);
     }
 
     #[test]
@@ -270,7 +278,7 @@ mod tests {
 
     #[test]
     fn timeout_sets_loss_window_and_slow_starts_with_limit_one() {
-        let mut cc = in_avoidance(30);
+        let mut cc = in_avoidance(30).with_abc_limit(2);
         cc.on_retransmission_timeout(SimTime::ZERO, 30 * M);
         assert_eq!((cc.cwnd(), cc.ssthresh()), (M, 15 * M));
         assert!(cc.in_slow_start());

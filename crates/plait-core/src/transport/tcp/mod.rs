@@ -2,6 +2,13 @@
 //!
 //! The simulator (or a test harness) drives them: after every `handle_*` call it drains
 //! `poll_transmit` and re-arms the single timer from `poll_timeout`.
+//!
+//! - [`sender`]: [`TcpSender`], generic over its congestion controller;
+//! - [`receiver`]: [`TcpReceiver`], reassembly, SACK generation (RFC 2018), delayed ACKs;
+//! - [`sack`]: the sender's SACK scoreboard (RFC 6675 §2–§4) on sorted byte ranges;
+//! - [`recovery`]: fast recovery with SACK (RFC 6675) or NewReno (RFC 6582), and go-back-N
+//!   after a retransmission timeout (RFC 6298 §5, RFC 5681 §3.1);
+//! - RTT estimation and the RTO live in [`crate::transport::rtt`].
 
 use crate::time::SimTime;
 
@@ -10,7 +17,13 @@ pub mod recovery;
 pub mod sack;
 pub mod sender;
 
-// re-exports added with the implementations
+#[cfg(test)]
+mod tests;
+
+pub use receiver::{TcpReceiver, SACK_BLOCKS_PER_ACK};
+pub use recovery::{LossRecovery, RecoveryPhase};
+pub use sack::{RangeSet, Scoreboard};
+pub use sender::{AckOutcome, TcpSender};
 
 /// Per-connection TCP settings.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -19,7 +19,8 @@
 //!   already included", each widened to the current extent of its range. At most
 //!   [`SACK_BLOCKS_PER_ACK`] = 3 blocks are sent: the receiver echoes the sender's transmit
 //!   time, which stands for the timestamp option (RFC 7323), and with timestamps only three
-//!   blocks fit in the 40 option bytes (RFC 2018 §3).
+//!   blocks fit in the 40 option bytes (RFC 2018 §3). Duplicate data is not reported in a
+//!   D-SACK block (RFC 2883 is not implemented).
 //! - **Delayed ACKs** (RFC 5681 §4.2, RFC 1122 §4.2.3.2), when `TcpConfig::delayed_ack` is set:
 //!   an ACK "SHOULD be generated for at least every second full-sized segment" — counted here
 //!   as two SMSS of in-order bytes not yet acknowledged — or when `delayed_ack_timeout`
@@ -121,12 +122,11 @@ impl TcpReceiver {
             } else {
                 let (fresh, merged) = self.out_of_order.insert(from, to);
                 newly = fresh;
+                // Queued ranges all start above `rcv_nxt`, so only the range just merged can
+                // start at it.
                 match self.out_of_order.pop_first_if_starts_by(self.rcv_nxt) {
                     Some((_, delivered_to)) => self.rcv_nxt = delivered_to,
                     None => landed_out_of_order = Some(merged),
-                }
-                if self.rcv_nxt == previous_rcv_nxt {
-                    landed_out_of_order = Some(merged);
                 }
             }
         }
@@ -240,7 +240,8 @@ impl TcpReceiver {
 
     /// Advertised window: the receive buffer minus out-of-order bytes held.
     pub fn rwnd(&self) -> u64 {
-        self.receive_buffer.saturating_sub(self.out_of_order.total_bytes())
+        self.receive_buffer
+            .saturating_sub(self.out_of_order.total_bytes())
     }
 
     /// The SACK blocks the next ACK carries (empty when SACK is off).
@@ -268,17 +269,27 @@ mod tests {
     const MSS: u32 = 100;
 
     fn config() -> TcpConfig {
-        TcpConfig { mss: MSS, receive_buffer: 10_000, ..TcpConfig::default() }
+        TcpConfig {
+            mss: MSS,
+            receive_buffer: 10_000,
+            ..TcpConfig::default()
+        }
     }
 
     fn data(seq: u64, len: u32, sent_at_ms: u64) -> DataSegment {
-        DataSegment { seq, len, sent_at: SimTime::from_millis(sent_at_ms), is_retransmission: false }
+        DataSegment {
+            seq,
+            len,
+            sent_at: SimTime::from_millis(sent_at_ms),
+            is_retransmission: false,
+        }
     }
 
     /// Delivers segment `k` (bytes `[100k, 100k + 100)`) and returns the ACK it causes.
     fn deliver(rx: &mut TcpReceiver, k: u64) -> AckSegment {
         rx.handle_data(SimTime::from_millis(k), &data(k * 100, MSS, k));
-        rx.poll_transmit(SimTime::from_millis(k)).expect("an immediate ACK")
+        rx.poll_transmit(SimTime::from_millis(k))
+            .expect("an immediate ACK")
     }
 
     #[test]
@@ -290,7 +301,10 @@ mod tests {
             assert!(ack.sack.is_empty());
             assert_eq!(ack.rwnd, 10_000);
             assert_eq!(ack.echo_sent_at, SimTime::from_millis(k));
-            assert!(rx.poll_transmit(SimTime::ZERO).is_none(), "one ACK per segment");
+            assert!(
+                rx.poll_transmit(SimTime::ZERO).is_none(),
+                "one ACK per segment"
+            );
         }
         assert_eq!(rx.delivered_bytes(), 500);
         assert_eq!(rx.duplicate_bytes(), 0);
@@ -310,7 +324,11 @@ mod tests {
         let ack = deliver(&mut rx, 6);
         assert_eq!(blocks(&ack), vec![(600, 700), (400, 500), (200, 300)]);
         let ack = deliver(&mut rx, 8);
-        assert_eq!(blocks(&ack), vec![(800, 900), (600, 700), (400, 500)], "three blocks at most");
+        assert_eq!(
+            blocks(&ack),
+            vec![(800, 900), (600, 700), (400, 500)],
+            "three blocks at most"
+        );
         assert_eq!(ack.rwnd, 10_000 - 400);
         // Segment 3 joins [200,300) and [400,500); that range goes first, its parts are gone.
         let ack = deliver(&mut rx, 3);
@@ -340,7 +358,10 @@ mod tests {
 
     #[test]
     fn sack_off_sends_no_blocks() {
-        let mut rx = TcpReceiver::new(&TcpConfig { sack: false, ..config() });
+        let mut rx = TcpReceiver::new(&TcpConfig {
+            sack: false,
+            ..config()
+        });
         deliver(&mut rx, 0);
         let ack = deliver(&mut rx, 2);
         assert_eq!(ack.ack, 100);
@@ -363,12 +384,18 @@ mod tests {
         rx.handle_data(SimTime::ZERO, &data(250, 100, 0));
         assert_eq!(rx.duplicate_bytes(), 200);
         assert_eq!(rx.out_of_order_bytes(), 150);
-        assert_eq!(rx.out_of_order_ranges().iter().collect::<Vec<_>>(), vec![(250, 400)]);
+        assert_eq!(
+            rx.out_of_order_ranges().iter().collect::<Vec<_>>(),
+            vec![(250, 400)]
+        );
     }
 
     #[test]
     fn delayed_acks_every_second_segment_or_on_timeout() {
-        let config = TcpConfig { delayed_ack: true, ..config() };
+        let config = TcpConfig {
+            delayed_ack: true,
+            ..config()
+        };
         let mut rx = TcpReceiver::new(&config);
         let t0 = SimTime::from_millis(1);
         rx.handle_data(t0, &data(0, MSS, 0));
@@ -377,7 +404,11 @@ mod tests {
         rx.handle_data(t0, &data(100, MSS, 1));
         let ack = rx.poll_transmit(t0).expect("second full segment");
         assert_eq!(ack.ack, 200);
-        assert_eq!(ack.echo_sent_at, SimTime::from_millis(1), "echo of the triggering segment");
+        assert_eq!(
+            ack.echo_sent_at,
+            SimTime::from_millis(1),
+            "echo of the triggering segment"
+        );
         assert_eq!(rx.poll_timeout(), None);
 
         // A lone segment waits for the timer; early calls are ignored.
@@ -393,17 +424,36 @@ mod tests {
 
     #[test]
     fn delayed_acks_are_immediate_for_gaps_and_fills() {
-        let config = TcpConfig { delayed_ack: true, ..config() };
+        let config = TcpConfig {
+            delayed_ack: true,
+            ..config()
+        };
         let mut rx = TcpReceiver::new(&config);
         let t = SimTime::ZERO;
         rx.handle_data(t, &data(200, MSS, 0));
-        assert_eq!(rx.poll_transmit(t).unwrap().ack, 0, "out of order: immediate");
+        assert_eq!(
+            rx.poll_transmit(t).unwrap().ack,
+            0,
+            "out of order: immediate"
+        );
         rx.handle_data(t, &data(0, MSS, 0));
-        assert_eq!(rx.poll_transmit(t).unwrap().ack, 100, "fills part of the gap: immediate");
+        assert_eq!(
+            rx.poll_transmit(t).unwrap().ack,
+            100,
+            "fills part of the gap: immediate"
+        );
         rx.handle_data(t, &data(100, MSS, 0));
-        assert_eq!(rx.poll_transmit(t).unwrap().ack, 300, "fills the gap: immediate");
+        assert_eq!(
+            rx.poll_transmit(t).unwrap().ack,
+            300,
+            "fills the gap: immediate"
+        );
         rx.handle_data(t, &data(0, MSS, 0));
-        assert_eq!(rx.poll_transmit(t).unwrap().ack, 300, "duplicate: immediate");
+        assert_eq!(
+            rx.poll_transmit(t).unwrap().ack,
+            300,
+            "duplicate: immediate"
+        );
         // Small in-order segments: two SMSS of bytes are needed.
         for k in 0..3 {
             rx.handle_data(t, &data(300 + 50 * k, 50, 0));
@@ -415,7 +465,10 @@ mod tests {
 
     #[test]
     fn window_shrinks_with_queued_data_and_excess_is_discarded() {
-        let config = TcpConfig { receive_buffer: 300, ..config() };
+        let config = TcpConfig {
+            receive_buffer: 300,
+            ..config()
+        };
         let mut rx = TcpReceiver::new(&config);
         rx.handle_data(SimTime::ZERO, &data(100, MSS, 0));
         assert_eq!(rx.poll_transmit(SimTime::ZERO).unwrap().rwnd, 200);
@@ -433,7 +486,10 @@ mod tests {
     #[test]
     fn echo_reports_retransmissions() {
         let mut rx = TcpReceiver::new(&config());
-        let seg = DataSegment { is_retransmission: true, ..data(0, MSS, 7) };
+        let seg = DataSegment {
+            is_retransmission: true,
+            ..data(0, MSS, 7)
+        };
         rx.handle_data(SimTime::ZERO, &seg);
         let ack = rx.poll_transmit(SimTime::ZERO).unwrap();
         assert!(ack.echo_is_retransmission);

@@ -22,11 +22,11 @@
 //!     (1) the lowest un-SACKed octet above `HighRxt` that `IsLost`, (2) new data, (3) the
 //!     lowest un-SACKed octet above `HighRxt` below the highest SACKed octet, (4) once per
 //!     episode, a "rescue" retransmission of up to one SMSS holding the highest un-SACKed
-//!     outstanding octet, allowed when "HighACK > RescueRxt", after which "RescueRxt [is] set
+//!     outstanding octet, allowed when "HighACK > RescueRxt", after which RescueRxt is "set
 //!     to RecoveryPoint" and "HighRxt MUST NOT be updated".
 //!   - Without SACK (RFC 6582 §3.2, NewReno): the window is inflated by DupThresh·SMSS on
 //!     entry and by one SMSS per further duplicate ACK; a partial ACK retransmits the first
-//!     unacknowledged segment and "deflate[s] the congestion window by the amount of new data
+//!     unacknowledged segment and deflates "the congestion window by the amount of new data
 //!     acknowledged ... If the partial ACK acknowledges at least one SMSS of new data, then add
 //!     back SMSS bytes"; `pipe` is FlightSize.
 //!
@@ -203,8 +203,12 @@ impl LossRecovery {
         // DupAcks to zero"; then a duplicate (new SACK information, "regardless of its status
         // as a cumulative acknowledgment") counts one. RFC 5681 §2: without SACK a duplicate
         // does not move the cumulative point.
-        let duplicate =
-            outstanding && if self.sack { newly_sacked > 0 } else { newly_acked == 0 };
+        let duplicate = outstanding
+            && if self.sack {
+                newly_sacked > 0
+            } else {
+                newly_acked == 0
+            };
         if newly_acked > 0 {
             self.dupacks = 0;
         }
@@ -212,7 +216,7 @@ impl LossRecovery {
             self.dupacks = self.dupacks.saturating_add(1);
         }
 
-        let reached_point = self.recovery_point.map_or(true, |point| snd_una >= point);
+        let reached_point = !matches!(self.recovery_point, Some(point) if snd_una < point);
         match self.phase {
             RecoveryPhase::FastRecovery if reached_point => {
                 // RFC 6675 (A) / RFC 6582 step 6 (full ACK): leave recovery.
@@ -244,7 +248,9 @@ impl LossRecovery {
             self.high_rxt = snd_una;
             let loss_detected = self.dupacks >= self.dupack_threshold
                 || (self.sack && scoreboard.is_lost(snd_una, self.dupack_threshold, self.mss));
-            if outstanding && reached_point && loss_detected {
+            // The RFC 6582 `recover` test ("covers more than recover") needs no check here:
+            // the phase only returns to Open once the cumulative ACK reaches the point.
+            if outstanding && loss_detected {
                 self.enter(snd_una, snd_nxt);
                 transition.entered = true;
             }
@@ -263,8 +269,11 @@ impl LossRecovery {
         self.retransmit_head = true;
         // RFC 6582 step 3: "cwnd = ssthresh + 3*SMSS" (DupThresh segments have left the
         // network). With SACK, pipe accounts for them instead.
-        self.inflation =
-            if self.sack { 0 } else { self.dupack_threshold as i64 * self.mss as i64 };
+        self.inflation = if self.sack {
+            0
+        } else {
+            self.dupack_threshold as i64 * self.mss as i64
+        };
     }
 
     /// The retransmission timer fired with data outstanding.
@@ -282,9 +291,9 @@ impl LossRecovery {
     pub fn lost_boundary(&self, scoreboard: &Scoreboard, snd_una: u64) -> u64 {
         match self.phase {
             RecoveryPhase::Timeout => self.recovery_point.unwrap_or(snd_una).max(snd_una),
-            _ if self.sack => {
-                scoreboard.lost_boundary(self.dupack_threshold, self.mss).max(snd_una)
-            }
+            _ if self.sack => scoreboard
+                .lost_boundary(self.dupack_threshold, self.mss)
+                .max(snd_una),
             _ => snd_una,
         }
     }
@@ -296,8 +305,8 @@ impl LossRecovery {
         let not_lost = (snd_nxt - lost) - scoreboard.sacked_between(lost, snd_nxt);
         // (b) "If S1 <= HighRxt: Pipe is incremented by 1 octet."
         let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
-        let retransmitted = (retransmitted_end - snd_una)
-            - scoreboard.sacked_between(snd_una, retransmitted_end);
+        let retransmitted =
+            (retransmitted_end - snd_una) - scoreboard.sacked_between(snd_una, retransmitted_end);
         not_lost + retransmitted
     }
 
@@ -312,8 +321,7 @@ impl LossRecovery {
         new_data_len: u32,
     ) -> Option<Transmission> {
         let mss = self.mss as u64;
-        if self.phase == RecoveryPhase::FastRecovery && self.retransmit_head && snd_una < snd_nxt
-        {
+        if self.phase == RecoveryPhase::FastRecovery && self.retransmit_head && snd_una < snd_nxt {
             let hole_end = scoreboard.next_sacked_start(snd_una).unwrap_or(snd_nxt);
             let end = (snd_una + mss).min(hole_end).min(snd_nxt);
             return Some(segment(snd_una, end, SegmentKind::FastRetransmit));
@@ -325,12 +333,21 @@ impl LossRecovery {
             // 'S2' ... greater than HighRxt ... IsLost (S2)", here kept below RecoveryPoint.
             let limit = self.lost_boundary(scoreboard, snd_una).min(point);
             if first_candidate < limit {
-                return Some(self.hole_segment(scoreboard, first_candidate, limit, SegmentKind::Lost));
+                return Some(self.hole_segment(
+                    scoreboard,
+                    first_candidate,
+                    limit,
+                    SegmentKind::Lost,
+                ));
             }
         }
         if new_data_len > 0 {
             // Rule (2): "available unsent data and the receiver's advertised window allows".
-            return Some(Transmission { seq: snd_nxt, len: new_data_len, kind: SegmentKind::NewData });
+            return Some(Transmission {
+                seq: snd_nxt,
+                len: new_data_len,
+                kind: SegmentKind::NewData,
+            });
         }
         if self.phase != RecoveryPhase::FastRecovery || !self.sack {
             return None;
@@ -338,7 +355,12 @@ impl LossRecovery {
         // Rule (3): as rule (1) without the IsLost condition.
         let highest_sacked = scoreboard.highest_sacked().unwrap_or(snd_una).min(point);
         if first_candidate < highest_sacked {
-            return Some(self.hole_segment(scoreboard, first_candidate, highest_sacked, SegmentKind::Unsacked));
+            return Some(self.hole_segment(
+                scoreboard,
+                first_candidate,
+                highest_sacked,
+                SegmentKind::Unsacked,
+            ));
         }
         // Rule (4): once, when "HighACK > RescueRxt (or RescueRxt is undefined)", up to one
         // SMSS that "MUST include the highest outstanding unSACKed sequence number".
@@ -352,13 +374,23 @@ impl LossRecovery {
         if top_end <= snd_una {
             return None;
         }
-        let hole_start = scoreboard.ranges().previous_end(top_end - 1).unwrap_or(snd_una).max(snd_una);
+        let hole_start = scoreboard
+            .ranges()
+            .previous_end(top_end - 1)
+            .unwrap_or(snd_una)
+            .max(snd_una);
         let start = top_end.saturating_sub(mss).max(hole_start);
         Some(segment(start, top_end, SegmentKind::Rescue))
     }
 
     /// Up to one SMSS from `start`, stopping at the next SACKed range and at `limit`.
-    fn hole_segment(&self, scoreboard: &Scoreboard, start: u64, limit: u64, kind: SegmentKind) -> Transmission {
+    fn hole_segment(
+        &self,
+        scoreboard: &Scoreboard,
+        start: u64,
+        limit: u64,
+        kind: SegmentKind,
+    ) -> Transmission {
         let hole_end = scoreboard.next_sacked_start(start).unwrap_or(u64::MAX);
         let end = (start + self.mss as u64).min(hole_end).min(limit);
         segment(start, end, kind)
@@ -401,7 +433,11 @@ impl LossRecovery {
 
 fn segment(start: u64, end: u64, kind: SegmentKind) -> Transmission {
     debug_assert!(end > start);
-    Transmission { seq: start, len: (end - start) as u32, kind }
+    Transmission {
+        seq: start,
+        len: (end - start) as u32,
+        kind,
+    }
 }
 
 #[cfg(test)]
@@ -411,7 +447,11 @@ mod tests {
     const MSS: u32 = 100;
 
     fn config(sack: bool) -> TcpConfig {
-        TcpConfig { mss: MSS, sack, ..TcpConfig::default() }
+        TcpConfig {
+            mss: MSS,
+            sack,
+            ..TcpConfig::default()
+        }
     }
 
     /// Scoreboard at `snd_una` with the given SACKed ranges.
@@ -460,7 +500,14 @@ mod tests {
         assert_eq!(r.recovery_point(), Some(1_000));
         // The head goes first, whatever the window.
         let head = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
-        assert_eq!(head, Transmission { seq: 0, len: 100, kind: SegmentKind::FastRetransmit });
+        assert_eq!(
+            head,
+            Transmission {
+                seq: 0,
+                len: 100,
+                kind: SegmentKind::FastRetransmit
+            }
+        );
         assert!(head.ignores_window());
         assert_eq!(r.on_transmit(&head), 100);
         // A further duplicate does not re-enter.
@@ -499,14 +546,35 @@ mod tests {
         r.on_transmit(&head);
         // Rule (1) before new data.
         let lost = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
-        assert_eq!(lost, Transmission { seq: 200, len: 100, kind: SegmentKind::Lost });
+        assert_eq!(
+            lost,
+            Transmission {
+                seq: 200,
+                len: 100,
+                kind: SegmentKind::Lost
+            }
+        );
         r.on_transmit(&lost);
         // Rule (2) before rule (3).
         let new = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
-        assert_eq!(new, Transmission { seq: 1_000, len: 100, kind: SegmentKind::NewData });
+        assert_eq!(
+            new,
+            Transmission {
+                seq: 1_000,
+                len: 100,
+                kind: SegmentKind::NewData
+            }
+        );
         // Without new data, rule (3) takes the hole that is not yet lost.
         let unsacked = r.next_segment(&sb, 0, 1_000, 0).unwrap();
-        assert_eq!(unsacked, Transmission { seq: 500, len: 100, kind: SegmentKind::Unsacked });
+        assert_eq!(
+            unsacked,
+            Transmission {
+                seq: 500,
+                len: 100,
+                kind: SegmentKind::Unsacked
+            }
+        );
         r.on_transmit(&unsacked);
         assert_eq!(r.high_rxt(), 600);
         // Nothing un-SACKed above HighRxt below the highest SACKed octet any more, and rule
@@ -516,10 +584,21 @@ mod tests {
         let sb = board(200, 1_000, &[(300, 500), (600, 800)]);
         r.on_ack(&sb, 200, 1_000, 200, 0);
         let rescue = r.next_segment(&sb, 200, 1_000, 0).unwrap();
-        assert_eq!(rescue, Transmission { seq: 900, len: 100, kind: SegmentKind::Rescue });
+        assert_eq!(
+            rescue,
+            Transmission {
+                seq: 900,
+                len: 100,
+                kind: SegmentKind::Rescue
+            }
+        );
         assert_eq!(r.on_transmit(&rescue), 0);
         assert_eq!(r.high_rxt(), 600, "rule (4) leaves HighRxt alone");
-        assert_eq!(r.next_segment(&sb, 200, 1_000, 0), None, "one rescue per episode");
+        assert_eq!(
+            r.next_segment(&sb, 200, 1_000, 0),
+            None,
+            "one rescue per episode"
+        );
         assert_eq!(r.pipe(&sb, 200, 1_000), pipe_by_octets(&r, &sb, 200, 1_000));
     }
 
@@ -538,7 +617,14 @@ mod tests {
         let head = r.next_segment(&sb, 0, 400, 0).unwrap();
         r.on_transmit(&head);
         let next = r.next_segment(&sb, 0, 400, 0).unwrap();
-        assert_eq!(next, Transmission { seq: 200, len: 100, kind: SegmentKind::Unsacked });
+        assert_eq!(
+            next,
+            Transmission {
+                seq: 200,
+                len: 100,
+                kind: SegmentKind::Unsacked
+            }
+        );
         assert_eq!(r.on_transmit(&next), 100);
         assert_eq!(r.pipe(&sb, 0, 400), pipe_by_octets(&r, &sb, 0, 400));
     }
@@ -558,10 +644,18 @@ mod tests {
             r.phase = RecoveryPhase::FastRecovery;
             r.recovery_point = Some(1_000);
             r.high_rxt = high_rxt;
-            assert_eq!(r.pipe(&sb, 0, 1_000), pipe_by_octets(&r, &sb, 0, 1_000), "{blocks:?}");
+            assert_eq!(
+                r.pipe(&sb, 0, 1_000),
+                pipe_by_octets(&r, &sb, 0, 1_000),
+                "{blocks:?}"
+            );
             r.on_timeout(0, 1_000);
             r.high_rxt = high_rxt;
-            assert_eq!(r.pipe(&sb, 0, 1_000), pipe_by_octets(&r, &sb, 0, 1_000), "{blocks:?}");
+            assert_eq!(
+                r.pipe(&sb, 0, 1_000),
+                pipe_by_octets(&r, &sb, 0, 1_000),
+                "{blocks:?}"
+            );
         }
     }
 
@@ -586,7 +680,14 @@ mod tests {
         assert!(!t.exited);
         assert_eq!(r.window_inflation(), 0);
         let head = r.next_segment(&sb, 500, 2_000, MSS).unwrap();
-        assert_eq!(head, Transmission { seq: 500, len: 100, kind: SegmentKind::FastRetransmit });
+        assert_eq!(
+            head,
+            Transmission {
+                seq: 500,
+                len: 100,
+                kind: SegmentKind::FastRetransmit
+            }
+        );
         r.on_transmit(&head);
         // Partial ACK of less than one SMSS: deflate only.
         r.on_ack(&sb, 550, 2_000, 50, 0);
@@ -631,6 +732,9 @@ mod tests {
         assert_eq!(sent, vec![(0, 100), (200, 300), (300, 400), (500, 600)]);
         assert_eq!(r.pipe(&sb, 0, 600), 400);
         // New data comes only after the go-back-N pass.
-        assert_eq!(r.next_segment(&sb, 0, 600, MSS).unwrap().kind, SegmentKind::NewData);
+        assert_eq!(
+            r.next_segment(&sb, 0, 600, MSS).unwrap().kind,
+            SegmentKind::NewData
+        );
     }
 }

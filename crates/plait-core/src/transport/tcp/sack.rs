@@ -33,7 +33,10 @@ pub struct RangeSet {
 
 impl RangeSet {
     pub fn new() -> Self {
-        RangeSet { ranges: VecDeque::with_capacity(8), total: 0 }
+        RangeSet {
+            ranges: VecDeque::with_capacity(8),
+            total: 0,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -194,7 +197,10 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn new() -> Self {
-        Scoreboard { sacked: RangeSet::new(), high_ack: 0 }
+        Scoreboard {
+            sacked: RangeSet::new(),
+            high_ack: 0,
+        }
     }
 
     /// RFC 6675 `Update()`: moves `HighACK` to `cumulative_ack` (forgetting SACK state below
@@ -428,7 +434,17 @@ mod tests {
     #[test]
     fn lost_boundary_matches_is_lost_for_every_octet() {
         let mut sb = Scoreboard::new();
-        sb.update(1_000, 5_000, &[(1_100, 1_200), (1_400, 1_450), (2_000, 2_300), (3_000, 3_050), (4_000, 4_010)]);
+        sb.update(
+            1_000,
+            5_000,
+            &[
+                (1_100, 1_200),
+                (1_400, 1_450),
+                (2_000, 2_300),
+                (3_000, 3_050),
+                (4_000, 4_010),
+            ],
+        );
         let boundary = sb.lost_boundary(3, MSS);
         for seq in 1_000..5_000 {
             if sb.is_sacked(seq) {
