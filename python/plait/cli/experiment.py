@@ -64,11 +64,16 @@ def main(args: argparse.Namespace) -> int:
         title=f"Bottleneck utilisation vs N ({args.duration:g} s runs, first {args.warmup:g} s "
         f"discarded, seed {args.seed})"
     )
+    short = {q.label: q.short for q in exp.queues()}
     table.add_column("N", justify="right")
     for col in wide.columns:
-        table.add_column(col, justify="right")
+        table.add_column(short.get(col, "Thm 1"), justify="right")
     for n, row in wide.iterrows():
         table.add_row(str(n), *(f"{v:.3f}" for v in row))
     console.print(table)
+    console.print(
+        "Thm 1 = 1 - 1/(1 + 3N); TD = threshold-dropper (threshold 3, hold one mean RTT), "
+        "RI = rate-independent, LR = largest-rate; RED-b and DT-b (DropTail): buffer of b packets"
+    )
     console.print(f"written: {', '.join(str(p) for p in paths.values())}")
     return 0

@@ -27,6 +27,7 @@ class Queue:
     """A bottleneck queue configuration of the sweep."""
 
     label: str
+    short: str
     toml: str
 
 
@@ -37,10 +38,12 @@ def queues() -> list[Queue]:
     out = [
         Queue(
             "threshold-dropper, rate-independent",
+            "TD-RI",
             '{kind="threshold_dropper", threshold=3, policy="rate_independent"}',
         ),
         Queue(
             "threshold-dropper, largest-rate",
+            "TD-LR",
             '{kind="threshold_dropper", threshold=3, policy="largest_rate"}',
         ),
     ]
@@ -48,12 +51,13 @@ def queues() -> list[Queue]:
         out.append(
             Queue(
                 f"RED, buffer {b}",
+                f"RED-{b}",
                 f'{{kind="red", packets={b}, min_th={0.6 * b:g}, max_th={0.8 * b:g}, '
                 f"max_p=0.1, w_q=0.001, wait=true, gentle=false}}",
             )
         )
     for b in (5, 10, 20, 40):
-        out.append(Queue(f"DropTail, buffer {b}", f'{{kind="droptail", packets={b}}}'))
+        out.append(Queue(f"DropTail, buffer {b}", f"DT-{b}", f'{{kind="droptail", packets={b}}}'))
     return out
 
 
