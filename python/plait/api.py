@@ -37,15 +37,27 @@ def _override_pairs(overrides: Overrides) -> list[tuple[str, str]]:
     return pairs
 
 
-def _toml_literal(value: Any) -> str:
-    """A Python value as TOML text (strings stay bare so that units like 10Mbps work)."""
+def _toml_literal(value: Any, nested: bool = False) -> str:
+    """A Python value as TOML text. A top-level string stays bare (so `10Mbps` and
+    `{kind="red"}` work as on the command line); dicts become inline tables."""
+    if value is None:
+        raise ValueError("override values cannot be None (leave the key out to keep its default)")
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"override value {value!r}: expected a finite number")
         return repr(value)
     if isinstance(value, str):
-        return value
-    return json.dumps(value)
+        return json.dumps(value) if nested else value
+    if isinstance(value, Mapping):
+        items = ", ".join(
+            f"{json.dumps(str(k))} = {_toml_literal(v, nested=True)}" for k, v in value.items()
+        )
+        return "{" + items + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_literal(v, nested=True) for v in value) + "]"
+    raise ValueError(f"override value {value!r}: unsupported type {type(value).__name__}")
 
 
 def _load(scenario: Scenario) -> tuple[str, str, str]:
@@ -55,13 +67,28 @@ def _load(scenario: Scenario) -> tuple[str, str, str]:
     path = Path(scenario)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ScenarioFileError(f"{path}: cannot read scenario file ({e.strerror})") from None
-    return text, str(path), "toml"
+    except (OSError, UnicodeDecodeError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise ScenarioFileError(str(path), f"cannot read scenario file ({reason})") from None
+    return text, str(path), "json" if path.suffix.lower() == ".json" else "toml"
 
 
 class ScenarioFileError(_core.ScenarioError):
     """The scenario file could not be read."""
+
+    def __init__(self, file: str, detail: str) -> None:
+        super().__init__(f"{file}: {detail}")
+        self.file = file
+        self.path = ""
+        self.detail = detail
+
+
+def check_seed(seed: Any) -> None:
+    """Seeds are unsigned 64-bit integers."""
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+        raise ValueError(f"seed: expected an integer in [0, 2**64), got {seed!r}")
 
 
 @dataclass
@@ -190,8 +217,7 @@ def run(
     """
     import time
 
-    if seed is not None and (not isinstance(seed, int) or seed < 0):
-        raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
+    check_seed(seed)
     text, source, fmt = _load(scenario)
     started = time.perf_counter()
     raw = _core.run_scenario(text, source, fmt, seed, _override_pairs(overrides), progress)

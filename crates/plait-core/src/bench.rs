@@ -9,8 +9,10 @@ use crate::scenario::{Scenario, ScenarioError};
 use crate::sim::build;
 
 /// The benchmark scenario: `experiments/dumbbell/dumbbell.toml` with `flows` flows and the
-/// given duration (no warm-up, so every delivered packet counts).
+/// given duration (no warm-up, so every delivered packet counts). Start times are uniform in
+/// [0, 4 s] as in the file, or in the first half of shorter runs.
 pub fn dumbbell_toml(flows: usize, duration_s: f64) -> String {
+    let last_start = (duration_s / 2.0).min(4.0);
     format!(
         r#"[simulation]
 duration = {duration_s}
@@ -51,7 +53,7 @@ kind = "tcp"
 cc = "reno"
 src = "src"
 dst = "dst"
-start = {{ uniform = ["0s", "4s"] }}
+start = {{ uniform = [0, {last_start}] }}
 "#
     )
 }
@@ -85,6 +87,15 @@ pub fn peak_rss_bytes() -> u64 {
 
 /// Builds and runs the dumbbell with `flows` flows for `duration_s` simulated seconds.
 pub fn run_dumbbell(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
+    if flows == 0 || !(duration_s > 0.0 && duration_s.is_finite()) {
+        return Err(ScenarioError {
+            file: "<bench>".into(),
+            path: String::new(),
+            message: format!(
+                "expected at least one flow and a positive duration, got {flows} flows, {duration_s} s"
+            ),
+        });
+    }
     let scenario = Scenario::from_toml_str(&dumbbell_toml(flows, duration_s), "<bench>", &[])?;
     let started = Instant::now();
     let mut sim = build(&scenario, None)?;

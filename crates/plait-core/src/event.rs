@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::ids::{FlowId, LinkId, PacketId};
+use crate::ids::{FlowId, LinkId};
 use crate::time::SimTime;
 
 /// What happens at an instant.
@@ -16,8 +16,8 @@ use crate::time::SimTime;
 pub enum Event {
     /// A link direction finished serialising its current packet.
     TransmitDone(LinkId),
-    /// A packet reached the far end of the link it was on.
-    Arrive(PacketId),
+    /// The packet at the head of a link direction's pipeline reached the far end.
+    Arrive(LinkId),
     /// A flow starts.
     FlowStart(FlowId),
     /// A flow stops sending new data.
@@ -78,6 +78,17 @@ impl EventQueue {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Entry { time, seq, event });
+    }
+
+    /// Puts back an event just popped, ahead of every other event at the same time (its
+    /// original position: nothing at time `time` was inserted before it that is still queued).
+    #[inline]
+    pub fn push_front(&mut self, time: SimTime, event: Event) {
+        self.heap.push(Entry {
+            time,
+            seq: 0,
+            event,
+        });
     }
 
     /// Removes and returns the earliest event.

@@ -41,11 +41,13 @@ impl SimTime {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds, correctly rounded (division, not multiplication by 1e-9, so that
+    /// 300 ms reads back as exactly 0.3).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_millis_f64(self) -> f64 {
-        self.0 as f64 * 1e-6
+        self.0 as f64 / 1e6
     }
     pub fn saturating_sub(self, other: SimTime) -> SimTime {
         SimTime(self.0.saturating_sub(other.0))
@@ -122,6 +124,14 @@ impl Rate {
         if self.0 == 0 {
             return SimTime::MAX;
         }
+        // 64-bit arithmetic when it cannot overflow (any packet below 2 GB): 128-bit division
+        // is a library call and this runs once per packet per hop.
+        if bytes < (1 << 31) {
+            if let Some(numerator) = (bytes * 8_000_000_000).checked_add(*carry) {
+                *carry = numerator % self.0;
+                return SimTime(numerator / self.0);
+            }
+        }
         let numerator = bytes as u128 * 8 * 1_000_000_000 + *carry as u128;
         let rate = self.0 as u128;
         *carry = (numerator % rate) as u64;
@@ -161,9 +171,26 @@ mod tests {
     }
 
     #[test]
+    fn wide_and_narrow_paths_agree() {
+        let r = Rate(7_000_000_001);
+        let (mut a, mut b) = (0, 0);
+        for bytes in [1u64, 1500, 65_535, (1 << 31) - 1] {
+            let narrow = r.tx_time_carry(bytes, &mut a);
+            let n = bytes as u128 * 8_000_000_000 + b as u128;
+            b = (n % r.0 as u128) as u64;
+            assert_eq!(narrow.0 as u128, n / r.0 as u128);
+            assert_eq!(a, b);
+        }
+        // Huge sizes take the 128-bit path: 2^40 bytes at 8 Gb/s take 2^40 ns.
+        assert_eq!(Rate(8_000_000_000).tx_time(1 << 40), SimTime(1 << 40));
+    }
+
+    #[test]
     fn secs_conversion() {
         assert_eq!(SimTime::from_secs_f64(0.0495), SimTime::from_micros(49_500));
         assert_eq!(SimTime::from_secs_f64(-1.0), SimTime::ZERO);
         assert_eq!(SimTime::from_secs(2).as_secs_f64(), 2.0);
+        assert_eq!(SimTime::from_millis(300).as_secs_f64(), 0.3);
+        assert_eq!(SimTime::from_secs(60).as_secs_f64(), 60.0);
     }
 }

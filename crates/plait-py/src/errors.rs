@@ -12,7 +12,8 @@ create_exception!(
     "A scenario mistake: the message names the file, the field path and what was expected."
 );
 
-/// A Python `ScenarioError` carrying `file`, `path` and `message` attributes.
+/// A Python `ScenarioError` carrying `file`, `path` (the field) and `detail` (what was
+/// expected) attributes; `str(e)` is the whole message.
 pub fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
     let err = PlaitScenarioError::new_err(e.to_string());
     let value = err.value_bound(py);

@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return int(args.func(args) or 0)
-    except ScenarioError as e:
+    except (ScenarioError, ValueError) as e:
+        # Scenario mistakes and bad argument values (overrides, seeds): one line, exit 2.
         print(f"plait: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -25,8 +25,12 @@ def main(args: argparse.Namespace) -> int:
     if args.flows < 1 or args.duration <= 0:
         raise SystemExit("plait bench: --flows must be >= 1 and --duration > 0")
     code = (
-        "import sys, plait._core as c; "
-        f"sys.stdout.write(c.bench_dumbbell({args.flows}, {args.duration!r}))"
+        "import sys, plait._core as c\n"
+        "try:\n"
+        f"    sys.stdout.write(c.bench_dumbbell({args.flows}, {args.duration!r}))\n"
+        "except c.ScenarioError as e:\n"
+        "    sys.stderr.write(f'plait: error: {e}\\n')\n"
+        "    sys.exit(2)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if out.returncode != 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 
@@ -57,11 +58,14 @@ class _LateProgress:
 
 
 def main(args: argparse.Namespace) -> int:
-    from plait.api import run
+    from plait.api import check_seed, run
     from plait.cli.tables import print_result
 
-    if args.seed is not None and args.seed < 0:
-        raise SystemExit("plait run: --seed must be a non-negative integer")
+    try:
+        check_seed(args.seed)
+    except ValueError as e:
+        print(f"plait: error: --{e}", file=sys.stderr)
+        return 2
     bar = _LateProgress(args.file)
     try:
         result = run(args.file, seed=args.seed, overrides=args.overrides, progress=bar)

@@ -8,7 +8,9 @@
 //! Serialisation times carry their fractional nanoseconds from packet to packet
 //! ([`Rate::tx_time_carry`]).
 
-use crate::ids::NodeId;
+use std::collections::VecDeque;
+
+use crate::ids::{NodeId, PacketId};
 use crate::net::loss::LossModel;
 use crate::net::queue::{Queue, QueueDisc, QueueItem};
 use crate::rng::SimRng;
@@ -57,6 +59,10 @@ pub struct Link {
     pub(crate) done_pending: bool,
     last_change: SimTime,
     pub counters: LinkCounters,
+    /// Packets on the wire or propagating, with their arrival times at the far end. Arrival
+    /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
+    /// one event, for the head, instead of one per packet.
+    pub(crate) pipeline: VecDeque<(SimTime, PacketId)>,
 }
 
 impl Link {
@@ -87,6 +93,7 @@ impl Link {
             done_pending: false,
             last_change: SimTime::ZERO,
             counters: LinkCounters::default(),
+            pipeline: VecDeque::new(),
         }
     }
 

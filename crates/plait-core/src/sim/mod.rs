@@ -1,8 +1,9 @@
 //! The simulator: one deterministic, single-threaded event loop per run.
 //!
 //! Packets live in a pool and events refer to them by index. Each link direction keeps at most
-//! one pending `TransmitDone`; a packet's arrival at the far end is scheduled when its
-//! transmission starts. Each flow folds its transport timers (retransmission, delayed ACK) into
+//! one pending `TransmitDone` and one pending `Arrive`: packets on the wire or propagating wait
+//! in the link's FIFO pipeline (their arrival times are non-decreasing) and only the head has
+//! an event, so the event queue holds a few entries per link rather than one per packet. Each flow folds its transport timers (retransmission, delayed ACK) into
 //! one wake-up, cancelled lazily: the flow remembers the earliest wake-up it has in the queue
 //! and ignores any other. Drivers follow the sans-IO contract: after every `handle_*` on an
 //! endpoint, drain its `poll_transmit` and re-arm the timer from its `poll_timeout`.
@@ -180,11 +181,11 @@ impl<O: Observer> Simulator<O> {
     /// slices (progress reporting, interruption).
     pub fn run_until(&mut self, limit: SimTime) -> bool {
         let end = limit.min(self.config.duration);
-        while let Some(t) = self.events.peek_time() {
+        while let Some((t, ev)) = self.events.pop() {
             if t >= end {
+                self.events.push_front(t, ev);
                 break;
             }
-            let (t, ev) = self.events.pop().expect("peeked");
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
@@ -204,7 +205,7 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn dispatch(&mut self, ev: Event) {
         match ev {
-            Event::Arrive(p) => self.handle_arrive(p),
+            Event::Arrive(l) => self.handle_arrive(l),
             Event::TransmitDone(l) => self.handle_transmit_done(l),
             Event::FlowTimer(f) => self.handle_flow_timer(f),
             Event::SourceWake(f) => self.handle_source_wake(f),
@@ -263,9 +264,12 @@ impl<O: Observer> Simulator<O> {
 
     #[inline]
     fn launch(&mut self, link: LinkId, s: Started) {
-        let delay = self.links[link.index()].delay;
-        self.events
-            .push(s.tx_end.saturating_add(delay), Event::Arrive(s.item.packet));
+        let l = &mut self.links[link.index()];
+        let at = s.tx_end.saturating_add(l.delay);
+        if l.pipeline.is_empty() {
+            self.events.push(at, Event::Arrive(link));
+        }
+        l.pipeline.push_back((at, s.item.packet));
     }
 
     fn drop_packet(&mut self, link: LinkId, item: QueueItem, by_loss_model: bool) {
@@ -297,7 +301,15 @@ impl<O: Observer> Simulator<O> {
     }
 
     #[inline]
-    fn handle_arrive(&mut self, id: PacketId) {
+    fn handle_arrive(&mut self, link: LinkId) {
+        let l = &mut self.links[link.index()];
+        let (_, id) = l
+            .pipeline
+            .pop_front()
+            .expect("an arrival event has a packet");
+        if let Some(&(next, _)) = l.pipeline.front() {
+            self.events.push(next, Event::Arrive(link));
+        }
         let p = self.pool.get_mut(id);
         p.hop += 1;
         let (route, hop) = (p.route, p.hop as usize);

@@ -1,0 +1,567 @@
+"""Tests of the Python API: plait.run, plait.validate and plait.Result.
+
+The scenarios are small (three TCP flows through a 10 Mb/s bottleneck for three simulated
+seconds), so each run takes milliseconds; the assertions check the documented columns, the
+recorded seed, overrides, determinism, the output files and the error messages.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import plait
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DUMBBELL = REPO / "experiments" / "dumbbell" / "dumbbell.toml"
+PARALLEL_TCP = REPO / "experiments" / "parallel-tcp" / "scenario.toml"
+
+# Column order of FlowTable, LinkTable and TimeSeries in crates/plait-core/src/trace/results.rs.
+FLOW_COLUMNS = [
+    "name",
+    "kind",
+    "cc",
+    "src",
+    "dst",
+    "start_s",
+    "goodput_bps",
+    "throughput_bps",
+    "bytes_delivered",
+    "packets_sent",
+    "retransmissions",
+    "fast_retransmits",
+    "timeouts",
+    "drops",
+    "rtt_samples",
+    "rtt_mean_s",
+    "rtt_min_s",
+    "rtt_p50_s",
+    "rtt_p95_s",
+    "rtt_p99_s",
+    "rtt_max_s",
+    "completion_s",
+]
+LINK_COLUMNS = [
+    "name",
+    "direction",
+    "from",
+    "to",
+    "rate_bps",
+    "utilization",
+    "tx_packets",
+    "tx_bytes",
+    "drops",
+    "loss_drops",
+    "mean_queue_packets",
+    "mean_queue_bytes",
+    "max_queue_packets",
+]
+TIMESERIES_COLUMNS = [
+    "time_s",
+    "entity",
+    "name",
+    "cwnd_bytes",
+    "srtt_s",
+    "goodput_bps",
+    "queue_packets",
+    "queue_bytes",
+]
+SUMMARY_KEYS = {
+    "seed",
+    "duration_s",
+    "warmup_s",
+    "flows",
+    "links",
+    "jain_fairness",
+    "events",
+    "delivered_packets",
+    "wall_seconds",
+}
+
+SCENARIO_TOML = """\
+[simulation]
+duration = "3s"
+warmup = "1s"
+seed = 5
+sample_interval = "500ms"
+
+[[link]]
+name = "access"
+from = "src"
+to = "r1"
+rate = "100Mbps"
+delay = "1ms"
+
+[[link]]
+name = "bottleneck"
+from = "r1"
+to = "dst"
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", packets = 50 }
+
+[[flow]]
+name = "bulk"
+count = 3
+kind = "tcp"
+cc = "reno"
+src = "src"
+dst = "dst"
+start = { uniform = ["0s", "1s"] }
+"""
+
+
+def scenario_dict() -> dict:
+    """SCENARIO_TOML written as the equivalent Python dict."""
+    return {
+        "simulation": {"duration": "3s", "warmup": "1s", "seed": 5, "sample_interval": "500ms"},
+        "link": [
+            {"name": "access", "from": "src", "to": "r1", "rate": "100Mbps", "delay": "1ms"},
+            {
+                "name": "bottleneck",
+                "from": "r1",
+                "to": "dst",
+                "rate": "10Mbps",
+                "delay": "10ms",
+                "queue": {"kind": "droptail", "packets": 50},
+            },
+        ],
+        "flow": [
+            {
+                "name": "bulk",
+                "count": 3,
+                "kind": "tcp",
+                "cc": "reno",
+                "src": "src",
+                "dst": "dst",
+                "start": {"uniform": ["0s", "1s"]},
+            }
+        ],
+    }
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Path:
+    path = tmp_path / "small.toml"
+    path.write_text(SCENARIO_TOML, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def unsampled(tmp_path: Path) -> Path:
+    """The same scenario without `sample_interval`."""
+    path = tmp_path / "unsampled.toml"
+    text = "\n".join(
+        line for line in SCENARIO_TOML.splitlines() if not line.startswith("sample_interval")
+    )
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def assert_same_tables(a: plait.Result, b: plait.Result) -> None:
+    pd.testing.assert_frame_equal(a.flows, b.flows)
+    pd.testing.assert_frame_equal(a.links, b.links)
+    pd.testing.assert_frame_equal(a.timeseries, b.timeseries)
+    assert (a.seed, a.events, a.delivered_packets) == (b.seed, b.events, b.delivered_packets)
+    assert a.jain_fairness == b.jain_fairness
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+
+def test_result_tables_are_dataframes_with_documented_columns(scenario):
+    r = plait.run(scenario)
+    assert isinstance(r, plait.Result)
+    for frame in (r.flows, r.links, r.timeseries):
+        assert isinstance(frame, pd.DataFrame)
+    assert list(r.flows.columns) == FLOW_COLUMNS
+    assert list(r.links.columns) == LINK_COLUMNS
+    assert list(r.timeseries.columns) == TIMESERIES_COLUMNS
+    assert (r.duration_s, r.warmup_s) == (3.0, 1.0)
+    assert r.events > 0
+    assert r.delivered_packets > 0
+    assert math.isfinite(r.wall_seconds) and r.wall_seconds >= 0
+
+
+def test_flow_table_contents(scenario):
+    r = plait.run(scenario)
+    flows = r.flows
+    assert flows.name.tolist() == ["bulk.0", "bulk.1", "bulk.2"]
+    assert set(flows.kind) == {"tcp"}
+    assert set(flows.cc) == {"reno"}
+    assert set(flows.src) == {"src"} and set(flows.dst) == {"dst"}
+    assert flows.start_s.between(0.0, 1.0).all()
+    assert flows.start_s.nunique() == 3  # each copy draws its own start time
+    assert (flows.bytes_delivered > 0).all()
+    # Goodput is the payload delivered over [warmup, duration].
+    interval = r.duration_s - r.warmup_s
+    expected = flows.bytes_delivered.astype(float) * 8 / interval
+    assert flows.goodput_bps.tolist() == pytest.approx(expected.tolist(), rel=1e-9)
+    # Everything delivered crossed the 10 Mb/s bottleneck during the run.
+    assert flows.bytes_delivered.sum() * 8 <= 10e6 * r.duration_s
+    assert (flows.throughput_bps >= flows.goodput_bps * 0.9).all()
+    assert (flows.rtt_min_s >= 0.022).all()  # at least the 22 ms propagation round trip
+    assert (flows.rtt_min_s <= flows.rtt_p50_s).all()
+    assert (flows.rtt_p50_s <= flows.rtt_max_s).all()
+    # Long-lived flows never complete.
+    assert flows.completion_s.isna().all()
+    # Jain's index of the goodputs, (sum x)^2 / (n sum x^2).
+    x = flows.goodput_bps
+    assert r.jain_fairness == pytest.approx(x.sum() ** 2 / (len(x) * (x**2).sum()), rel=1e-12)
+
+
+def test_link_table_contents(scenario):
+    r = plait.run(scenario)
+    links = r.links
+    assert links.name.tolist() == ["access", "access", "bottleneck", "bottleneck"]
+    assert links.direction.tolist() == ["forward", "reverse", "forward", "reverse"]
+    assert links["from"].tolist() == ["src", "r1", "r1", "dst"]
+    assert links["to"].tolist() == ["r1", "src", "dst", "r1"]
+    assert links.rate_bps.tolist() == [100_000_000, 100_000_000, 10_000_000, 10_000_000]
+    assert links.utilization.between(0.0, 1.0).all()
+    bottleneck = links.iloc[2]
+    assert bottleneck.utilization > 0.5
+    assert bottleneck.max_queue_packets <= 50
+    assert bottleneck.drops > 0
+    assert (links.loss_drops == 0).all()  # no loss model configured
+    # Utilisation is the time spent transmitting: tx_bytes at the link rate over the interval.
+    busy = links.tx_bytes * 8 / (links.rate_bps * (r.duration_s - r.warmup_s))
+    assert links.utilization.tolist() == pytest.approx(busy.tolist(), rel=0.01, abs=1e-3)
+
+
+def test_timeseries_present_when_sample_interval_set(scenario):
+    ts = plait.run(scenario).timeseries
+    assert len(ts) > 0
+    times = sorted(ts.time_s.unique())
+    assert {0.5, 1.0, 1.5, 2.0, 2.5} <= set(times)
+    assert all(0 < t <= 3.0 for t in times)
+    expected_names = {
+        "bulk.0",
+        "bulk.1",
+        "bulk.2",
+        "access:forward",
+        "access:reverse",
+        "bottleneck:forward",
+        "bottleneck:reverse",
+    }
+    for _, rows in ts.groupby("time_s"):
+        assert set(rows.name) == expected_names
+        assert len(rows) == len(expected_names)
+    flows = ts[ts.entity == "flow"]
+    links = ts[ts.entity == "link"]
+    assert set(ts.entity) == {"flow", "link"}
+    assert flows[["queue_packets", "queue_bytes"]].isna().all().all()
+    assert links[["cwnd_bytes", "srtt_s", "goodput_bps"]].isna().all().all()
+    assert (flows.cwnd_bytes > 0).all()
+    assert links[links.name == "bottleneck:forward"].queue_packets.max() > 0
+
+
+def test_no_timeseries_without_sample_interval(unsampled):
+    ts = plait.run(unsampled).timeseries
+    assert len(ts) == 0
+    assert list(ts.columns) == TIMESERIES_COLUMNS
+
+
+# --- path, dict, seed, overrides -----------------------------------------------------------------
+
+
+def test_run_path_and_dict_give_same_tables(scenario):
+    from_file = plait.run(scenario)
+    from_str = plait.run(str(scenario))
+    from_dict = plait.run(scenario_dict())
+    assert_same_tables(from_file, from_dict)
+    assert_same_tables(from_file, from_str)
+
+
+def test_dict_none_means_default():
+    d = scenario_dict()
+    d["simulation"]["seed"] = None  # null counts as absent: the default seed 1
+    d["flow"][0]["cc"] = None  # default controller: reno
+    r = plait.run(d)
+    assert r.seed == 1
+    assert set(r.flows.cc) == {"reno"}
+
+
+def test_seed_is_recorded_and_seed_argument_overrides(scenario):
+    assert plait.run(scenario).seed == 5
+    r9 = plait.run(scenario, seed=9)
+    assert r9.seed == 9
+    assert plait.run(scenario_dict(), seed=9).seed == 9
+    # seed= replaces the scenario's seed, even one set by an override.
+    assert plait.run(scenario, seed=9, overrides={"simulation.seed": 4}).seed == 9
+
+
+def test_same_seed_is_deterministic(scenario):
+    assert_same_tables(plait.run(scenario), plait.run(scenario))
+    assert_same_tables(plait.run(scenario, seed=123), plait.run(scenario, seed=123))
+
+
+def test_different_seed_changes_uniform_start_times(scenario):
+    a = plait.run(scenario, seed=1)
+    b = plait.run(scenario, seed=2)
+    assert (a.flows.start_s.to_numpy() != b.flows.start_s.to_numpy()).all()
+    assert a.flows.start_s.between(0, 1).all() and b.flows.start_s.between(0, 1).all()
+
+
+def test_mapping_override_changes_controller(scenario):
+    r = plait.run(scenario, overrides={"flow.bulk.cc": "cubic"})
+    assert set(r.flows.cc) == {"cubic"}
+    assert r.seed == 5
+    assert not r.flows.goodput_bps.equals(plait.run(scenario).flows.goodput_bps)
+
+
+def test_list_override_sets_seed(scenario):
+    listed = plait.run(scenario, overrides=["simulation.seed=4"])
+    assert listed.seed == 4
+    mapped = plait.run(scenario, overrides={"simulation.seed": 4})
+    assert_same_tables(listed, mapped)
+    assert_same_tables(listed, plait.run(scenario, seed=4))
+
+
+def test_overrides_apply_in_order_and_accept_python_values(scenario):
+    r = plait.run(
+        scenario,
+        overrides=["flow.bulk.cc=cubic", "flow.bulk.cc=aimd", "flow.bulk.count=2"],
+    )
+    assert set(r.flows.cc) == {"aimd"}
+    assert r.flows.name.tolist() == ["bulk.0", "bulk.1"]
+    r = plait.run(scenario, overrides={"simulation.duration": 2.5, "tcp.sack": False})
+    assert r.duration_s == 2.5
+
+
+def test_override_with_toml_table_string(scenario):
+    droptail = plait.run(scenario)
+    red = plait.run(scenario, overrides={"link.bottleneck.queue": '{kind="red", packets=100}'})
+    forward = red.links.iloc[2]
+    assert forward["name"] == "bottleneck" and forward.direction == "forward"
+    assert forward.max_queue_packets <= 100
+    # RED keeps the average queue near its 5..15 packet thresholds, far below a full
+    # 50-packet drop-tail buffer.
+    assert forward.mean_queue_packets < droptail.links.iloc[2].mean_queue_packets
+
+
+def test_progress_callback(scenario):
+    calls = []
+    plait.run(scenario, progress=lambda now, total: calls.append((now, total)))
+    assert len(calls) > 1
+    assert all(total == 3.0 for _, total in calls)
+    nows = [now for now, _ in calls]
+    assert nows == sorted(nows)
+    assert nows[-1] == 3.0
+
+
+# --- summary and files ---------------------------------------------------------------------------
+
+
+def test_summary_is_json_and_deterministic(scenario):
+    a = plait.run(scenario).summary()
+    b = plait.run(scenario).summary()
+    assert set(a) == SUMMARY_KEYS
+    text = json.dumps(a, allow_nan=False)  # NaN (e.g. completion_s) became None
+    assert json.loads(text)["seed"] == 5
+    assert [f["name"] for f in a["flows"]] == ["bulk.0", "bulk.1", "bulk.2"]
+    assert set(a["flows"][0]) == set(FLOW_COLUMNS)
+    assert set(a["links"][0]) == set(LINK_COLUMNS)
+    assert all(f["completion_s"] is None for f in a["flows"])
+    assert isinstance(a["wall_seconds"], float)
+    a.pop("wall_seconds")
+    b.pop("wall_seconds")
+    assert a == b
+    other = plait.run(scenario, seed=6).summary()
+    other.pop("wall_seconds")
+    assert other != a
+
+
+def test_to_json_writes_valid_json(scenario, tmp_path):
+    r = plait.run(scenario)
+    out = tmp_path / "nested" / "summary.json"
+    r.to_json(out)
+    text = out.read_text(encoding="utf-8")
+    data = json.loads(text)
+    assert data == json.loads(json.dumps(r.summary()))
+    assert data["seed"] == 5
+    assert "NaN" not in text
+    assert [p.name for p in out.parent.iterdir()] == ["summary.json"]  # no temporary left
+
+
+def test_to_parquet_writes_tables_with_seed(scenario, tmp_path):
+    r = plait.run(scenario, seed=8)
+    out = tmp_path / "tables"
+    r.to_parquet(out)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "flows.parquet",
+        "links.parquet",
+        "timeseries.parquet",
+    ]
+    for name in ("flows", "links", "timeseries"):
+        back = pd.read_parquet(out / f"{name}.parquet")
+        assert (back.seed == 8).all()
+        pd.testing.assert_frame_equal(back.drop(columns="seed"), getattr(r, name))
+
+
+def test_to_parquet_without_timeseries(unsampled, tmp_path):
+    r = plait.run(unsampled)
+    r.to_parquet(tmp_path / "out")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "flows.parquet",
+        "links.parquet",
+    ]
+    flows = pd.read_parquet(tmp_path / "out" / "flows.parquet")
+    assert list(flows.columns) == [*FLOW_COLUMNS, "seed"]
+    assert (flows.seed == 5).all()
+
+
+# --- errors and validation -----------------------------------------------------------------------
+
+
+def test_scenario_error_is_value_error():
+    assert issubclass(plait.ScenarioError, ValueError)
+
+
+def test_unknown_controller_names_file_and_field(tmp_path):
+    path = write(tmp_path, "bad.toml", SCENARIO_TOML.replace('cc = "reno"', 'cc = "renoo"'))
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.run(path)
+    message = str(info.value)
+    assert str(path) in message
+    assert "flow[0].cc" in message
+    assert "unknown controller 'renoo'" in message
+    assert "aimd, cubic, reno" in message
+    assert info.value.path == "flow[0].cc"
+    assert info.value.file == str(path)
+    with pytest.raises(plait.ScenarioError, match=r"flow\[0\]\.cc: unknown controller"):
+        plait.validate(path)
+
+
+def test_unknown_field_suggests_the_right_one(tmp_path):
+    path = write(tmp_path, "typo.toml", SCENARIO_TOML.replace("queue = {", "qeue = {"))
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: link[1].qeue: unknown field")
+    assert "did you mean 'queue'?" in message
+
+
+def test_toml_syntax_error_names_file(tmp_path):
+    path = write(tmp_path, "broken.toml", "[simulation\nduration = 1\n")
+    with pytest.raises(plait.ScenarioError, match="broken.toml"):
+        plait.run(path)
+
+
+def test_dict_error_names_field():
+    d = scenario_dict()
+    d["link"][1]["rate"] = "10MBps"
+    with pytest.raises(plait.ScenarioError, match=r"^<dict>: link\[1\]\.rate: "):
+        plait.run(d)
+
+
+def test_route_error_names_flow():
+    d = scenario_dict()
+    for link in d["link"]:
+        link["duplex"] = False  # no way back for the ACKs
+    with pytest.raises(plait.ScenarioError, match=r"flow\[0\]\.dst: .*ACK"):
+        plait.validate(d)
+
+
+def test_missing_file_raises_scenario_error(tmp_path):
+    missing = tmp_path / "does-not-exist.toml"
+    for call in (plait.run, plait.validate):
+        with pytest.raises(plait.ScenarioError) as info:
+            call(missing)
+        assert str(missing) in str(info.value)
+        assert isinstance(info.value, ValueError)
+
+
+def test_override_of_missing_entry(scenario):
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.run(scenario, overrides={"flow[9].cc": "cubic"})
+    assert "flow[9]" in str(info.value)
+    assert "there is no flow[9] (1 flow)" in str(info.value)
+    with pytest.raises(plait.ScenarioError, match="there is no flow named 'nosuch'"):
+        plait.run(scenario, overrides=["flow.nosuch.cc=cubic"])
+
+
+def test_override_with_bad_value_names_the_override(scenario):
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(scenario, overrides={"flow.bulk.cc": "renoo"})
+    message = str(info.value)
+    assert "flow[0].cc: unknown controller 'renoo'" in message
+    assert "--set flow.bulk.cc=renoo" in message
+
+
+def test_override_without_equals_sign(scenario):
+    with pytest.raises(ValueError, match="expected key.path=value"):
+        plait.run(scenario, overrides=["simulation.seed"])
+
+
+def test_negative_seed_rejected(scenario):
+    with pytest.raises(ValueError, match="seed"):
+        plait.run(scenario, seed=-1)
+
+
+def test_validate_returns_counts(scenario):
+    info = plait.validate(scenario)
+    assert info == {
+        "nodes": 3,
+        "links": 2,
+        "flows": 3,
+        "duration_s": 3.0,
+        "warmup_s": 1.0,
+        "seed": 5,
+    }
+    assert plait.validate(scenario_dict()) == info
+    assert plait.validate(scenario, overrides={"flow.bulk.count": 7})["flows"] == 7
+
+
+def test_dumbbell_file_validates_as_written():
+    info = plait.validate(DUMBBELL)
+    assert {k: info[k] for k in ("nodes", "links", "flows", "seed")} == {
+        "nodes": 4,
+        "links": 3,
+        "flows": 10,
+        "seed": 1,
+    }
+    assert info["duration_s"] == pytest.approx(60.0, rel=1e-12)
+    assert info["warmup_s"] == pytest.approx(10.0, rel=1e-12)
+
+
+def test_parallel_tcp_scenario_validates():
+    info = plait.validate(PARALLEL_TCP, overrides={"flow.tcp.count": 4})
+    assert info["flows"] == 4
+    assert (info["duration_s"], info["warmup_s"]) == (400.0, 100.0)
+
+
+# --- known product bugs ----------------------------------------------------------------------
+
+
+def test_json_scenario_file(tmp_path):
+    path = write(tmp_path, "small.json", json.dumps(scenario_dict()))
+    assert_same_tables(plait.run(path), plait.run(scenario_dict()))
+
+
+def test_mapping_override_with_dict_value(scenario):
+    as_text = plait.run(scenario, overrides={"link.bottleneck.queue": '{kind="red", packets=100}'})
+    as_dict = plait.run(
+        scenario, overrides={"link.bottleneck.queue": {"kind": "red", "packets": 100}}
+    )
+    assert_same_tables(as_dict, as_text)
+
+
+def test_seed_too_large_is_value_error(scenario):
+    with pytest.raises(ValueError, match="seed"):
+        plait.run(scenario, seed=2**64)
+
+
+def test_seconds_are_reported_exactly(scenario):
+    assert plait.validate(DUMBBELL)["duration_s"] == 60.0
+    r = plait.run(scenario, overrides={"flow.bulk.start": "0.3s"})
+    assert r.flows.start_s.tolist() == [0.3, 0.3, 0.3]

@@ -1,0 +1,480 @@
+"""Tests of the `plait` command line: run, validate, list, bench and experiment.
+
+Most tests call `plait.cli.main([...])` in-process and read the output with capsys; a few run
+the command in a fresh interpreter to check the exit code the shell sees.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import plait
+import pytest
+from plait.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+DUMBBELL = REPO / "experiments" / "dumbbell" / "dumbbell.toml"
+
+SCENARIO_TOML = """\
+[simulation]
+duration = "3s"
+warmup = "1s"
+seed = 5
+sample_interval = "500ms"
+
+[[link]]
+name = "access"
+from = "src"
+to = "r1"
+rate = "100Mbps"
+delay = "1ms"
+
+[[link]]
+name = "bottleneck"
+from = "r1"
+to = "dst"
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", packets = 50 }
+
+[[flow]]
+name = "bulk"
+count = 3
+kind = "tcp"
+cc = "reno"
+src = "src"
+dst = "dst"
+start = { uniform = ["0s", "1s"] }
+"""
+
+BENCH_KEYS = {
+    "delivered_packets",
+    "events",
+    "wall_seconds",
+    "delivered_packets_per_second",
+    "peak_rss_bytes",
+}
+
+# The entry point of the `plait` console script (pyproject: plait = "plait.cli:main").
+_ENTRY = "import sys; from plait.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch):
+    """rich wraps table cells to the terminal width; give it room so names stay whole."""
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+@pytest.fixture
+def scenario(tmp_path: Path) -> Path:
+    path = tmp_path / "small.toml"
+    path.write_text(SCENARIO_TOML, encoding="utf-8")
+    return path
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli_process(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", _ENTRY, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def without_wall(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "wall_seconds"}
+
+
+# --- plait run ------------------------------------------------------------------------------
+
+
+def test_run_writes_json_and_parquet_and_prints_table(capsys, scenario, tmp_path):
+    summary = tmp_path / "out.json"
+    out_dir = tmp_path / "tables"
+    code, out, err = cli(capsys, "run", scenario, "--json", summary, "--out", out_dir)
+    assert code == 0
+    assert err == ""
+    for name in ("bulk.0", "bulk.1", "bulk.2", "bottleneck", "seed 5"):
+        assert name in out
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["seed"] == 5
+    assert [f["name"] for f in data["flows"]] == ["bulk.0", "bulk.1", "bulk.2"]
+    # The CLI writes what the API computes.
+    assert without_wall(data) == without_wall(json.loads(json.dumps(plait.run(scenario).summary())))
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "flows.parquet",
+        "links.parquet",
+        "timeseries.parquet",
+    ]
+    flows = pd.read_parquet(out_dir / "flows.parquet")
+    assert flows.name.tolist() == ["bulk.0", "bulk.1", "bulk.2"]
+    assert (flows.seed == 5).all()
+    assert (pd.read_parquet(out_dir / "links.parquet").seed == 5).all()
+
+
+def test_run_seed_option(capsys, scenario, tmp_path):
+    summary = tmp_path / "s.json"
+    code, out, _ = cli(capsys, "run", scenario, "--seed", "11", "--json", summary)
+    assert code == 0
+    assert "seed 11" in out
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["seed"] == 11
+    expected = plait.run(scenario, seed=11).flows.start_s.tolist()
+    assert [f["start_s"] for f in data["flows"]] == expected
+    assert expected != plait.run(scenario).flows.start_s.tolist()
+
+
+def test_run_set_option(capsys, scenario, tmp_path):
+    summary = tmp_path / "s.json"
+    code, _, _ = cli(capsys, "run", scenario, "--set", "flow.bulk.cc=cubic", "--json", summary)
+    assert code == 0
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert {f["cc"] for f in data["flows"]} == {"cubic"}
+
+
+def test_run_set_is_repeatable_and_later_wins(capsys, scenario, tmp_path):
+    summary = tmp_path / "s.json"
+    code, _, _ = cli(
+        capsys,
+        "run",
+        scenario,
+        "--set",
+        "flow.bulk.cc=cubic",
+        "--set",
+        'flow.bulk.cc={ name = "aimd", alpha = 2, beta = 0.7 }',
+        "--set",
+        "flow.bulk.count=2",
+        "--set",
+        "simulation.seed=3",
+        "--json",
+        summary,
+    )
+    assert code == 0
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert [f["name"] for f in data["flows"]] == ["bulk.0", "bulk.1"]
+    assert {f["cc"] for f in data["flows"]} == {"aimd"}
+    assert data["seed"] == 3
+
+
+def test_run_quiet_prints_nothing(capsys, scenario, tmp_path):
+    code, out, err = cli(capsys, "run", scenario, "--quiet", "--json", tmp_path / "s.json")
+    assert code == 0
+    assert (out, err) == ("", "")
+    assert (tmp_path / "s.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragments"),
+    [
+        (["--set", "flow.bulk.cc=renoo"], ["flow[0].cc", "unknown controller 'renoo'"]),
+        (["--set", "flow[4].cc=cubic"], ["flow[4]", "there is no flow[4]"]),
+        (["--set", "link.bottleneck.qeue=3"], ["link[1].qeue", "did you mean 'queue'?"]),
+        (["--set", "link.access.duplex=false"], ["flow[0].dst", "ACK"]),
+    ],
+    ids=["unknown-controller", "missing-entry", "unknown-field", "no-route"],
+)
+def test_run_scenario_error_writes_nothing(capsys, scenario, tmp_path, extra, fragments):
+    summary = tmp_path / "out.json"
+    out_dir = tmp_path / "tables"
+    code, out, err = cli(capsys, "run", scenario, *extra, "--json", summary, "--out", out_dir)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("plait: error: ")
+    assert str(scenario) in err
+    for fragment in fragments:
+        assert fragment in err
+    assert not summary.exists()
+    assert not out_dir.exists()
+
+
+def test_run_missing_file(capsys, tmp_path):
+    missing = tmp_path / "nope.toml"
+    summary = tmp_path / "out.json"
+    code, out, err = cli(capsys, "run", missing, "--json", summary, "--out", tmp_path / "t")
+    assert code == 2
+    assert out == ""
+    assert str(missing) in err and "cannot read scenario file" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_run_negative_seed_is_refused(capsys, scenario, tmp_path):
+    code = main(["run", str(scenario), "--seed", "-3", "--json", str(tmp_path / "s.json")])
+    assert code == 2
+    assert "--seed" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_run_exit_codes_in_a_subprocess(scenario, tmp_path):
+    ok = cli_process("run", scenario, "--json", "ok.json", "--out", "ok", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert "bulk.2" in ok.stdout
+    assert json.loads((tmp_path / "ok.json").read_text(encoding="utf-8"))["seed"] == 5
+    assert (tmp_path / "ok" / "flows.parquet").exists()
+
+    bad = cli_process(
+        "run",
+        scenario,
+        "--set",
+        "flow.bulk.cc=renoo",
+        "--json",
+        "bad.json",
+        "--out",
+        "bad",
+        cwd=tmp_path,
+    )
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert "flow[0].cc" in bad.stderr and "unknown controller" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    assert not (tmp_path / "bad.json").exists()
+    assert not (tmp_path / "bad").exists()
+
+
+def test_validate_exit_codes_in_a_subprocess(scenario, tmp_path):
+    ok = cli_process("validate", scenario, cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert "ok (3 nodes, 2 links, 3 flows" in ok.stdout
+    bad = cli_process("validate", tmp_path / "missing.toml", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert "missing.toml" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_python_dash_m_plait_cli(scenario, tmp_path):
+    def module(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "plait.cli", *map(str, args)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+
+    ok = module("validate", scenario)
+    assert ok.returncode == 0, ok.stderr
+    assert "ok (3 nodes" in ok.stdout
+    bad = module("run", scenario, "--set", "flow.bulk.cc=renoo", "--json", "bad.json")
+    assert bad.returncode == 2
+    assert "unknown controller" in bad.stderr
+    assert not (tmp_path / "bad.json").exists()
+
+
+# --- plait validate -------------------------------------------------------------------------
+
+
+def test_validate_ok(capsys, scenario):
+    code, out, err = cli(capsys, "validate", scenario)
+    assert code == 0
+    assert err == ""
+    assert out.strip() == (f"{scenario}: ok (3 nodes, 2 links, 3 flows, 3 s, warm-up 1 s, seed 5)")
+
+
+def test_validate_with_set(capsys, scenario):
+    code, out, _ = cli(capsys, "validate", scenario, "--set", "flow.bulk.count=7")
+    assert code == 0
+    assert "7 flows" in out
+
+
+def test_validate_failure(capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SCENARIO_TOML.replace('rate = "10Mbps"', 'rate = "10MBps"'), encoding="utf-8")
+    code, out, err = cli(capsys, "validate", bad)
+    assert code == 2
+    assert out == ""
+    assert err.startswith(f"plait: error: {bad}: link[1].rate: ")
+
+
+def test_dumbbell_validates_as_written(capsys):
+    code, out, err = cli(capsys, "validate", DUMBBELL)
+    assert code == 0, err
+    assert "ok (4 nodes, 3 links, 10 flows, 60 s, warm-up 10 s, seed 1)" in out
+
+
+# --- plait list -----------------------------------------------------------------------------
+
+
+def test_list_prints_controllers_and_queues(capsys):
+    code, out, _ = cli(capsys, "list")
+    assert code == 0
+    for title in ("controllers", "queues", "sources", "loss"):
+        assert title in out
+    for name in ("reno", "cubic", "aimd", "droptail", "red", "threshold_dropper"):
+        assert name in out
+    for name in ("bernoulli", "gilbert_elliott", "onoff"):
+        assert name in out
+
+
+def test_list_json(capsys):
+    code, out, _ = cli(capsys, "list", "--json")
+    assert code == 0
+    entries = json.loads(out)
+    by_category: dict[str, set[str]] = {}
+    for e in entries:
+        assert {"category", "name", "description", "params"} <= set(e)
+        for p in e["params"]:
+            assert {"name", "default", "description"} <= set(p)
+        by_category.setdefault(e["category"], set()).add(e["name"])
+    assert set(by_category) == {"controller", "queue", "source", "loss"}
+    assert by_category["controller"] == {"reno", "cubic", "aimd"}
+    assert by_category["queue"] == {"droptail", "red", "threshold_dropper"}
+    assert by_category["source"] == {"tcp", "cbr", "onoff"}
+    assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
+    aimd = next(e for e in entries if e["name"] == "aimd")
+    assert {p["name"]: p["default"] for p in aimd["params"]} == {"alpha": "1", "beta": "0.5"}
+
+
+def test_listed_controllers_are_the_accepted_ones(capsys, scenario):
+    main(["list", "--json"])
+    entries = json.loads(capsys.readouterr().out)
+    controllers = sorted(e["name"] for e in entries if e["category"] == "controller")
+    for name in controllers:
+        assert plait.validate(scenario, overrides={"flow.bulk.cc": name})["flows"] == 3
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(scenario, overrides={"flow.bulk.cc": "vegas"})
+    assert f"(known: {', '.join(controllers)})" in str(info.value)
+
+
+# --- plait bench ----------------------------------------------------------------------------
+
+
+def check_bench_report(report: dict, flows: int, duration: float) -> None:
+    assert BENCH_KEYS <= set(report)
+    assert report["flows"] == flows
+    assert report["duration_s"] == duration
+    assert report["delivered_packets"] > 0
+    assert report["events"] > report["delivered_packets"]
+    assert report["wall_seconds"] > 0
+    rate = report["delivered_packets"] / report["wall_seconds"]
+    assert report["delivered_packets_per_second"] == pytest.approx(rate, rel=1e-6)
+    if sys.platform.startswith("linux"):
+        assert report["peak_rss_bytes"] > 1_000_000
+
+
+def test_bench_json(capsys):
+    # The benchmark's flows start uniformly in [0 s, 4 s], so it needs more than 4 s.
+    code, out, _ = cli(capsys, "bench", "dumbbell", "--flows", "2", "--duration", "5", "--json")
+    assert code == 0
+    check_bench_report(json.loads(out), flows=2, duration=5.0)
+
+
+def test_bench_text(capsys):
+    code, out, _ = cli(capsys, "bench", "dumbbell", "--flows", "1", "--duration", "4.5")
+    assert code == 0
+    assert out.startswith("dumbbell, 1 flows, 4.5 s simulated: ")
+    assert "packets delivered" in out and "peak RSS" in out
+
+
+def test_bench_rejects_bad_arguments():
+    with pytest.raises(SystemExit, match="--flows must be >= 1"):
+        main(["bench", "dumbbell", "--flows", "0", "--duration", "1"])
+
+
+def test_bench_short_duration(capsys):
+    code, out, _ = cli(capsys, "bench", "dumbbell", "--flows", "2", "--duration", "1", "--json")
+    assert code == 0
+    check_bench_report(json.loads(out), flows=2, duration=1.0)
+
+
+# --- plait experiment -----------------------------------------------------------------------
+
+
+def test_experiment_parallel_tcp(capsys, tmp_path):
+    out_dir = tmp_path / "results"
+    code, out, _ = cli(
+        capsys,
+        "experiment",
+        "parallel-tcp",
+        "--n",
+        "1,2",
+        "--duration",
+        "30",
+        "--warmup",
+        "10",
+        "--out",
+        out_dir,
+    )
+    assert code == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "utilization.csv",
+        "utilization.md",
+        "utilization.png",
+    ]
+    rows = pd.read_csv(out_dir / "utilization.csv")
+    assert len(rows) == 16  # 8 queue configurations x 2 values of N
+    assert sorted(rows.n.unique()) == [1, 2]
+    assert rows.groupby("queue").size().tolist() == [2] * 8
+    assert (rows.utilization > 0).all() and (rows.utilization <= 1).all()
+    assert (rows.seed == 1).all()
+    theorem1 = 1 - 1 / (1 + 3 * rows.n)
+    assert rows.theorem1.tolist() == pytest.approx(theorem1.tolist(), rel=1e-12)
+    # Every N = 2 run has two flows with (nearly) equal shares.
+    assert rows[rows.n == 2].jain.between(0.9, 1.0).all()
+
+    markdown = (out_dir / "utilization.md").read_text(encoding="utf-8").splitlines()
+    assert markdown[0].startswith("| N | theorem 1 | threshold-dropper, rate-independent |")
+    assert [line.split(" | ")[0] for line in markdown[2:]] == ["| 1", "| 2"]
+    assert (out_dir / "utilization.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # The printed table has one row per N: Theorem 1, then each queue in the CSV's order.
+    assert "Bottleneck utilisation vs N" in out
+    printed = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().strip("\u2502").split("\u2502")]
+        if len(cells) == 10 and cells[0].isdigit():
+            printed[int(cells[0])] = cells[1:]
+    for n in (1, 2):
+        expected = [f"{1 - 1 / (1 + 3 * n):.3f}"]
+        expected += [f"{u:.3f}" for u in rows[rows.n == n].utilization]
+        assert printed[n] == expected
+    assert str(out_dir / "utilization.csv") in out.replace("\n", "")
+
+
+def test_experiment_results_do_not_depend_on_jobs(capsys, tmp_path):
+    tables = []
+    for jobs in ("1", "2"):
+        out_dir = tmp_path / f"jobs{jobs}"
+        code, _, _ = cli(
+            capsys,
+            "experiment",
+            "parallel-tcp",
+            "--n",
+            "1",
+            "--duration",
+            "20",
+            "--warmup",
+            "5",
+            "--jobs",
+            jobs,
+            "--out",
+            out_dir,
+        )
+        assert code == 0
+        tables.append((out_dir / "utilization.csv").read_text(encoding="utf-8"))
+    assert tables[0] == tables[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--n", "0,1"], "positive integers"),
+        (["--n", "one"], "expected a range"),
+        (["--duration", "10", "--warmup", "10"], "--duration must exceed --warmup"),
+    ],
+)
+def test_experiment_rejects_bad_arguments(tmp_path, args, message):
+    out_dir = tmp_path / "results"
+    with pytest.raises(SystemExit) as info:
+        main(["experiment", "parallel-tcp", *args, "--out", str(out_dir)])
+    assert message in str(info.value.code)
+    assert not out_dir.exists()
