@@ -95,8 +95,8 @@ def run_one(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> 
 
 def sweep(
     ns: list[int],
-    duration: float = 400.0,
-    warmup: float = 100.0,
+    duration: float = 1000.0,
+    warmup: float = 200.0,
     seed: int = 1,
     jobs: int | None = None,
     progress=None,
