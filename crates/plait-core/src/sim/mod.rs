@@ -151,6 +151,10 @@ impl<O: Observer> Simulator<O> {
     pub fn observer(&self) -> &O {
         &self.observer
     }
+    /// Events waiting in the queue.
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
     pub fn events_processed(&self) -> u64 {
         self.events_processed
     }
