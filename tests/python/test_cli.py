@@ -478,3 +478,37 @@ def test_experiment_rejects_bad_arguments(tmp_path, args, message):
         main(["experiment", "parallel-tcp", *args, "--out", str(out_dir)])
     assert message in str(info.value.code)
     assert not out_dir.exists()
+
+
+# --- interruption ---------------------------------------------------------------------------
+
+
+def test_ctrl_c_stops_a_long_run_cleanly_and_writes_nothing(tmp_path):
+    """SIGINT during a run: exit code 130, a one-line message, no result file, no traceback."""
+    import signal
+    import time
+
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(
+        (REPO / "experiments" / "dumbbell" / "dumbbell.toml")
+        .read_text(encoding="utf-8")
+        .replace('duration = "60s"', 'duration = "100000s"'),
+        encoding="utf-8",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _ENTRY, "run", str(scenario), "--json", "out.json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)
+    assert proc.poll() is None, "the run ended before it could be interrupted"
+    started = time.perf_counter()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.perf_counter() - started < 10
+    assert proc.returncode == 130, err
+    assert "interrupted" in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out.json").exists()
