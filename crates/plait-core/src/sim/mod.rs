@@ -38,6 +38,14 @@ pub struct PacketCounters {
     pub data_delivered: u64,
 }
 
+/// Which endpoint of a TCP flow just handled an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Sender,
+    Receiver,
+    Both,
+}
+
 /// Run-wide settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig {
@@ -344,7 +352,7 @@ impl<O: Observer> Simulator<O> {
                         bytes: seg.len,
                     });
                 }
-                self.drain_tcp(f);
+                self.drain_tcp(f, Side::Receiver);
             }
             Payload::Ack(ack) => {
                 let warmed = self.warmed_up;
@@ -375,7 +383,7 @@ impl<O: Observer> Simulator<O> {
                         });
                     }
                 }
-                self.drain_tcp(f);
+                self.drain_tcp(f, Side::Sender);
             }
             Payload::Datagram { .. } => {
                 self.counters.data_delivered += 1;
@@ -400,8 +408,9 @@ impl<O: Observer> Simulator<O> {
         }
     }
 
-    /// Drains both TCP endpoints' transmissions and re-arms the flow's timer.
-    fn drain_tcp(&mut self, f: FlowId) {
+    /// Drains a TCP flow's transmissions (of the endpoint(s) that just handled an input: the
+    /// other's state did not change) and re-arms the flow's timer.
+    fn drain_tcp(&mut self, f: FlowId, side: Side) {
         let now = self.now;
         let mut data = std::mem::take(&mut self.data_buf);
         let mut acks = std::mem::take(&mut self.ack_buf);
@@ -409,13 +418,15 @@ impl<O: Observer> Simulator<O> {
         let (forward, reverse) = (flow.forward, flow.reverse);
         let deadline = match &mut flow.endpoints {
             Endpoints::Tcp { sender, receiver } => {
-                if flow.active {
+                if flow.active && side != Side::Receiver {
                     while let Some(seg) = sender.poll_transmit(now) {
                         data.push(seg);
                     }
                 }
-                while let Some(ack) = receiver.poll_transmit(now) {
-                    acks.push(ack);
+                if side != Side::Sender {
+                    while let Some(ack) = receiver.poll_transmit(now) {
+                        acks.push(ack);
+                    }
                 }
                 let s = if flow.active {
                     sender.poll_timeout()
@@ -434,9 +445,11 @@ impl<O: Observer> Simulator<O> {
             flow.wire_bytes_sent += (seg.len + TCP_IP_HEADER_BYTES) as u64;
         }
         if let Some(t) = deadline {
+            // A deadline already passed fires now (and must match `timer_scheduled` then).
+            let t = t.max(now);
             if flow.timer_scheduled.is_none_or(|s| t < s) {
                 flow.timer_scheduled = Some(t);
-                self.events.push(t.max(now), Event::FlowTimer(f));
+                self.events.push(t, Event::FlowTimer(f));
             }
         }
         for seg in data.drain(..) {
@@ -470,7 +483,7 @@ impl<O: Observer> Simulator<O> {
                 receiver.handle_timeout(now);
             }
         }
-        self.drain_tcp(f);
+        self.drain_tcp(f, Side::Both);
     }
 
     fn handle_flow_start(&mut self, f: FlowId) {
@@ -480,7 +493,7 @@ impl<O: Observer> Simulator<O> {
         }
         flow.active = true;
         match flow.endpoints {
-            Endpoints::Tcp { .. } => self.drain_tcp(f),
+            Endpoints::Tcp { .. } => self.drain_tcp(f, Side::Both),
             Endpoints::Datagram { .. } => self.handle_source_wake(f),
         }
     }
