@@ -295,3 +295,155 @@ dst = "dst"
         "sim {packets_per_s:.1} pkt/s, model {model:.1}"
     );
 }
+
+/// Two 10 Mb/s paths between the same hosts (a square a-b-d / a-c-d); one flow pinned to each.
+const SQUARE: &str = r#"
+[simulation]
+duration = "20s"
+warmup = "5s"
+seed = 1
+
+[[link]]
+name = "ab"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "5ms"
+queue = { kind = "droptail", packets = 50 }
+
+[[link]]
+name = "bd"
+from = "b"
+to = "d"
+rate = "100Mbps"
+delay = "5ms"
+
+[[link]]
+name = "ac"
+from = "a"
+to = "c"
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", packets = 50 }
+
+[[link]]
+name = "cd"
+from = "c"
+to = "d"
+rate = "100Mbps"
+delay = "10ms"
+"#;
+
+#[test]
+fn explicit_routes_put_flows_on_their_own_paths() {
+    // No warm-up, so that the minimum RTT is seen before a standing queue builds up.
+    let toml = format!(
+        "{SQUARE}
+[[flow]]
+name = \"via_b\"
+kind = \"tcp\"
+src = \"a\"
+dst = \"d\"
+route = [\"a\", \"b\", \"d\"]
+
+[[flow]]
+name = \"via_c\"
+kind = \"tcp\"
+src = \"a\"
+dst = \"d\"
+route = [\"a\", \"c\", \"d\"]
+"
+    )
+    .replace("warmup = \"5s\"", "warmup = 0");
+    let r = run(&toml, None).results();
+    // Each flow has a 10 Mb/s path to itself.
+    for i in 0..2 {
+        let g = r.flows.goodput_bps[i];
+        assert!(
+            g > 8.5e6 && g < 10e6,
+            "flow {} goodput {g}",
+            r.flows.name[i]
+        );
+    }
+    // Minimum RTTs: the two paths' propagation round trips (20 ms and 40 ms) plus about 1.4 ms
+    // of serialisation.
+    let extra = |i: usize, prop: f64| r.flows.rtt_min_s[i] - prop;
+    assert!(
+        (0.0..0.002).contains(&extra(0, 0.020)),
+        "{}",
+        r.flows.rtt_min_s[0]
+    );
+    assert!(
+        (0.0..0.002).contains(&extra(1, 0.040)),
+        "{}",
+        r.flows.rtt_min_s[1]
+    );
+    let util = |name: &str| {
+        let i = (0..r.links.name.len())
+            .find(|&i| r.links.name[i] == name && r.links.direction[i] == "forward")
+            .unwrap();
+        r.links.utilization[i]
+    };
+    assert!(util("ab") > 0.9 && util("ac") > 0.9);
+}
+
+#[test]
+fn shortest_path_by_delay_is_the_default_route() {
+    let toml = format!(
+        "{SQUARE}
+[[flow]]
+name = \"f\"
+kind = \"tcp\"
+src = \"a\"
+dst = \"d\"
+"
+    )
+    .replace("warmup = \"5s\"", "warmup = 0");
+    let r = run(&toml, None).results();
+    // The 20 ms round trip via b, not the 40 ms one via c.
+    assert!(
+        (0.0..0.002).contains(&(r.flows.rtt_min_s[0] - 0.020)),
+        "{}",
+        r.flows.rtt_min_s[0]
+    );
+    let i = (0..r.links.name.len())
+        .find(|&i| r.links.name[i] == "ac")
+        .unwrap();
+    assert_eq!(r.links.tx_packets[i], 0);
+}
+
+#[test]
+fn onoff_source_sends_at_its_duty_cycle() {
+    let toml = single("200s", "", "").replace(
+        "[[flow]]\nname = \"f\"\nkind = \"tcp\"",
+        "[[flow]]\nname = \"f\"\nkind = \"onoff\"\nrate = \"4Mbps\"\npacket_size = 500\non = { exponential = \"100ms\" }\noff = { pareto = \"300ms\", shape = 1.8 }",
+    );
+    let r = run(&toml, None).results();
+    // Mean on 0.1 s, mean off 0.3 s: a quarter of the time at 4 Mb/s, so about 1 Mb/s.
+    let sent = r.flows.throughput_bps[0];
+    assert!((sent - 1e6).abs() < 0.15e6, "on/off rate {sent}");
+    // Nothing is lost on an uncongested path: what is sent arrives (payload = size - 28).
+    let received = r.flows.goodput_bps[0] * 500.0 / 472.0;
+    assert!((received - sent).abs() / sent < 0.01);
+}
+
+#[test]
+fn delayed_acks_halve_the_acknowledgements() {
+    let count_acks = |delayed: bool| {
+        let toml = single(
+            "10s",
+            "",
+            &format!("bytes = \"5MB\"\ndelayed_ack = {delayed}"),
+        );
+        let sim = run(&toml, None);
+        let r = sim.results();
+        assert_eq!(r.flows.bytes_delivered[0], 5_000_000);
+        let i = (0..r.links.name.len())
+            .find(|&i| r.links.name[i] == "bottleneck" && r.links.direction[i] == "reverse")
+            .unwrap();
+        r.links.tx_packets[i] as f64
+    };
+    let (every, delayed) = (count_acks(false), count_acks(true));
+    let ratio = delayed / every;
+    assert!((0.45..0.6).contains(&ratio), "{delayed} / {every}");
+}
