@@ -29,7 +29,7 @@ INFOCOM 2006 (parallel TCP); the MPFAST paper, section III. See ``docs/models.md
 from __future__ import annotations
 
 import math
-from typing import Union
+from typing import Callable, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -137,6 +137,13 @@ def _finish(values: np.ndarray, shape: tuple[int, ...], scalar: bool) -> Result:
     return values.reshape(shape)
 
 
+def _evaluate(formula: Callable[..., np.ndarray], **named: tuple[ArrayLike, _Bound]) -> Result:
+    """Validate and broadcast the named arguments (see :func:`_columns`), apply ``formula`` to
+    their flat columns in the order given, and reshape the result like the arguments."""
+    shape, scalar, cols = _columns(**named)
+    return _finish(formula(*cols), shape, scalar)
+
+
 def _form(form: str) -> str:
     if form not in MULTFRC_FORMS:
         raise ValueError(f"form must be one of {MULTFRC_FORMS}, got {form!r}")
@@ -154,6 +161,19 @@ def _count(name: str, n, minimum: int) -> int:
 
 
 # --- PFTK ------------------------------------------------------------------------------------
+
+
+def _pftk(kernel: Callable[..., np.ndarray], p_bound: _Bound, rtt, p, t0, b, wmax, s) -> Result:
+    """``s`` times ``kernel(rtt, p, t0, b, wmax)`` (packets/s), with ``p`` in ``p_bound``."""
+    return _evaluate(
+        lambda rtt_c, p_c, t0_c, b_c, wmax_c, s_c: kernel(rtt_c, p_c, t0_c, b_c, wmax_c) * s_c,
+        rtt=(rtt, _POSITIVE),
+        p=(p, p_bound),
+        t0=(t0, _POSITIVE),
+        b=(b, _POSITIVE),
+        wmax=(math.inf if wmax is None else wmax, _WINDOW),
+        s=(s, _POSITIVE),
+    )
 
 
 def pftk(
@@ -183,17 +203,7 @@ def pftk(
         wmax: receiver window (packets), > 0; ``None`` for no limit.
         s: segment size (bytes), or 1 for packets/s.
     """
-    shape, scalar, cols = _columns(
-        rtt=(rtt, _POSITIVE),
-        p=(p, _PROBABILITY_OPEN),
-        t0=(t0, _POSITIVE),
-        b=(b, _POSITIVE),
-        wmax=(math.inf if wmax is None else wmax, _WINDOW),
-        s=(s, _POSITIVE),
-    )
-    rtt_c, p_c, t0_c, b_c, wmax_c, s_c = cols
-    values = _core.pftk_full_rate(rtt_c, p_c, t0_c, b_c, wmax_c) * s_c
-    return _finish(values, shape, scalar)
+    return _pftk(_core.pftk_full_rate, _PROBABILITY_OPEN, rtt, p, t0, b, wmax, s)
 
 
 def pftk_approx(
@@ -208,19 +218,9 @@ def pftk_approx(
 
         B = min(Wmax/RTT, 1 / (RTT sqrt(2bp/3) + T0 min(1, 3 sqrt(3bp/8)) p (1 + 32p^2)))
 
-    Arguments as for :func:`pftk`.
+    Arguments as for :func:`pftk`, except that ``p`` may be 1.
     """
-    shape, scalar, cols = _columns(
-        rtt=(rtt, _POSITIVE),
-        p=(p, _PROBABILITY_HALF_OPEN),
-        t0=(t0, _POSITIVE),
-        b=(b, _POSITIVE),
-        wmax=(math.inf if wmax is None else wmax, _WINDOW),
-        s=(s, _POSITIVE),
-    )
-    rtt_c, p_c, t0_c, b_c, wmax_c, s_c = cols
-    values = _core.pftk_approximate_rate(rtt_c, p_c, t0_c, b_c, wmax_c) * s_c
-    return _finish(values, shape, scalar)
+    return _pftk(_core.pftk_approximate_rate, _PROBABILITY_HALF_OPEN, rtt, p, t0, b, wmax, s)
 
 
 def pftk_simple(rtt: ArrayLike, p: ArrayLike, b: ArrayLike = 1.0, s: ArrayLike = 1.0) -> Result:
@@ -232,14 +232,13 @@ def pftk_simple(rtt: ArrayLike, p: ArrayLike, b: ArrayLike = 1.0, s: ArrayLike =
         b: packets acknowledged per ACK, > 0.
         s: segment size (bytes), or 1 for packets/s.
     """
-    shape, scalar, cols = _columns(
+    return _evaluate(
+        lambda rtt_c, p_c, b_c, s_c: _core.pftk_square_root_rate(rtt_c, p_c, b_c) * s_c,
         rtt=(rtt, _POSITIVE),
         p=(p, _PROBABILITY_HALF_OPEN),
         b=(b, _POSITIVE),
         s=(s, _POSITIVE),
     )
-    rtt_c, p_c, b_c, s_c = cols
-    return _finish(_core.pftk_square_root_rate(rtt_c, p_c, b_c) * s_c, shape, scalar)
 
 
 # --- TFRC ------------------------------------------------------------------------------------
@@ -340,8 +339,11 @@ def multfrc_affected_flows(
     """Emulated flows hit by a loss event of ``j`` packets: ``n (1 - (1 - 1/n)^j)`` in
     [1, ceil(n)] (1 for n <= 1; j itself above the form's refinement bound, 12 or 13)."""
     form = _form(form)
-    shape, scalar, (n_c, j_c) = _columns(n=(n, _POSITIVE), j=(j, _AT_LEAST_ONE))
-    return _finish(_core.multfrc_affected_flows(n_c, j_c, form, bool(refine)), shape, scalar)
+    return _evaluate(
+        lambda n_c, j_c: _core.multfrc_affected_flows(n_c, j_c, form, bool(refine)),
+        n=(n, _POSITIVE),
+        j=(j, _AT_LEAST_ONE),
+    )
 
 
 # --- AIMD and MulTCP -------------------------------------------------------------------------
@@ -352,12 +354,12 @@ def aimd_mean_window(alpha: ArrayLike, beta_decrease: ArrayLike, p: ArrayLike) -
 
     W = sqrt(alpha (2 - beta_decrease) / (2 beta_decrease p))
     """
-    shape, scalar, (a_c, beta_c, p_c) = _columns(
+    return _evaluate(
+        _core.aimd_mean_window,
         alpha=(alpha, _POSITIVE),
         beta_decrease=(beta_decrease, _FRACTION),
         p=(p, _PROBABILITY_HALF_OPEN),
     )
-    return _finish(_core.aimd_mean_window(a_c, beta_c, p_c), shape, scalar)
 
 
 def aimd_rate(
@@ -373,38 +375,39 @@ def aimd_rate(
         p: loss event rate, in (0, 1].
         s: segment size (bytes), or 1 for packets/s.
     """
-    shape, scalar, cols = _columns(
+    return _evaluate(
+        _core.aimd_rate,
         alpha=(alpha, _POSITIVE),
         beta_decrease=(beta_decrease, _FRACTION),
         rtt=(rtt, _POSITIVE),
         p=(p, _PROBABILITY_HALF_OPEN),
         s=(s, _POSITIVE),
     )
-    return _finish(_core.aimd_rate(*cols), shape, scalar)
 
 
 def aimd_equivalent_flows(alpha: ArrayLike, beta_decrease: ArrayLike) -> Result:
     """The N that AIMD(alpha, beta_decrease) emulates: ``sqrt(alpha (2 - beta) / (3 beta))``."""
-    shape, scalar, (a_c, beta_c) = _columns(
-        alpha=(alpha, _POSITIVE), beta_decrease=(beta_decrease, _FRACTION)
+    return _evaluate(
+        _core.aimd_equivalent_flows,
+        alpha=(alpha, _POSITIVE),
+        beta_decrease=(beta_decrease, _FRACTION),
     )
-    return _finish(_core.aimd_equivalent_flows(a_c, beta_c), shape, scalar)
 
 
 def multcp_alpha(n: ArrayLike, beta_decrease: ArrayLike = 0.5) -> Result:
     """Increase making AIMD(alpha, beta_decrease) worth n TCP flows:
     ``alpha = 3 n^2 beta / (2 - beta)`` (n^2 for beta_decrease = 0.5)."""
-    shape, scalar, (n_c, beta_c) = _columns(
-        n=(n, _POSITIVE), beta_decrease=(beta_decrease, _FRACTION)
+    return _evaluate(
+        _core.aimd_equivalent_alpha, n=(n, _POSITIVE), beta_decrease=(beta_decrease, _FRACTION)
     )
-    return _finish(_core.aimd_equivalent_alpha(n_c, beta_c), shape, scalar)
 
 
 def multcp_beta_decrease(n: ArrayLike, alpha: ArrayLike) -> Result:
     """Decrease fraction making AIMD(alpha, beta) worth n TCP flows:
     ``beta_decrease = 2 alpha / (3 n^2 + alpha)`` (2/(3n + 1) for alpha = n)."""
-    shape, scalar, (n_c, a_c) = _columns(n=(n, _POSITIVE), alpha=(alpha, _POSITIVE))
-    return _finish(_core.aimd_equivalent_beta_decrease(n_c, a_c), shape, scalar)
+    return _evaluate(
+        _core.aimd_equivalent_beta_decrease, n=(n, _POSITIVE), alpha=(alpha, _POSITIVE)
+    )
 
 
 def multcp_original(n: ArrayLike) -> tuple[Result, Result]:
@@ -420,6 +423,11 @@ def multcp_original(n: ArrayLike) -> tuple[Result, Result]:
 # --- Altman et al. ---------------------------------------------------------------------------
 
 
+def _altman(formula: Callable[..., np.ndarray], n: ArrayLike, beta_keep: ArrayLike) -> Result:
+    """``formula(n, beta_keep)`` for n >= 1 connections keeping ``beta_keep`` in (0, 1)."""
+    return _evaluate(formula, n=(n, _AT_LEAST_ONE), beta_keep=(beta_keep, _FRACTION))
+
+
 def altman_utilization(n: ArrayLike, beta_keep: ArrayLike = 0.5) -> Result:
     """Theorem 1 of Altman et al.: mean utilisation of N AIMD connections when one connection
     is signalled per congestion event (any stationary loss policy)::
@@ -430,21 +438,18 @@ def altman_utilization(n: ArrayLike, beta_keep: ArrayLike = 0.5) -> Result:
         n: number of connections, >= 1.
         beta_keep: fraction of its rate a signalled connection keeps, in (0, 1).
     """
-    shape, scalar, (n_c, beta_c) = _columns(n=(n, _AT_LEAST_ONE), beta_keep=(beta_keep, _FRACTION))
-    return _finish(_core.altman_utilization(n_c, beta_c), shape, scalar)
+    return _altman(_core.altman_utilization, n, beta_keep)
 
 
 def synchronized_utilization(beta_keep: ArrayLike = 0.5) -> Result:
     """Policy ALL (every connection signalled at every event): ``(1 + beta_keep) / 2``."""
-    shape, scalar, (beta_c,) = _columns(beta_keep=(beta_keep, _FRACTION))
-    return _finish(_core.altman_synchronized_utilization(beta_c), shape, scalar)
+    return _evaluate(_core.altman_synchronized_utilization, beta_keep=(beta_keep, _FRACTION))
 
 
 def multcp_utilization(n: ArrayLike, beta_keep: ArrayLike = 0.5) -> Result:
     """MulTCP emulating n flows in the Altman et al. model: ``1 - (1 - beta_keep) / (2n)``,
     i.e. ``1 - 1/(4n)`` for TCP (a single AIMD connection keeping 1 - (1 - beta_keep)/n)."""
-    shape, scalar, (n_c, beta_c) = _columns(n=(n, _AT_LEAST_ONE), beta_keep=(beta_keep, _FRACTION))
-    return _finish(_core.altman_multcp_utilization(n_c, beta_c), shape, scalar)
+    return _altman(_core.altman_multcp_utilization, n, beta_keep)
 
 
 def largest_rate_fixed_point(n: int, beta_keep: float = 0.5, c: float = 1.0) -> np.ndarray:
@@ -459,8 +464,7 @@ def largest_rate_fixed_point(n: int, beta_keep: float = 0.5, c: float = 1.0) -> 
 def largest_rate_second_moment(n: ArrayLike, beta_keep: ArrayLike = 0.5) -> Result:
     """Time-stationary ``E[X_i^2]/c^2`` of one connection under the largest-rate policy:
     ``x_1^2 (1 + beta + beta^2) / 3`` with x_1 of Proposition 1 (n = 2, beta = 0.5: 4/21)."""
-    shape, scalar, (n_c, beta_c) = _columns(n=(n, _AT_LEAST_ONE), beta_keep=(beta_keep, _FRACTION))
-    return _finish(_core.altman_largest_rate_second_moment(n_c, beta_c), shape, scalar)
+    return _altman(_core.altman_largest_rate_second_moment, n, beta_keep)
 
 
 def beatdown_stationary_point(n: int, c: float = 1.0) -> np.ndarray:

@@ -81,41 +81,9 @@ SUMMARY_KEYS = {
     "wall_seconds",
 }
 
-SCENARIO_TOML = """\
-[simulation]
-duration = "3s"
-warmup = "1s"
-seed = 5
-sample_interval = "500ms"
-
-[[link]]
-name = "access"
-from = "src"
-to = "r1"
-rate = "100Mbps"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-from = "r1"
-to = "dst"
-rate = "10Mbps"
-delay = "10ms"
-queue = { kind = "droptail", packets = 50 }
-
-[[flow]]
-name = "bulk"
-count = 3
-kind = "tcp"
-cc = "reno"
-src = "src"
-dst = "dst"
-start = { uniform = ["0s", "1s"] }
-"""
-
 
 def scenario_dict() -> dict:
-    """SCENARIO_TOML written as the equivalent Python dict."""
+    """The `scenario_toml` fixture (conftest.py) written as the equivalent Python dict."""
     return {
         "simulation": {"duration": "3s", "warmup": "1s", "seed": 5, "sample_interval": "500ms"},
         "link": [
@@ -144,18 +112,11 @@ def scenario_dict() -> dict:
 
 
 @pytest.fixture
-def scenario(tmp_path: Path) -> Path:
-    path = tmp_path / "small.toml"
-    path.write_text(SCENARIO_TOML, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def unsampled(tmp_path: Path) -> Path:
+def unsampled(tmp_path: Path, scenario_toml: str) -> Path:
     """The same scenario without `sample_interval`."""
     path = tmp_path / "unsampled.toml"
     text = "\n".join(
-        line for line in SCENARIO_TOML.splitlines() if not line.startswith("sample_interval")
+        line for line in scenario_toml.splitlines() if not line.startswith("sample_interval")
     )
     path.write_text(text + "\n", encoding="utf-8")
     return path
@@ -427,8 +388,8 @@ def test_scenario_error_is_value_error():
     assert issubclass(plait.ScenarioError, ValueError)
 
 
-def test_unknown_controller_names_file_and_field(tmp_path):
-    path = write(tmp_path, "bad.toml", SCENARIO_TOML.replace('cc = "reno"', 'cc = "renoo"'))
+def test_unknown_controller_names_file_and_field(tmp_path, scenario_toml):
+    path = write(tmp_path, "bad.toml", scenario_toml.replace('cc = "reno"', 'cc = "renoo"'))
     with pytest.raises(plait.ScenarioError) as info:
         plait.run(path)
     message = str(info.value)
@@ -442,8 +403,8 @@ def test_unknown_controller_names_file_and_field(tmp_path):
         plait.validate(path)
 
 
-def test_unknown_field_suggests_the_right_one(tmp_path):
-    path = write(tmp_path, "typo.toml", SCENARIO_TOML.replace("queue = {", "qeue = {"))
+def test_unknown_field_suggests_the_right_one(tmp_path, scenario_toml):
+    path = write(tmp_path, "typo.toml", scenario_toml.replace("queue = {", "qeue = {"))
     with pytest.raises(plait.ScenarioError) as info:
         plait.validate(path)
     message = str(info.value)
@@ -537,7 +498,7 @@ def test_dumbbell_file_validates_as_written():
 def test_parallel_tcp_scenario_validates():
     info = plait.validate(PARALLEL_TCP, overrides={"flow.tcp.count": 4})
     assert info["flows"] == 4
-    assert (info["duration_s"], info["warmup_s"]) == (400.0, 100.0)
+    assert (info["duration_s"], info["warmup_s"]) == (1000.0, 200.0)
 
 
 # --- known product bugs ----------------------------------------------------------------------

@@ -19,37 +19,6 @@ from plait.cli import main
 REPO = Path(__file__).resolve().parents[2]
 DUMBBELL = REPO / "experiments" / "dumbbell" / "dumbbell.toml"
 
-SCENARIO_TOML = """\
-[simulation]
-duration = "3s"
-warmup = "1s"
-seed = 5
-sample_interval = "500ms"
-
-[[link]]
-name = "access"
-from = "src"
-to = "r1"
-rate = "100Mbps"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-from = "r1"
-to = "dst"
-rate = "10Mbps"
-delay = "10ms"
-queue = { kind = "droptail", packets = 50 }
-
-[[flow]]
-name = "bulk"
-count = 3
-kind = "tcp"
-cc = "reno"
-src = "src"
-dst = "dst"
-start = { uniform = ["0s", "1s"] }
-"""
 
 BENCH_KEYS = {
     "delivered_packets",
@@ -67,13 +36,6 @@ _ENTRY = "import sys; from plait.cli import main; sys.exit(main(sys.argv[1:]))"
 def wide_terminal(monkeypatch):
     """rich wraps table cells to the terminal width; give it room so names stay whole."""
     monkeypatch.setenv("COLUMNS", "200")
-
-
-@pytest.fixture
-def scenario(tmp_path: Path) -> Path:
-    path = tmp_path / "small.toml"
-    path.write_text(SCENARIO_TOML, encoding="utf-8")
-    return path
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -286,9 +248,9 @@ def test_validate_with_set(capsys, scenario):
     assert "7 flows" in out
 
 
-def test_validate_failure(capsys, tmp_path):
+def test_validate_failure(capsys, tmp_path, scenario_toml):
     bad = tmp_path / "bad.toml"
-    bad.write_text(SCENARIO_TOML.replace('rate = "10Mbps"', 'rate = "10MBps"'), encoding="utf-8")
+    bad.write_text(scenario_toml.replace('rate = "10Mbps"', 'rate = "10MBps"'), encoding="utf-8")
     code, out, err = cli(capsys, "validate", bad)
     assert code == 2
     assert out == ""
@@ -490,9 +452,7 @@ def test_ctrl_c_stops_a_long_run_cleanly_and_writes_nothing(tmp_path):
 
     scenario = tmp_path / "long.toml"
     scenario.write_text(
-        (REPO / "experiments" / "dumbbell" / "dumbbell.toml")
-        .read_text(encoding="utf-8")
-        .replace('duration = "60s"', 'duration = "100000s"'),
+        DUMBBELL.read_text(encoding="utf-8").replace('duration = "60s"', 'duration = "100000s"'),
         encoding="utf-8",
     )
     proc = subprocess.Popen(

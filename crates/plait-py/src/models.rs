@@ -17,26 +17,82 @@ use pyo3::prelude::*;
 type Column<'py> = PyReadonlyArray1<'py, f64>;
 type Output<'py> = PyResult<Bound<'py, PyArray1<f64>>>;
 
+/// The data of every column; all must have the same length, else `mismatch` is the error.
+fn equal_length<'a, const K: usize>(
+    columns: &'a [Column<'_>; K],
+    mismatch: &'static str,
+) -> PyResult<[&'a [f64]; K]> {
+    let mut slices: [&[f64]; K] = [&[]; K];
+    for (slice, column) in slices.iter_mut().zip(columns) {
+        *slice = column.as_slice()?;
+    }
+    let len = slices.first().map_or(0, |s| s.len());
+    if slices.iter().any(|s| s.len() != len) {
+        return Err(PyValueError::new_err(mismatch));
+    }
+    Ok(slices)
+}
+
 /// Apply `formula` to the i-th element of every column.
 fn elementwise<'py, const K: usize>(
     py: Python<'py>,
     columns: [Column<'py>; K],
     formula: impl Fn([f64; K]) -> f64,
 ) -> Output<'py> {
-    let mut slices: Vec<&[f64]> = Vec::with_capacity(K);
-    for column in &columns {
-        slices.push(column.as_slice()?);
-    }
+    let slices = equal_length(
+        &columns,
+        "model inputs must have the same length after broadcasting",
+    )?;
     let len = slices.first().map_or(0, |s| s.len());
-    if slices.iter().any(|s| s.len() != len) {
-        return Err(PyValueError::new_err(
-            "model inputs must have the same length after broadcasting",
-        ));
-    }
     let values: Vec<f64> = (0..len)
         .map(|i| formula(std::array::from_fn(|k| slices[k][i])))
         .collect();
     Ok(values.into_pyarray_bound(py))
+}
+
+/// Defines `#[pyfunction]`s that take one float64 column per argument (the argument names are
+/// the Python names) and apply a core formula, called with the arguments in the same order,
+/// to each element ([`elementwise`]).
+macro_rules! elementwise_functions {
+    ($(
+        $(#[$attr:meta])*
+        fn $name:ident($($arg:ident),+) = $formula:path;
+    )+) => {$(
+        $(#[$attr])*
+        #[pyfunction]
+        fn $name<'py>(py: Python<'py>, $($arg: Column<'py>),+) -> Output<'py> {
+            elementwise(py, [$($arg),+], |[$($arg),+]| $formula($($arg),+))
+        }
+    )+};
+}
+
+elementwise_functions! {
+    /// Full PFTK model, packets/s (`wmax` = inf for no receiver window).
+    fn pftk_full_rate(rtt, p, t0, b, wmax) = pftk::full_rate;
+    /// PFTK approximation, packets/s.
+    fn pftk_approximate_rate(rtt, p, t0, b, wmax) = pftk::approximate_rate;
+    /// Square-root law, packets/s.
+    fn pftk_square_root_rate(rtt, p, b) = pftk::square_root_rate;
+    /// RFC 5348 §3.1 equation, bytes/s for s in bytes.
+    fn tfrc_rate(s, rtt, p, t_rto, b) = tfrc::rate;
+    /// AIMD mean rate; beta is the decrease fraction.
+    fn aimd_rate(alpha, beta_decrease, rtt, p, s) = aimd::rate;
+    /// AIMD mean window (packets).
+    fn aimd_mean_window(alpha, beta_decrease, p) = aimd::mean_window;
+    /// Number of TCP flows an AIMD(alpha, beta_decrease) window is equivalent to.
+    fn aimd_equivalent_flows(alpha, beta_decrease) = aimd::equivalent_flows;
+    /// Increase alpha equivalent to n flows for a given decrease fraction.
+    fn aimd_equivalent_alpha(n, beta_decrease) = aimd::equivalent_alpha;
+    /// Decrease fraction equivalent to n flows for a given increase alpha.
+    fn aimd_equivalent_beta_decrease(n, alpha) = aimd::equivalent_beta_decrease;
+    /// Theorem 1 of Altman et al.; beta is the kept fraction.
+    fn altman_utilization(n, beta_keep) = altman::utilization_one_per_event;
+    /// Policy ALL of Altman et al.
+    fn altman_synchronized_utilization(beta_keep) = altman::utilization_synchronized;
+    /// MulTCP utilisation in the Altman et al. model.
+    fn altman_multcp_utilization(n, beta_keep) = altman::utilization_multcp;
+    /// Second moment of one connection's rate (normalised by c²) under the largest-rate policy.
+    fn altman_largest_rate_second_moment(n, beta_keep) = altman::largest_rate_second_moment;
 }
 
 fn multfrc_options(form: &str, refine: bool) -> PyResult<multfrc::Options> {
@@ -44,64 +100,6 @@ fn multfrc_options(form: &str, refine: bool) -> PyResult<multfrc::Options> {
         PyValueError::new_err(format!("form must be 'draft' or 'ns2', got {form:?}"))
     })?;
     Ok(multfrc::Options { form, refine })
-}
-
-/// Full PFTK model, packets/s (`wmax` = inf for no receiver window).
-#[pyfunction]
-fn pftk_full_rate<'py>(
-    py: Python<'py>,
-    rtt: Column<'py>,
-    p: Column<'py>,
-    t0: Column<'py>,
-    b: Column<'py>,
-    wmax: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [rtt, p, t0, b, wmax], |[rtt, p, t0, b, wmax]| {
-        pftk::full_rate(rtt, p, t0, b, wmax)
-    })
-}
-
-/// PFTK approximation, packets/s.
-#[pyfunction]
-fn pftk_approximate_rate<'py>(
-    py: Python<'py>,
-    rtt: Column<'py>,
-    p: Column<'py>,
-    t0: Column<'py>,
-    b: Column<'py>,
-    wmax: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [rtt, p, t0, b, wmax], |[rtt, p, t0, b, wmax]| {
-        pftk::approximate_rate(rtt, p, t0, b, wmax)
-    })
-}
-
-/// Square-root law, packets/s.
-#[pyfunction]
-fn pftk_square_root_rate<'py>(
-    py: Python<'py>,
-    rtt: Column<'py>,
-    p: Column<'py>,
-    b: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [rtt, p, b], |[rtt, p, b]| {
-        pftk::square_root_rate(rtt, p, b)
-    })
-}
-
-/// RFC 5348 §3.1 equation, bytes/s for s in bytes.
-#[pyfunction]
-fn tfrc_rate<'py>(
-    py: Python<'py>,
-    s: Column<'py>,
-    rtt: Column<'py>,
-    p: Column<'py>,
-    t_rto: Column<'py>,
-    b: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [s, rtt, p, t_rto, b], |[s, rtt, p, t_rto, b]| {
-        tfrc::rate(s, rtt, p, t_rto, b)
-    })
 }
 
 /// MulTFRC rate, bytes/s for s in bytes. `columns` = (n, p, j, rtt, s, t_rto, b).
@@ -140,112 +138,6 @@ fn multfrc_affected_flows<'py>(
     elementwise(py, [n, j], |[n, j]| multfrc::affected_flows(n, j, options))
 }
 
-/// AIMD mean rate; beta is the decrease fraction.
-#[pyfunction]
-fn aimd_rate<'py>(
-    py: Python<'py>,
-    alpha: Column<'py>,
-    beta_decrease: Column<'py>,
-    rtt: Column<'py>,
-    p: Column<'py>,
-    s: Column<'py>,
-) -> Output<'py> {
-    elementwise(
-        py,
-        [alpha, beta_decrease, rtt, p, s],
-        |[a, beta, rtt, p, s]| aimd::rate(a, beta, rtt, p, s),
-    )
-}
-
-/// AIMD mean window (packets).
-#[pyfunction]
-fn aimd_mean_window<'py>(
-    py: Python<'py>,
-    alpha: Column<'py>,
-    beta_decrease: Column<'py>,
-    p: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [alpha, beta_decrease, p], |[a, beta, p]| {
-        aimd::mean_window(a, beta, p)
-    })
-}
-
-/// Number of TCP flows an AIMD(alpha, beta_decrease) window is equivalent to.
-#[pyfunction]
-fn aimd_equivalent_flows<'py>(
-    py: Python<'py>,
-    alpha: Column<'py>,
-    beta_decrease: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [alpha, beta_decrease], |[a, beta]| {
-        aimd::equivalent_flows(a, beta)
-    })
-}
-
-/// Increase alpha equivalent to n flows for a given decrease fraction.
-#[pyfunction]
-fn aimd_equivalent_alpha<'py>(
-    py: Python<'py>,
-    n: Column<'py>,
-    beta_decrease: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [n, beta_decrease], |[n, beta]| {
-        aimd::equivalent_alpha(n, beta)
-    })
-}
-
-/// Decrease fraction equivalent to n flows for a given increase alpha.
-#[pyfunction]
-fn aimd_equivalent_beta_decrease<'py>(
-    py: Python<'py>,
-    n: Column<'py>,
-    alpha: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [n, alpha], |[n, a]| {
-        aimd::equivalent_beta_decrease(n, a)
-    })
-}
-
-/// Theorem 1 of Altman et al.; beta is the kept fraction.
-#[pyfunction]
-fn altman_utilization<'py>(py: Python<'py>, n: Column<'py>, beta_keep: Column<'py>) -> Output<'py> {
-    elementwise(py, [n, beta_keep], |[n, beta]| {
-        altman::utilization_one_per_event(n, beta)
-    })
-}
-
-/// Policy ALL of Altman et al.
-#[pyfunction]
-fn altman_synchronized_utilization<'py>(py: Python<'py>, beta_keep: Column<'py>) -> Output<'py> {
-    elementwise(py, [beta_keep], |[beta]| {
-        altman::utilization_synchronized(beta)
-    })
-}
-
-/// MulTCP utilisation in the Altman et al. model.
-#[pyfunction]
-fn altman_multcp_utilization<'py>(
-    py: Python<'py>,
-    n: Column<'py>,
-    beta_keep: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [n, beta_keep], |[n, beta]| {
-        altman::utilization_multcp(n, beta)
-    })
-}
-
-/// Second moment of one connection's rate (normalised by c²) under the largest-rate policy.
-#[pyfunction]
-fn altman_largest_rate_second_moment<'py>(
-    py: Python<'py>,
-    n: Column<'py>,
-    beta_keep: Column<'py>,
-) -> Output<'py> {
-    elementwise(py, [n, beta_keep], |[n, beta]| {
-        altman::largest_rate_second_moment(n, beta)
-    })
-}
-
 /// Proposition 1: sorted rates at the largest-rate fixed point.
 #[pyfunction]
 fn altman_largest_rate_fixed_point(
@@ -275,13 +167,11 @@ fn mpfast_equilibrium_rates<'py>(
     queueing_delay: Column<'py>,
     weights: Column<'py>,
 ) -> Output<'py> {
-    let q = queueing_delay.as_slice()?;
-    let theta = weights.as_slice()?;
-    if q.len() != theta.len() {
-        return Err(PyValueError::new_err(
-            "queueing_delay and weights must have the same length",
-        ));
-    }
+    let columns = [queueing_delay, weights];
+    let [q, theta] = equal_length(
+        &columns,
+        "queueing_delay and weights must have the same length",
+    )?;
     Ok(mpfast::equilibrium_rates(alpha, q, theta).into_pyarray_bound(py))
 }
 
@@ -294,14 +184,11 @@ fn mpfast_equilibrium_windows<'py>(
     queueing_delay: Column<'py>,
     weights: Column<'py>,
 ) -> Output<'py> {
-    let d = base_rtt.as_slice()?;
-    let q = queueing_delay.as_slice()?;
-    let theta = weights.as_slice()?;
-    if q.len() != theta.len() || d.len() != q.len() {
-        return Err(PyValueError::new_err(
-            "base_rtt, queueing_delay and weights must have the same length",
-        ));
-    }
+    let columns = [base_rtt, queueing_delay, weights];
+    let [d, q, theta] = equal_length(
+        &columns,
+        "base_rtt, queueing_delay and weights must have the same length",
+    )?;
     Ok(mpfast::equilibrium_windows(alpha, d, q, theta).into_pyarray_bound(py))
 }
 

@@ -1,18 +1,30 @@
 //! One direction of a link: a loss model, a queue discipline, a serialiser and a propagation
 //! delay.
 //!
-//! The link keeps at most one pending "transmission done" event: while it is transmitting and
-//! packets wait, the simulator holds one `TransmitDone` for the end of the current packet. A
-//! packet that arrives at an idle link with an empty queue goes straight through the queue
-//! discipline (so that RED still sees the arrival) and onto the wire, with no extra event.
+//! Two ways to run the queue:
+//!
+//! - **Scheduled FIFO** (DropTail). A first-in first-out queue that decides only at arrival
+//!   never changes a packet's departure once it is admitted, so the departure is computed then:
+//!   the packet starts when the link is next free (`busy_until`) and is handed to the simulator
+//!   at once with the time its last bit leaves. The queue is the list of admitted packets that
+//!   have not started yet, kept as (start time, bytes) and trimmed lazily; the link needs no
+//!   "transmission done" event at all.
+//! - **Event-driven** (RED, the threshold-dropper, custom disciplines), for disciplines that
+//!   look at the queue when they dequeue or drop packets already queued. The link keeps at
+//!   most one pending `TransmitDone` event: while it is transmitting and packets wait, the
+//!   simulator holds one for the end of the current packet. A packet that arrives at an idle
+//!   link goes through the discipline (so that RED still sees the arrival) and onto the wire
+//!   with no extra event.
+//!
 //! Serialisation times carry their fractional nanoseconds from packet to packet
-//! ([`Rate::tx_time_carry`]).
+//! ([`Rate::tx_time_carry`]). Queue statistics are the same in both modes: the time integral
+//! of the number of packets waiting (not counting the one being transmitted).
 
 use std::collections::VecDeque;
 
 use crate::ids::{NodeId, PacketId};
 use crate::net::loss::LossModel;
-use crate::net::queue::{Queue, QueueDisc, QueueItem};
+use crate::net::queue::{Limit, Queue, QueueDisc, QueueItem};
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
 
@@ -36,8 +48,37 @@ pub struct LinkCounters {
 pub struct Started {
     /// The packet put on the wire.
     pub item: QueueItem,
-    /// When its last bit leaves (the link is busy until then).
+    /// When its last bit leaves.
     pub tx_end: SimTime,
+}
+
+/// A FIFO queue whose departures are fixed at admission (see the module doc).
+#[derive(Debug)]
+struct ScheduledFifo {
+    limit: Limit,
+    /// Admitted packets that have not started transmission: (start time, bytes), in order.
+    waiting: VecDeque<(SimTime, u32)>,
+    waiting_bytes: u64,
+}
+
+impl ScheduledFifo {
+    /// Forgets the packets whose transmission has started by `now`.
+    #[inline]
+    fn trim(&mut self, now: SimTime) {
+        while let Some(&(start, bytes)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= bytes as u64;
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Discipline {
+    Scheduled(ScheduledFifo),
+    EventDriven(Queue),
 }
 
 /// One direction of a link.
@@ -50,15 +91,15 @@ pub struct Link {
     pub to: NodeId,
     pub rate: Rate,
     pub delay: SimTime,
-    pub queue: Queue,
+    discipline: Discipline,
     pub loss: Option<LossModel>,
     pub rng: SimRng,
     busy_until: SimTime,
     carry: u64,
-    /// A `TransmitDone` event is pending for `busy_until`.
-    pub(crate) done_pending: bool,
+    /// A `TransmitDone` event is pending for `busy_until` (event-driven queues only).
+    done_pending: bool,
     last_change: SimTime,
-    pub counters: LinkCounters,
+    counters: LinkCounters,
     /// Packets on the wire or propagating, with their arrival times at the far end. Arrival
     /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
     /// one event, for the head, instead of one per packet.
@@ -78,6 +119,14 @@ impl Link {
         loss: Option<LossModel>,
         rng: SimRng,
     ) -> Self {
+        let discipline = match queue {
+            Queue::DropTail(d) => Discipline::Scheduled(ScheduledFifo {
+                limit: d.limit(),
+                waiting: VecDeque::new(),
+                waiting_bytes: 0,
+            }),
+            other => Discipline::EventDriven(other),
+        };
         Link {
             name,
             is_reverse,
@@ -85,7 +134,7 @@ impl Link {
             to,
             rate,
             delay,
-            queue,
+            discipline,
             loss,
             rng,
             busy_until: SimTime::ZERO,
@@ -106,23 +155,62 @@ impl Link {
         }
     }
 
+    /// Packets dropped by the loss model so far.
+    #[inline]
+    pub fn loss_drops(&self) -> u64 {
+        self.counters.loss_drops
+    }
+
     pub fn is_busy(&self, now: SimTime) -> bool {
         now < self.busy_until
     }
 
-    /// Accumulates the time integral of the queue length up to `now`.
+    /// Packets and bytes waiting at `now` (not counting the one being transmitted).
+    pub fn queue_len(&mut self, now: SimTime) -> (usize, u64) {
+        match &mut self.discipline {
+            Discipline::Scheduled(f) => {
+                f.trim(now);
+                (f.waiting.len(), f.waiting_bytes)
+            }
+            Discipline::EventDriven(q) => (q.len_packets(), q.len_bytes()),
+        }
+    }
+
+    /// The counters as of `now`: for a scheduled FIFO, packets admitted but not yet started
+    /// are taken back out of the transmitted counts and of the queue integrals (their waiting
+    /// time after `now` has not happened yet).
+    pub fn counters_at(&mut self, now: SimTime) -> LinkCounters {
+        self.account_queue(now);
+        let mut c = self.counters;
+        if let Discipline::Scheduled(f) = &mut self.discipline {
+            f.trim(now);
+            for &(start, bytes) in &f.waiting {
+                let ahead = (start.0 - now.0) as u128;
+                c.tx_packets -= 1;
+                c.tx_bytes -= bytes as u64;
+                c.queue_area_packets_ns -= ahead;
+                c.queue_area_bytes_ns -= ahead * bytes as u128;
+            }
+        }
+        c
+    }
+
+    /// Accumulates the time integral of an event-driven queue's length up to `now`.
     #[inline]
     fn account_queue(&mut self, now: SimTime) {
+        let Discipline::EventDriven(q) = &self.discipline else {
+            return;
+        };
         let dt = now.0.saturating_sub(self.last_change.0) as u128;
         if dt > 0 {
-            self.counters.queue_area_packets_ns += self.queue.len_packets() as u128 * dt;
-            self.counters.queue_area_bytes_ns += self.queue.len_bytes() as u128 * dt;
+            self.counters.queue_area_packets_ns += q.len_packets() as u128 * dt;
+            self.counters.queue_area_bytes_ns += q.len_bytes() as u128 * dt;
             self.last_change = now;
         }
     }
 
     /// A packet arrives at the link's input. Dropped packets are appended to `dropped`.
-    /// Returns the packet put on the wire if the link was idle.
+    /// Returns the packet put on the wire, if any, with the time its last bit leaves.
     #[inline]
     pub fn handle_arrival(
         &mut self,
@@ -138,11 +226,35 @@ impl Link {
                 return None;
             }
         }
+        if let Discipline::Scheduled(f) = &mut self.discipline {
+            f.trim(now);
+            if !f.limit.admits(f.waiting.len(), f.waiting_bytes, item.bytes) {
+                self.counters.queue_drops += 1;
+                dropped.push(item);
+                return None;
+            }
+            let start = now.max(self.busy_until);
+            if start > now {
+                f.waiting.push_back((start, item.bytes));
+                f.waiting_bytes += item.bytes as u64;
+                let wait = (start.0 - now.0) as u128;
+                self.counters.queue_area_packets_ns += wait;
+                self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
+                let queued = f.waiting.len() as u64;
+                if queued > self.counters.max_queue_packets {
+                    self.counters.max_queue_packets = queued;
+                }
+            }
+            return Some(self.transmit(start, item));
+        }
         self.account_queue(now);
+        let Discipline::EventDriven(q) = &mut self.discipline else {
+            unreachable!()
+        };
         let before = dropped.len();
-        self.queue.enqueue(now, item, &mut self.rng, dropped);
+        q.enqueue(now, item, &mut self.rng, dropped);
         self.counters.queue_drops += (dropped.len() - before) as u64;
-        let queued = self.queue.len_packets() as u64;
+        let queued = q.len_packets() as u64;
         if queued > self.counters.max_queue_packets {
             self.counters.max_queue_packets = queued;
         }
@@ -154,7 +266,7 @@ impl Link {
         }
     }
 
-    /// The current transmission ended: start the next packet, if any.
+    /// The current transmission ended: start the next packet, if any (event-driven queues).
     #[inline]
     pub fn handle_transmit_done(&mut self, now: SimTime) -> Option<Started> {
         self.done_pending = false;
@@ -164,29 +276,201 @@ impl Link {
 
     #[inline]
     fn start_next(&mut self, now: SimTime) -> Option<Started> {
-        let item = self.queue.dequeue(now)?;
+        let Discipline::EventDriven(q) = &mut self.discipline else {
+            return None;
+        };
+        let item = q.dequeue(now)?;
+        Some(self.transmit(now, item))
+    }
+
+    /// Puts `item` on the wire at `start`.
+    #[inline]
+    fn transmit(&mut self, start: SimTime, item: QueueItem) -> Started {
         let tx = self.rate.tx_time_carry(item.bytes as u64, &mut self.carry);
-        let tx_end = now.saturating_add(tx);
+        let tx_end = start.saturating_add(tx);
         self.busy_until = tx_end;
         self.counters.tx_packets += 1;
         self.counters.tx_bytes += item.bytes as u64;
-        Some(Started { item, tx_end })
+        Started { item, tx_end }
     }
 
-    /// Whether a `TransmitDone` must be scheduled now: the link is busy, packets wait and no
-    /// event is pending. Marks it pending and returns its time.
+    /// Whether a `TransmitDone` must be scheduled now: the link is busy, packets wait in an
+    /// event-driven queue and no event is pending. Marks it pending and returns its time.
     #[inline]
     pub fn needs_done_event(&mut self, now: SimTime) -> Option<SimTime> {
-        if !self.done_pending && now < self.busy_until && !self.queue.is_empty() {
+        let Discipline::EventDriven(q) = &self.discipline else {
+            return None;
+        };
+        if !self.done_pending && now < self.busy_until && !q.is_empty() {
             self.done_pending = true;
             Some(self.busy_until)
         } else {
             None
         }
     }
+}
 
-    /// Brings the time integrals up to `now` (end of run, snapshots).
-    pub fn settle(&mut self, now: SimTime) {
-        self.account_queue(now);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, PacketId};
+    use crate::net::queue::QueueSpec;
+    use crate::rng::rng_from_seed;
+
+    fn link(spec: QueueSpec) -> Link {
+        let rate = Rate::from_mbps(8); // 1000 B take 1 ms
+        Link::new(
+            "l".into(),
+            false,
+            NodeId(0),
+            NodeId(1),
+            rate,
+            SimTime::from_millis(5),
+            spec.build(rate, SimTime::from_millis(100)),
+            None,
+            rng_from_seed(1),
+        )
+    }
+
+    fn item(i: u32) -> QueueItem {
+        QueueItem {
+            packet: PacketId(i),
+            flow: FlowId(0),
+            bytes: 1000,
+        }
+    }
+
+    /// Drives an event-driven link like the simulator does and returns (packet, tx_end) in
+    /// transmission order, plus the dropped packets.
+    fn drive(
+        mut l: Link,
+        arrivals: &[(u64, u32)],
+    ) -> (Vec<(u32, SimTime)>, Vec<u32>, LinkCounters) {
+        let mut out = Vec::new();
+        let mut dropped = Vec::new();
+        let mut done_at: Option<SimTime> = None;
+        let mut i = 0;
+        loop {
+            let next_arrival = arrivals.get(i).map(|&(t, _)| SimTime::from_micros(t));
+            let now = match (done_at, next_arrival) {
+                (Some(d), Some(a)) if d <= a => d,
+                (Some(d), None) => d,
+                (_, Some(a)) => a,
+                (None, None) => break,
+            };
+            if done_at == Some(now) {
+                done_at = None;
+                if let Some(s) = l.handle_transmit_done(now) {
+                    out.push((s.item.packet.0, s.tx_end));
+                }
+            } else {
+                let mut d = Vec::new();
+                if let Some(s) = l.handle_arrival(now, item(arrivals[i].1), &mut d) {
+                    out.push((s.item.packet.0, s.tx_end));
+                }
+                dropped.extend(d.iter().map(|x| x.packet.0));
+                i += 1;
+            }
+            if let Some(t) = l.needs_done_event(now) {
+                done_at = Some(t);
+            }
+        }
+        let end = SimTime::from_secs(1);
+        let c = l.counters_at(end);
+        (out, dropped, c)
+    }
+
+    #[test]
+    fn scheduled_fifo_matches_the_event_driven_queue() {
+        // A burst of 6 into a 3-packet buffer, then stragglers: same departures, same drops,
+        // same queue integral whether departures are scheduled or event-driven.
+        let arrivals = [
+            (0, 0),
+            (100, 1),
+            (200, 2),
+            (300, 3),
+            (400, 4),
+            (500, 5),
+            (2500, 6),
+            (9000, 7),
+        ];
+        let scheduled = {
+            let mut l = link(QueueSpec::DropTail {
+                limit: Limit::Packets(3),
+            });
+            let mut out = Vec::new();
+            let mut dropped = Vec::new();
+            for &(t, p) in &arrivals {
+                let mut d = Vec::new();
+                if let Some(s) = l.handle_arrival(SimTime::from_micros(t), item(p), &mut d) {
+                    out.push((s.item.packet.0, s.tx_end));
+                }
+                assert!(l.needs_done_event(SimTime::from_micros(t)).is_none());
+                dropped.extend(d.iter().map(|x| x.packet.0));
+            }
+            (out, dropped, l.counters_at(SimTime::from_secs(1)))
+        };
+        // The same FIFO run through the event-driven path: a custom boxed DropTail.
+        let rate = Rate::from_mbps(8);
+        let boxed = Queue::Custom(Box::new(crate::net::queue::DropTail::new(Limit::Packets(
+            3,
+        ))));
+        let evented = Link::new(
+            "l".into(),
+            false,
+            NodeId(0),
+            NodeId(1),
+            rate,
+            SimTime::from_millis(5),
+            boxed,
+            None,
+            rng_from_seed(1),
+        );
+        let evented = drive(evented, &arrivals);
+        assert_eq!(scheduled.0, evented.0);
+        assert_eq!(scheduled.1, evented.1);
+        assert_eq!(scheduled.1, vec![4, 5]);
+        assert_eq!(scheduled.2, evented.2);
+        // Waiting times: packet 1 waits 0.9 ms, 2 waits 1.8 ms, 3 waits 2.7 ms, and 6 (arriving
+        // at 2.5 ms behind 3) waits 1.5 ms.
+        assert_eq!(
+            scheduled.2.queue_area_packets_ns,
+            900_000 + 1_800_000 + 2_700_000 + 1_500_000
+        );
+        assert_eq!(scheduled.2.tx_packets, 6);
+        assert_eq!(scheduled.2.max_queue_packets, 3);
+    }
+
+    #[test]
+    fn counters_at_excludes_what_has_not_started() {
+        let mut l = link(QueueSpec::DropTail {
+            limit: Limit::Packets(10),
+        });
+        let mut d = Vec::new();
+        for p in 0..4 {
+            l.handle_arrival(SimTime::ZERO, item(p), &mut d);
+        }
+        // At 1.5 ms: packet 0 done, 1 on the wire, 2 and 3 waiting (start at 2 ms and 3 ms).
+        let c = l.counters_at(SimTime::from_micros(1500));
+        assert_eq!(c.tx_packets, 2);
+        assert_eq!(c.tx_bytes, 2000);
+        // Waited so far: packet 1 for 1 ms, packets 2 and 3 for 1.5 ms each.
+        assert_eq!(c.queue_area_packets_ns, 1_000_000 + 1_500_000 + 1_500_000);
+        assert_eq!(l.queue_len(SimTime::from_micros(1500)), (2, 2000));
+        assert_eq!(l.queue_len(SimTime::from_micros(3000)), (0, 0));
+    }
+
+    #[test]
+    fn byte_limit_in_the_scheduled_fifo() {
+        let mut l = link(QueueSpec::DropTail {
+            limit: Limit::Bytes(2500),
+        });
+        let mut d = Vec::new();
+        let started: Vec<bool> = (0..5)
+            .map(|p| l.handle_arrival(SimTime::ZERO, item(p), &mut d).is_some())
+            .collect();
+        // One on the wire, two waiting (2000 B <= 2500 B), the rest dropped.
+        assert_eq!(started, vec![true, true, true, false, false]);
+        assert_eq!(d.len(), 2);
     }
 }

@@ -14,8 +14,8 @@ mod pool;
 
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, LinkId, PacketId, RouteId};
-use crate::net::link::{Link, Started};
-use crate::net::queue::{QueueDisc, QueueItem};
+use crate::net::link::{Link, LinkCounters, Started};
+use crate::net::queue::QueueItem;
 use crate::packet::{
     AckSegment, DataSegment, Packet, Payload, TCP_IP_HEADER_BYTES, UDP_IP_HEADER_BYTES,
 };
@@ -71,7 +71,9 @@ pub struct Simulator<O: Observer = NoTrace> {
     dropped_buf: Vec<QueueItem>,
     data_buf: Vec<DataSegment>,
     ack_buf: Vec<AckSegment>,
-    link_at_warmup: Vec<crate::net::link::LinkCounters>,
+    link_at_warmup: Vec<LinkCounters>,
+    /// Link counters as of the end of the last `run_until` slice.
+    link_now: Vec<LinkCounters>,
     warmed_up: bool,
     timeseries: TimeSeries,
     finished: bool,
@@ -103,7 +105,8 @@ impl<O: Observer> Simulator<O> {
                 events.push(dt, Event::Sample);
             }
         }
-        let link_at_warmup = vec![Default::default(); links.len()];
+        let link_at_warmup = vec![LinkCounters::default(); links.len()];
+        let link_now = link_at_warmup.clone();
         Simulator {
             now: SimTime::ZERO,
             config,
@@ -120,6 +123,7 @@ impl<O: Observer> Simulator<O> {
             data_buf: Vec::new(),
             ack_buf: Vec::new(),
             link_at_warmup,
+            link_now,
             warmed_up,
             timeseries: TimeSeries::default(),
             finished: false,
@@ -144,6 +148,7 @@ impl<O: Observer> Simulator<O> {
             data_buf: self.data_buf,
             ack_buf: self.ack_buf,
             link_at_warmup: self.link_at_warmup,
+            link_now: self.link_now,
             warmed_up: self.warmed_up,
             timeseries: self.timeseries,
             finished: self.finished,
@@ -205,11 +210,13 @@ impl<O: Observer> Simulator<O> {
         if end > self.now {
             self.now = end;
         }
-        if end >= self.config.duration && !self.finished {
+        if end >= self.config.duration {
             self.finished = true;
-            for l in &mut self.links {
-                l.settle(self.config.duration);
-            }
+        }
+        // Counters as of the end of this slice, for `results`.
+        let now = self.now;
+        for (i, l) in self.links.iter_mut().enumerate() {
+            self.link_now[i] = l.counters_at(now);
         }
         self.finished
     }
@@ -255,7 +262,7 @@ impl<O: Observer> Simulator<O> {
         let now = self.now;
         self.dropped_buf.clear();
         let l = &mut self.links[link.index()];
-        let loss_before = l.counters.loss_drops;
+        let loss_before = l.loss_drops();
         let started = l.handle_arrival(now, item, &mut self.dropped_buf);
         let done = l.needs_done_event(now);
         if let Some(s) = started {
@@ -265,7 +272,7 @@ impl<O: Observer> Simulator<O> {
             self.events.push(t, Event::TransmitDone(link));
         }
         if !self.dropped_buf.is_empty() {
-            let by_loss_model = self.links[link.index()].counters.loss_drops > loss_before;
+            let by_loss_model = self.links[link.index()].loss_drops() > loss_before;
             let mut dropped = std::mem::take(&mut self.dropped_buf);
             for d in dropped.drain(..) {
                 self.drop_packet(link, d, by_loss_model);
@@ -533,8 +540,7 @@ impl<O: Observer> Simulator<O> {
             f.at_warmup = f.counters();
         }
         for (i, l) in self.links.iter_mut().enumerate() {
-            l.settle(now);
-            self.link_at_warmup[i] = l.counters;
+            self.link_at_warmup[i] = l.counters_at(now);
         }
         self.warmed_up = true;
     }
@@ -565,15 +571,16 @@ impl<O: Observer> Simulator<O> {
             ts.queue_packets.push(f64::NAN);
             ts.queue_bytes.push(f64::NAN);
         }
-        for l in &self.links {
+        for l in &mut self.links {
             ts.time_s.push(t);
             ts.entity.push("link".into());
             ts.name.push(format!("{}:{}", l.name, l.direction()));
             ts.cwnd_bytes.push(f64::NAN);
             ts.srtt_s.push(f64::NAN);
             ts.goodput_bps.push(f64::NAN);
-            ts.queue_packets.push(l.queue.len_packets() as f64);
-            ts.queue_bytes.push(l.queue.len_bytes() as f64);
+            let (packets, bytes) = l.queue_len(now);
+            ts.queue_packets.push(packets as f64);
+            ts.queue_bytes.push(bytes as f64);
         }
         let next = now.saturating_add(dt);
         if next < self.config.duration {
@@ -640,7 +647,7 @@ impl<O: Observer> Simulator<O> {
         }
         let mut links = LinkTable::default();
         for (i, l) in self.links.iter().enumerate() {
-            let c = l.counters;
+            let c = self.link_now[i];
             let w = self.link_at_warmup[i];
             let window_ns = self
                 .config

@@ -33,10 +33,8 @@
 //! Reno's, step for step. Paying the increase out per ACK instead (`α·MSS·acked/cwnd`) would
 //! grow by slightly less than α per round trip, since the window grows during the round.
 
-use super::{
-    check_abc_limit, initial_window_bytes, reduced_window, slow_start_increase, AckSample,
-    CongestionControl, InvalidCcParameter, DEFAULT_ABC_LIMIT_SEGMENTS,
-};
+use super::window::{reduced_window, ByteCountingWindow};
+use super::{AckSample, CongestionControl, InvalidCcParameter};
 use crate::time::SimTime;
 
 /// AIMD parameters: `alpha` segments added per round trip, `beta` the fraction of the window
@@ -60,23 +58,8 @@ impl Default for AimdParams {
 impl AimdParams {
     /// `alpha` must be positive and finite, `beta` strictly between 0 and 1.
     pub fn validate(&self) -> Result<(), InvalidCcParameter> {
-        if !(self.alpha.is_finite() && self.alpha > 0.0) {
-            return Err(InvalidCcParameter {
-                controller: "aimd",
-                parameter: "alpha",
-                value: self.alpha,
-                expected: "a finite number > 0",
-            });
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(InvalidCcParameter {
-                controller: "aimd",
-                parameter: "beta",
-                value: self.beta,
-                expected: "0 < beta < 1 (fraction of the window kept)",
-            });
-        }
-        Ok(())
+        InvalidCcParameter::check_positive("aimd", "alpha", self.alpha)?;
+        InvalidCcParameter::check_beta("aimd", self.beta)
     }
 }
 
@@ -84,18 +67,9 @@ impl AimdParams {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Aimd {
     params: AimdParams,
-    mss: u64,
-    cwnd: u64,
-    ssthresh: u64,
-    /// RFC 3465 `bytes_acked`: bytes acknowledged in congestion avoidance since cwnd last grew.
-    bytes_acked: u64,
+    window: ByteCountingWindow,
     /// Fraction of a byte left over from the last `α·MSS` increase.
     increase_remainder: f64,
-    abc_limit_segments: u32,
-    /// In the slow start that follows a timeout (RFC 3465 §2.3: L = 1 there).
-    after_timeout: bool,
-    /// A timeout fired and no new data has been acknowledged since.
-    timeout_pending: bool,
 }
 
 impl Aimd {
@@ -105,21 +79,14 @@ impl Aimd {
     /// # Panics
     /// If `mss` is zero or the parameters are invalid ([`AimdParams::validate`]).
     pub fn new(mss: u32, initial_window_segments: u32, params: AimdParams) -> Self {
-        assert!(mss > 0, "aimd: MSS must be positive");
+        let window = ByteCountingWindow::new("aimd", mss, initial_window_segments);
         if let Err(e) = params.validate() {
             panic!("{e}");
         }
-        let mss = u64::from(mss);
         Aimd {
             params,
-            mss,
-            cwnd: initial_window_bytes(mss, initial_window_segments),
-            ssthresh: u64::MAX,
-            bytes_acked: 0,
+            window,
             increase_remainder: 0.0,
-            abc_limit_segments: DEFAULT_ABC_LIMIT_SEGMENTS,
-            after_timeout: false,
-            timeout_pending: false,
         }
     }
 
@@ -128,8 +95,7 @@ impl Aimd {
     /// # Panics
     /// If `segments` is not 1 or 2.
     pub fn with_abc_limit(mut self, segments: u32) -> Self {
-        check_abc_limit(segments);
-        self.abc_limit_segments = segments;
+        self.window.set_abc_limit(segments);
         self
     }
 
@@ -139,12 +105,12 @@ impl Aimd {
 
     /// Segment size in bytes.
     pub fn mss(&self) -> u64 {
-        self.mss
+        self.window.mss()
     }
 
     /// Bytes counted towards the next congestion-avoidance increase (RFC 3465 `bytes_acked`).
     pub fn bytes_acked(&self) -> u64 {
-        self.bytes_acked
+        self.window.bytes_acked()
     }
 }
 
@@ -154,62 +120,37 @@ impl CongestionControl for Aimd {
     }
 
     fn cwnd(&self) -> u64 {
-        self.cwnd
+        self.window.cwnd()
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.window.ssthresh()
     }
 
     fn on_ack(&mut self, sample: &AckSample) {
-        if sample.acked_bytes > 0 {
-            self.timeout_pending = false;
-        }
-        if sample.in_recovery || !sample.is_cwnd_limited || sample.acked_bytes == 0 {
-            return;
-        }
-        if self.cwnd < self.ssthresh {
-            let increase = slow_start_increase(
-                sample.acked_bytes,
-                self.mss,
-                self.abc_limit_segments,
-                self.after_timeout,
-            );
-            self.cwnd = self.cwnd.saturating_add(increase);
-            return;
-        }
-        self.after_timeout = false;
         // Once a full window has been acknowledged, cwnd += α·MSS (RFC 3465 §2.1 with α·SMSS
         // in place of SMSS).
-        self.bytes_acked = self.bytes_acked.saturating_add(sample.acked_bytes);
-        if self.bytes_acked >= self.cwnd {
-            let windows = self.bytes_acked / self.cwnd;
-            self.bytes_acked -= windows * self.cwnd;
-            let increase =
-                windows as f64 * self.params.alpha * self.mss as f64 + self.increase_remainder;
+        let windows = self.window.on_ack(sample);
+        if windows > 0 {
+            let increase = windows as f64 * self.params.alpha * self.window.mss() as f64
+                + self.increase_remainder;
             let whole_bytes = increase.floor();
             self.increase_remainder = increase - whole_bytes;
-            self.cwnd = self.cwnd.saturating_add(whole_bytes as u64);
+            self.window.grow(whole_bytes as u64);
         }
     }
 
     fn on_congestion_event(&mut self, _now: SimTime, _bytes_in_flight: u64) {
         // cwnd ← β·cwnd, never below 2 MSS; ssthresh = the reduced window.
-        self.cwnd = reduced_window(self.cwnd, self.params.beta, self.mss);
-        self.ssthresh = self.cwnd;
-        self.bytes_acked = 0;
-        self.after_timeout = false;
+        let reduced = reduced_window(self.window.cwnd(), self.params.beta, self.window.mss());
+        self.window.on_congestion_event(reduced);
     }
 
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
-        if !self.timeout_pending {
-            // ssthresh = max(β·FlightSize, 2·MSS): RFC 5681 eq. (4) with β in place of 1/2.
-            self.ssthresh = reduced_window(bytes_in_flight, self.params.beta, self.mss);
-        }
-        self.cwnd = self.mss;
-        self.bytes_acked = 0;
-        self.after_timeout = true;
-        self.timeout_pending = true;
+        // ssthresh = max(β·FlightSize, 2·MSS): RFC 5681 eq. (4) with β in place of 1/2 (kept
+        // by a repeated timeout); cwnd = one MSS.
+        let ssthresh = reduced_window(bytes_in_flight, self.params.beta, self.window.mss());
+        self.window.on_retransmission_timeout(ssthresh);
     }
 }
 

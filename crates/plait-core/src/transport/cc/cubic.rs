@@ -41,10 +41,8 @@
 //!
 //! [RFC 9406]: https://www.rfc-editor.org/rfc/rfc9406
 
-use super::{
-    check_abc_limit, initial_window_bytes, reduced_window, slow_start_increase, AckSample,
-    CongestionControl, InvalidCcParameter, DEFAULT_ABC_LIMIT_SEGMENTS,
-};
+use super::window::{initial_window_bytes, reduced_window, SlowStart};
+use super::{AckSample, CongestionControl, InvalidCcParameter};
 use crate::time::SimTime;
 
 /// CUBIC parameters (RFC 9438 §4.1.1).
@@ -76,23 +74,8 @@ impl Default for CubicParams {
 impl CubicParams {
     /// `c` must be positive and finite, `beta` strictly between 0 and 1.
     pub fn validate(&self) -> Result<(), InvalidCcParameter> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(InvalidCcParameter {
-                controller: "cubic",
-                parameter: "c",
-                value: self.c,
-                expected: "a finite number > 0",
-            });
-        }
-        if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(InvalidCcParameter {
-                controller: "cubic",
-                parameter: "beta",
-                value: self.beta,
-                expected: "0 < beta < 1 (fraction of the window kept)",
-            });
-        }
-        Ok(())
+        InvalidCcParameter::check_positive("cubic", "c", self.c)?;
+        InvalidCcParameter::check_beta("cubic", self.beta)
     }
 }
 
@@ -129,7 +112,8 @@ struct Epoch {
 pub struct Cubic {
     params: CubicParams,
     mss: u64,
-    abc_limit_segments: u32,
+    /// Slow-start byte counting and the timeout state (shared with Reno and AIMD).
+    slow_start: SlowStart,
     /// Congestion window in bytes, with the fraction of a byte CUBIC's increments leave.
     cwnd_bytes: f64,
     ssthresh: u64,
@@ -142,10 +126,6 @@ pub struct Cubic {
     epoch: Option<Epoch>,
     /// The next stage follows a timeout: it starts with `W_max = cwnd_epoch` (§4.8).
     timeout_epoch: bool,
-    /// In the slow start that follows a timeout (RFC 3465 §2.3: L = 1 there).
-    after_timeout: bool,
-    /// A timeout fired and no new data has been acknowledged since.
-    timeout_pending: bool,
     last_ack_time: Option<SimTime>,
 }
 
@@ -164,15 +144,13 @@ impl Cubic {
         Cubic {
             params,
             mss,
-            abc_limit_segments: DEFAULT_ABC_LIMIT_SEGMENTS,
+            slow_start: SlowStart::default(),
             cwnd_bytes: initial_window_bytes(mss, initial_window_segments) as f64,
             ssthresh: u64::MAX,
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
             timeout_epoch: false,
-            after_timeout: false,
-            timeout_pending: false,
             last_ack_time: None,
         }
     }
@@ -182,8 +160,7 @@ impl Cubic {
     /// # Panics
     /// If `segments` is not 1 or 2.
     pub fn with_abc_limit(mut self, segments: u32) -> Self {
-        check_abc_limit(segments);
-        self.abc_limit_segments = segments;
+        self.slow_start.set_abc_limit(segments);
         self
     }
 
@@ -316,9 +293,7 @@ impl CongestionControl for Cubic {
 
     fn on_ack(&mut self, sample: &AckSample) {
         let previous_ack = self.last_ack_time.replace(sample.now);
-        if sample.acked_bytes > 0 {
-            self.timeout_pending = false;
-        }
+        self.slow_start.on_ack(sample.acked_bytes);
         if sample.in_recovery || sample.acked_bytes == 0 {
             return;
         }
@@ -333,16 +308,10 @@ impl CongestionControl for Cubic {
             return;
         }
         if self.cwnd() < self.ssthresh {
-            let increase = slow_start_increase(
-                sample.acked_bytes,
-                self.mss,
-                self.abc_limit_segments,
-                self.after_timeout,
-            );
-            self.cwnd_bytes += increase as f64;
+            self.cwnd_bytes += self.slow_start.increase(sample.acked_bytes, self.mss) as f64;
             return;
         }
-        self.after_timeout = false;
+        self.slow_start.exit();
         self.congestion_avoidance(sample);
     }
 
@@ -360,11 +329,11 @@ impl CongestionControl for Cubic {
         self.cwnd_bytes = self.ssthresh as f64;
         self.epoch = None;
         self.timeout_epoch = false;
-        self.after_timeout = false;
+        self.slow_start.exit();
     }
 
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
-        if !self.timeout_pending {
+        if self.slow_start.on_timeout() {
             // §4.8: ssthresh from β_cubic as in §4.6; the next stage restarts the curve.
             self.cwnd_prior = self.cwnd_segments();
             self.ssthresh = reduced_window(bytes_in_flight, self.params.beta, self.mss);
@@ -373,8 +342,6 @@ impl CongestionControl for Cubic {
         // RFC 5681 §3.1: the loss window, one segment.
         self.cwnd_bytes = self.mss as f64;
         self.epoch = None;
-        self.after_timeout = true;
-        self.timeout_pending = true;
     }
 }
 

@@ -14,7 +14,7 @@
 //! - `on_recovery_exit` when the cumulative ACK passes the recovery point;
 //! - `on_retransmission_timeout` when the RTO fires (RFC 5681 §3.1 eq. (4), cwnd = loss window).
 //!
-//! Rules shared by the built-in controllers:
+//! Rules shared by the built-in controllers (their arithmetic is in the `window` submodule):
 //! - windows are in bytes; the initial window is `initial_window_segments × MSS` (RFC 6928
 //!   allows 10 segments), the initial ssthresh is `u64::MAX` ("arbitrarily high", RFC 5681 §3.1);
 //! - slow start adds `min(N, L·SMSS)` per ACK, N being the newly acknowledged bytes
@@ -36,6 +36,7 @@ use crate::time::{Rate, SimTime};
 pub mod aimd;
 pub mod cubic;
 pub mod reno;
+mod window;
 
 pub use aimd::{Aimd, AimdParams};
 pub use cubic::{Cubic, CubicParams};
@@ -213,6 +214,38 @@ pub struct InvalidCcParameter {
     pub expected: &'static str,
 }
 
+impl InvalidCcParameter {
+    /// `value` must be positive and finite.
+    pub(crate) fn check_positive(
+        controller: &'static str,
+        parameter: &'static str,
+        value: f64,
+    ) -> Result<(), Self> {
+        if value.is_finite() && value > 0.0 {
+            return Ok(());
+        }
+        Err(InvalidCcParameter {
+            controller,
+            parameter,
+            value,
+            expected: "a finite number > 0",
+        })
+    }
+
+    /// `beta`, the fraction of the window kept after a loss, must lie strictly between 0 and 1.
+    pub(crate) fn check_beta(controller: &'static str, beta: f64) -> Result<(), Self> {
+        if beta > 0.0 && beta < 1.0 {
+            return Ok(());
+        }
+        Err(InvalidCcParameter {
+            controller,
+            parameter: "beta",
+            value: beta,
+            expected: "0 < beta < 1 (fraction of the window kept)",
+        })
+    }
+}
+
 /// A congestion controller: the built-ins dispatched by `match` (no virtual call on the hot
 /// path), or any boxed implementation of [`CongestionControl`].
 ///
@@ -312,38 +345,6 @@ impl CongestionControl for Controller {
     fn pacing_rate(&self) -> Option<Rate> {
         dispatch!(self, c => c.pacing_rate())
     }
-}
-
-/// Initial window in bytes: `segments × MSS`, at least one segment.
-pub(crate) fn initial_window_bytes(mss: u64, segments: u32) -> u64 {
-    mss.saturating_mul(u64::from(segments.max(1)))
-}
-
-/// Slow-start increase for one ACK: `min(N, L·SMSS)` (RFC 5681 §3.1, RFC 3465 §2.2), with
-/// L forced to 1 in the slow start that follows a timeout (RFC 3465 §2.3).
-pub(crate) fn slow_start_increase(
-    acked_bytes: u64,
-    mss: u64,
-    abc_limit_segments: u32,
-    after_timeout: bool,
-) -> u64 {
-    let limit = if after_timeout { 1 } else { abc_limit_segments };
-    acked_bytes.min(mss.saturating_mul(u64::from(limit)))
-}
-
-/// `max(bytes × factor, 2·SMSS)`, rounded down to whole bytes: the reduced window and
-/// ssthresh after a loss (RFC 5681 eq. (4) has factor 1/2; RFC 9438 §4.6 has β_cubic).
-pub(crate) fn reduced_window(bytes: u64, factor: f64, mss: u64) -> u64 {
-    let scaled = (bytes as f64 * factor).floor();
-    // `as` saturates for values beyond u64::MAX.
-    (scaled as u64).max(2 * mss)
-}
-
-pub(crate) fn check_abc_limit(segments: u32) {
-    assert!(
-        (1..=2).contains(&segments),
-        "ABC limit must be 1 or 2 segments (RFC 3465 §2.2), got {segments}"
-    );
 }
 
 #[cfg(test)]
@@ -479,6 +480,53 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("aimd"));
+    }
+
+    #[test]
+    fn validation_messages_name_controller_parameter_and_range() {
+        let message = |spec: CcSpec| spec.validate().unwrap_err().to_string();
+        assert_eq!(
+            message(CcSpec::Aimd {
+                alpha: -1.0,
+                beta: 0.5
+            }),
+            "aimd: parameter `alpha` = -1 is invalid (expected a finite number > 0)"
+        );
+        assert_eq!(
+            message(CcSpec::Cubic {
+                c: f64::INFINITY,
+                beta: 0.7,
+                fast_convergence: true,
+                tcp_friendliness: true,
+            }),
+            "cubic: parameter `c` = inf is invalid (expected a finite number > 0)"
+        );
+        for (spec, controller) in [
+            (
+                CcSpec::Aimd {
+                    alpha: 1.0,
+                    beta: 1.0,
+                },
+                "aimd",
+            ),
+            (
+                CcSpec::Cubic {
+                    c: 0.4,
+                    beta: 1.0,
+                    fast_convergence: false,
+                    tcp_friendliness: false,
+                },
+                "cubic",
+            ),
+        ] {
+            assert_eq!(
+                message(spec),
+                format!(
+                    "{controller}: parameter `beta` = 1 is invalid \
+                     (expected 0 < beta < 1 (fraction of the window kept))"
+                )
+            );
+        }
     }
 
     #[test]

@@ -19,25 +19,14 @@
 //!   §3.1 applies eq. (4) only to a segment not yet resent by the retransmission timer.
 //! - No growth while in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
 
-use super::{
-    check_abc_limit, initial_window_bytes, slow_start_increase, AckSample, CongestionControl,
-    DEFAULT_ABC_LIMIT_SEGMENTS,
-};
+use super::window::ByteCountingWindow;
+use super::{AckSample, CongestionControl};
 use crate::time::SimTime;
 
 /// Reno (RFC 5681) congestion window; loss recovery itself (NewReno, SACK) lives in the sender.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reno {
-    mss: u64,
-    cwnd: u64,
-    ssthresh: u64,
-    /// RFC 3465 `bytes_acked`: bytes acknowledged in congestion avoidance since cwnd last grew.
-    bytes_acked: u64,
-    abc_limit_segments: u32,
-    /// In the slow start that follows a timeout (RFC 3465 §2.3: L = 1 there).
-    after_timeout: bool,
-    /// A timeout fired and no new data has been acknowledged since.
-    timeout_pending: bool,
+    window: ByteCountingWindow,
 }
 
 impl Reno {
@@ -47,16 +36,8 @@ impl Reno {
     /// # Panics
     /// If `mss` is zero.
     pub fn new(mss: u32, initial_window_segments: u32) -> Self {
-        assert!(mss > 0, "reno: MSS must be positive");
-        let mss = u64::from(mss);
         Reno {
-            mss,
-            cwnd: initial_window_bytes(mss, initial_window_segments),
-            ssthresh: u64::MAX,
-            bytes_acked: 0,
-            abc_limit_segments: DEFAULT_ABC_LIMIT_SEGMENTS,
-            after_timeout: false,
-            timeout_pending: false,
+            window: ByteCountingWindow::new("reno", mss, initial_window_segments),
         }
     }
 
@@ -66,19 +47,18 @@ impl Reno {
     /// # Panics
     /// If `segments` is not 1 or 2.
     pub fn with_abc_limit(mut self, segments: u32) -> Self {
-        check_abc_limit(segments);
-        self.abc_limit_segments = segments;
+        self.window.set_abc_limit(segments);
         self
     }
 
     /// Segment size in bytes.
     pub fn mss(&self) -> u64 {
-        self.mss
+        self.window.mss()
     }
 
     /// Bytes counted towards the next congestion-avoidance increase (RFC 3465 `bytes_acked`).
     pub fn bytes_acked(&self) -> u64 {
-        self.bytes_acked
+        self.window.bytes_acked()
     }
 }
 
@@ -88,58 +68,32 @@ impl CongestionControl for Reno {
     }
 
     fn cwnd(&self) -> u64 {
-        self.cwnd
+        self.window.cwnd()
     }
 
     fn ssthresh(&self) -> u64 {
-        self.ssthresh
+        self.window.ssthresh()
     }
 
     fn on_ack(&mut self, sample: &AckSample) {
-        if sample.acked_bytes > 0 {
-            self.timeout_pending = false;
-        }
-        if sample.in_recovery || !sample.is_cwnd_limited || sample.acked_bytes == 0 {
-            return;
-        }
-        if self.cwnd < self.ssthresh {
-            let increase = slow_start_increase(
-                sample.acked_bytes,
-                self.mss,
-                self.abc_limit_segments,
-                self.after_timeout,
-            );
-            self.cwnd = self.cwnd.saturating_add(increase);
-            return;
-        }
-        self.after_timeout = false;
-        // RFC 3465 §2.1: once a full window has been acknowledged, cwnd += SMSS.
-        self.bytes_acked = self.bytes_acked.saturating_add(sample.acked_bytes);
-        if self.bytes_acked >= self.cwnd {
-            let windows = self.bytes_acked / self.cwnd;
-            self.bytes_acked -= windows * self.cwnd;
-            self.cwnd = self.cwnd.saturating_add(windows.saturating_mul(self.mss));
+        // RFC 3465 §2.1: cwnd += SMSS for each full window acknowledged.
+        let windows = self.window.on_ack(sample);
+        if windows > 0 {
+            self.window.grow(windows.saturating_mul(self.window.mss()));
         }
     }
 
     fn on_congestion_event(&mut self, _now: SimTime, bytes_in_flight: u64) {
         // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2*SMSS); RFC 6675 §5: cwnd = ssthresh.
-        self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
-        self.cwnd = self.ssthresh;
-        self.bytes_acked = 0;
-        self.after_timeout = false;
+        self.window
+            .on_congestion_event(half_flight_size(bytes_in_flight, self.window.mss()));
     }
 
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
-        if !self.timeout_pending {
-            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
-        }
-        // RFC 5681 §3.1: "cwnd MUST be set to no more than the loss window, LW, which equals
-        // 1 full-sized segment".
-        self.cwnd = self.mss;
-        self.bytes_acked = 0;
-        self.after_timeout = true;
-        self.timeout_pending = true;
+        // RFC 5681 eq. (4) for ssthresh, and §3.1: "cwnd MUST be set to no more than the loss
+        // window, LW, which equals 1 full-sized segment".
+        self.window
+            .on_retransmission_timeout(half_flight_size(bytes_in_flight, self.window.mss()));
     }
 }
 

@@ -1,0 +1,55 @@
+"""Fixtures shared by the Python tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+# Three Reno flows through a 10 Mb/s bottleneck for three simulated seconds: each run takes
+# milliseconds.
+SCENARIO_TOML = """\
+[simulation]
+duration = "3s"
+warmup = "1s"
+seed = 5
+sample_interval = "500ms"
+
+[[link]]
+name = "access"
+from = "src"
+to = "r1"
+rate = "100Mbps"
+delay = "1ms"
+
+[[link]]
+name = "bottleneck"
+from = "r1"
+to = "dst"
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", packets = 50 }
+
+[[flow]]
+name = "bulk"
+count = 3
+kind = "tcp"
+cc = "reno"
+src = "src"
+dst = "dst"
+start = { uniform = ["0s", "1s"] }
+"""
+
+
+@pytest.fixture
+def scenario_toml() -> str:
+    """The text of the small scenario (SCENARIO_TOML), for tests that edit it."""
+    return SCENARIO_TOML
+
+
+@pytest.fixture
+def scenario(tmp_path: Path, scenario_toml: str) -> Path:
+    """The small scenario written to a file."""
+    path = tmp_path / "small.toml"
+    path.write_text(scenario_toml, encoding="utf-8")
+    return path
