@@ -5,9 +5,6 @@
 //! are cancelled lazily: the owner remembers the deadline it armed and ignores any wake-up
 //! that does not match it (see `sim`).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use crate::ids::{FlowId, LinkId};
 use crate::time::SimTime;
 
@@ -40,29 +37,78 @@ struct Entry {
 }
 
 impl Entry {
+    /// (time, seq) as one integer: one comparison, fewer unpredictable branches.
     #[inline]
     fn key(&self) -> u128 {
         ((self.time.0 as u128) << 64) | self.seq as u128
     }
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
+/// A binary min-heap of entries by key. Written out rather than `std`'s `BinaryHeap` because
+/// `BinaryHeap::push` stores the new entry and at once reloads it to sift it up, a load the
+/// processor cannot forward from the narrower stores just made (it showed as the simulator's
+/// hottest instruction); here the entry being placed stays in registers until its slot is
+/// found. Keys are unique (sequence numbers are), so the order is total.
+#[derive(Debug, Default)]
+struct MinHeap {
+    entries: Vec<Entry>,
 }
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry first.
+
+impl MinHeap {
     #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        // One 128-bit comparison of (time, seq): fewer unpredictable branches in the heap.
-        other.key().cmp(&self.key())
+    fn peek(&self) -> Option<&Entry> {
+        self.entries.first()
+    }
+
+    #[inline]
+    fn push(&mut self, entry: Entry) {
+        let key = entry.key();
+        let mut i = self.entries.len();
+        self.entries.push(entry);
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.entries[parent].key() <= key {
+                break;
+            }
+            self.entries[i] = self.entries[parent];
+            i = parent;
+        }
+        self.entries[i] = entry;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry> {
+        let last = self.entries.pop()?;
+        let Some(&top) = self.entries.first() else {
+            return Some(last);
+        };
+        // Sift `last` down from the root, moving the smaller child up into the hole.
+        let n = self.entries.len();
+        let key = last.key();
+        let mut i = 0;
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < n && self.entries[right].key() < self.entries[left].key() {
+                right
+            } else {
+                left
+            };
+            if self.entries[child].key() >= key {
+                break;
+            }
+            self.entries[i] = self.entries[child];
+            i = child;
+        }
+        self.entries[i] = last;
+        Some(top)
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
     }
 }
 
@@ -70,12 +116,12 @@ impl Ord for Entry {
 ///
 /// Flow timers live in a heap of their own: there is one per flow, mostly far in the future,
 /// while the packet events (a few per link) are the ones popped all the time. Keeping the hot
-/// heap small makes each pop a few levels deep. `pop` takes the earlier of the two heads, so
+/// heap small makes each pop a few levels deep. Pops take the earlier of the two heads, so
 /// the order is exactly that of a single queue.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
-    timers: BinaryHeap<Entry>,
+    heap: MinHeap,
+    timers: MinHeap,
     next_seq: u64,
 }
 
@@ -89,43 +135,42 @@ impl EventQueue {
     pub fn push(&mut self, time: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.insert(Entry { time, seq, event });
-    }
-
-    #[inline]
-    fn insert(&mut self, entry: Entry) {
-        if matches!(entry.event, Event::FlowTimer(_)) {
+        let entry = Entry { time, seq, event };
+        if matches!(event, Event::FlowTimer(_)) {
             self.timers.push(entry);
         } else {
             self.heap.push(entry);
         }
     }
 
-    /// Puts back an event just popped, ahead of every other event at the same time (its
-    /// original position: nothing at time `time` was inserted before it that is still queued).
+    /// The heap holding the earliest event, if any.
     #[inline]
-    pub fn push_front(&mut self, time: SimTime, event: Event) {
-        self.heap.push(Entry {
-            time,
-            seq: 0,
-            event,
-        });
+    fn earliest(&mut self) -> Option<&mut MinHeap> {
+        match (self.heap.peek(), self.timers.peek()) {
+            (None, None) => None,
+            (Some(_), None) => Some(&mut self.heap),
+            (None, Some(_)) => Some(&mut self.timers),
+            (Some(a), Some(b)) => Some(if b.key() < a.key() {
+                &mut self.timers
+            } else {
+                &mut self.heap
+            }),
+        }
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        // `Entry`'s order is reversed: the greater entry is the earlier one.
-        let from_timers = match (self.heap.peek(), self.timers.peek()) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(a), Some(b)) => b > a,
-        };
-        let heap = if from_timers {
-            &mut self.timers
-        } else {
-            &mut self.heap
-        };
+        self.earliest()?.pop().map(|e| (e.time, e.event))
+    }
+
+    /// Removes and returns the earliest event if it is strictly before `end`.
+    #[inline]
+    pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        let heap = self.earliest()?;
+        if heap.peek()?.time >= end {
+            return None;
+        }
         heap.pop().map(|e| (e.time, e.event))
     }
 
@@ -143,7 +188,7 @@ impl EventQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty() && self.timers.is_empty()
+        self.len() == 0
     }
 }
 
@@ -164,6 +209,20 @@ mod tests {
         assert_eq!(q.pop(), Some((SimTime(5), Event::Sample)));
         assert_eq!(q.pop(), Some((SimTime(5), Event::WarmupEnd)));
         assert_eq!(q.pop(), None);
+    }
+
+    #[test]
+    fn pop_before_stops_at_the_limit() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(10), Event::Sample);
+        q.push(SimTime(3), Event::FlowTimer(FlowId(0)));
+        assert_eq!(q.pop_before(SimTime(3)), None);
+        assert_eq!(
+            q.pop_before(SimTime(4)),
+            Some((SimTime(3), Event::FlowTimer(FlowId(0))))
+        );
+        assert_eq!(q.pop_before(SimTime(10)), None);
+        assert_eq!(q.len(), 1);
     }
 
     #[test]

@@ -198,11 +198,7 @@ impl<O: Observer> Simulator<O> {
     /// slices (progress reporting, interruption).
     pub fn run_until(&mut self, limit: SimTime) -> bool {
         let end = limit.min(self.config.duration);
-        while let Some((t, ev)) = self.events.pop() {
-            if t >= end {
-                self.events.push_front(t, ev);
-                break;
-            }
+        while let Some((t, ev)) = self.events.pop_before(end) {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
