@@ -368,10 +368,13 @@ def test_experiment_parallel_tcp(capsys, tmp_path):
     )
     assert code == 0
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "runs",
         "utilization.csv",
         "utilization.md",
         "utilization.png",
     ]
+    # One saved run per (queue, N), for resuming an interrupted sweep.
+    assert len(list((out_dir / "runs").glob("*.json"))) == 16
     rows = pd.read_csv(out_dir / "utilization.csv")
     assert len(rows) == 16  # 8 queue configurations x 2 values of N
     assert sorted(rows.n.unique()) == [1, 2]
@@ -472,3 +475,25 @@ def test_ctrl_c_stops_a_long_run_cleanly_and_writes_nothing(tmp_path):
     assert "interrupted" in err
     assert "Traceback" not in err
     assert not (tmp_path / "out.json").exists()
+
+
+def test_experiment_sweep_resumes_from_saved_runs(tmp_path):
+    """Each finished run is saved; a second sweep reuses saved runs instead of running them."""
+    from plait.experiments import parallel_tcp as exp
+
+    cache = tmp_path / "runs"
+    first = exp.sweep([1], duration=20, warmup=5, jobs=2, cache_dir=cache)
+    saved = sorted(cache.glob("*.json"))
+    assert len(saved) == len(exp.queues())
+    # Tamper with one saved run: the second sweep must return it as saved, not re-run it.
+    row = json.loads(saved[0].read_text(encoding="utf-8"))
+    row["utilization"] = 0.123
+    saved[0].write_text(json.dumps(row), encoding="utf-8")
+    second = exp.sweep([1], duration=20, warmup=5, jobs=2, cache_dir=cache)
+    assert (second.utilization == 0.123).sum() == 1
+    untouched = second.utilization != 0.123
+    assert list(second[untouched].utilization) == list(first[untouched].utilization)
+    # A different seed is a different run: nothing reused.
+    third = exp.sweep([1], duration=20, warmup=5, seed=2, jobs=2, cache_dir=cache)
+    assert (third.utilization == 0.123).sum() == 0
+    assert len(list(cache.glob("*.json"))) == 2 * len(exp.queues())

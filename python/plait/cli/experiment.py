@@ -15,6 +15,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=None, help="runs in parallel (default: cores)")
     p.add_argument("--out", default=None, help="output folder (default: the experiment's)")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ignore runs saved by an earlier (possibly interrupted) sweep in OUT/runs",
+    )
     p.set_defaults(func=main)
 
 
@@ -46,6 +51,12 @@ def main(args: argparse.Namespace) -> int:
     if args.duration <= args.warmup or args.warmup < 0:
         raise SystemExit("plait: error: --duration must exceed --warmup (both in seconds, >= 0)")
     console = Console()
+    out = Path(args.out) if args.out else exp.EXPERIMENT_DIR / "results"
+    cache = out / "runs"
+    if args.fresh and cache.exists():
+        import shutil
+
+        shutil.rmtree(cache)
     total = len(exp.queues()) * len(ns)
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(f"parallel-tcp: {total} runs", total=total)
@@ -56,8 +67,8 @@ def main(args: argparse.Namespace) -> int:
             seed=args.seed,
             jobs=args.jobs,
             progress=lambda: bar.advance(task),
+            cache_dir=cache,
         )
-    out = Path(args.out) if args.out else exp.EXPERIMENT_DIR / "results"
     paths = exp.write_outputs(rows, out)
     wide = exp.table(rows)
     table = Table(

@@ -9,6 +9,8 @@ buffers, where the connections' windows synchronise.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from plait import __version__
 from plait.api import run, write_atomic
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "parallel-tcp"
@@ -66,16 +69,32 @@ def theorem1(n: int, beta: float = 0.5) -> float:
     return 1.0 - 1.0 / (1.0 + n * (1.0 + beta) / (1.0 - beta))
 
 
+def _overrides(queue: Queue, n: int, duration: float, warmup: float) -> dict[str, object]:
+    return {
+        "flow.tcp.count": n,
+        "link.bottleneck.queue": queue.toml,
+        "simulation.duration": f"{duration}s",
+        "simulation.warmup": f"{warmup}s",
+    }
+
+
+def run_key(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> str:
+    """Identifies a run: the scenario text, the overrides, the seed and plait's version.
+    Any change to one of them gives a new key, so a cached result is never reused wrongly."""
+    identity = {
+        "scenario": (EXPERIMENT_DIR / "scenario.toml").read_text(encoding="utf-8"),
+        "overrides": _overrides(queue, n, duration, warmup),
+        "seed": seed,
+        "version": __version__,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
+
+
 def run_one(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> dict:
     result = run(
         EXPERIMENT_DIR / "scenario.toml",
         seed=seed,
-        overrides={
-            "flow.tcp.count": n,
-            "link.bottleneck.queue": queue.toml,
-            "simulation.duration": f"{duration}s",
-            "simulation.warmup": f"{warmup}s",
-        },
+        overrides=_overrides(queue, n, duration, warmup),
     )
     links = result.links
     bottleneck = links[(links.name == "bottleneck") & (links.direction == "forward")].iloc[0]
@@ -100,13 +119,32 @@ def sweep(
     seed: int = 1,
     jobs: int | None = None,
     progress=None,
+    cache_dir: Path | None = None,
 ) -> pd.DataFrame:
-    """Runs every (queue, N) pair; returns one row per run."""
+    """Runs every (queue, N) pair; returns one row per run.
+
+    With `cache_dir`, each finished run is saved there at once (atomically, one small JSON
+    file named by :func:`run_key`), and runs already saved are not run again: an interrupted
+    sweep resumes where it stopped.
+    """
     tasks = [(q, n) for q in queues() for n in ns]
     jobs = jobs or min(len(tasks), os.cpu_count() or 1)
+
+    def cached(q: Queue, n: int) -> dict:
+        if cache_dir is None:
+            return run_one(q, n, duration, warmup, seed)
+        path = Path(cache_dir) / f"{run_key(q, n, duration, warmup, seed)}.json"
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
+        row = run_one(q, n, duration, warmup, seed)
+        write_atomic(path, json.dumps(row).encode())
+        return row
+
     rows = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_one, q, n, duration, warmup, seed) for q, n in tasks]
+        futures = [pool.submit(cached, q, n) for q, n in tasks]
         for fut in futures:
             rows.append(fut.result())
             if progress is not None:
