@@ -96,6 +96,9 @@ pub struct Link {
     pub rng: SimRng,
     busy_until: SimTime,
     carry: u64,
+    /// `8e9 / rate` when it is a whole number of nanoseconds per byte (100 Mb/s: 80), so that
+    /// serialisation is a multiplication with no remainder to carry.
+    ns_per_byte: Option<u64>,
     /// A `TransmitDone` event is pending for `busy_until` (event-driven queues only).
     done_pending: bool,
     last_change: SimTime,
@@ -139,6 +142,8 @@ impl Link {
             rng,
             busy_until: SimTime::ZERO,
             carry: 0,
+            ns_per_byte: (rate.bps() > 0 && 8_000_000_000 % rate.bps() == 0)
+                .then(|| 8_000_000_000 / rate.bps()),
             done_pending: false,
             last_change: SimTime::ZERO,
             counters: LinkCounters::default(),
@@ -286,7 +291,10 @@ impl Link {
     /// Puts `item` on the wire at `start`.
     #[inline]
     fn transmit(&mut self, start: SimTime, item: QueueItem) -> Started {
-        let tx = self.rate.tx_time_carry(item.bytes as u64, &mut self.carry);
+        let tx = match self.ns_per_byte {
+            Some(k) => SimTime(item.bytes as u64 * k),
+            None => self.rate.tx_time_carry(item.bytes as u64, &mut self.carry),
+        };
         let tx_end = start.saturating_add(tx);
         self.busy_until = tx_end;
         self.counters.tx_packets += 1;
@@ -458,6 +466,44 @@ mod tests {
         assert_eq!(c.queue_area_packets_ns, 1_000_000 + 1_500_000 + 1_500_000);
         assert_eq!(l.queue_len(SimTime::from_micros(1500)), (2, 2000));
         assert_eq!(l.queue_len(SimTime::from_micros(3000)), (0, 0));
+    }
+
+    #[test]
+    fn whole_and_fractional_nanoseconds_per_byte() {
+        let mut d = Vec::new();
+        // 100 Mb/s: 80 ns per byte exactly.
+        let mut l = link(QueueSpec::DropTail {
+            limit: Limit::Packets(10),
+        });
+        l.rate = Rate::from_mbps(100);
+        l.ns_per_byte = Some(80);
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
+        assert_eq!(s.tx_end, SimTime(80_000));
+        // 3 Mb/s: 8000/3 us per 1000 B, remainders carried: three packets take exactly 8 ms.
+        let rate = Rate(3_000_000);
+        let mut l = Link::new(
+            "l".into(),
+            false,
+            NodeId(0),
+            NodeId(1),
+            rate,
+            SimTime::ZERO,
+            QueueSpec::DropTail {
+                limit: Limit::Packets(10),
+            }
+            .build(rate, SimTime::ZERO),
+            None,
+            rng_from_seed(1),
+        );
+        assert_eq!(l.ns_per_byte, None);
+        let ends: Vec<SimTime> = (0..3)
+            .map(|p| {
+                l.handle_arrival(SimTime::ZERO, item(p), &mut d)
+                    .unwrap()
+                    .tx_end
+            })
+            .collect();
+        assert_eq!(ends[2], SimTime::from_millis(8));
     }
 
     #[test]
