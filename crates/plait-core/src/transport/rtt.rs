@@ -86,8 +86,8 @@ impl RttEstimator {
             // §2.3: "RTTVAR <- (1 - beta) * RTTVAR + beta * |SRTT - R'|" with beta = 1/4,
             // computed before "SRTT <- (1 - alpha) * SRTT + alpha * R'" with alpha = 1/8.
             let deviation = self.srtt_ns.abs_diff(r);
-            self.rttvar_ns = mul_add_div(self.rttvar_ns, 3, deviation, 4);
-            self.srtt_ns = mul_add_div(self.srtt_ns, 7, r, 8);
+            self.rttvar_ns = mul_add_shift(self.rttvar_ns, 3, deviation, 2);
+            self.srtt_ns = mul_add_shift(self.srtt_ns, 7, r, 3);
             self.min_rtt = self.min_rtt.min(rtt);
         } else {
             // §2.2: "SRTT <- R, RTTVAR <- R/2".
@@ -160,9 +160,11 @@ impl RttEstimator {
     }
 }
 
-/// `floor((a·k + b) / d)` without intermediate overflow.
-fn mul_add_div(a: u64, k: u64, b: u64, d: u64) -> u64 {
-    ((a as u128 * k as u128 + b as u128) / d as u128) as u64
+/// `floor((a·k + b) / 2^shift)` without intermediate overflow (a shift, not a 128-bit
+/// division: this runs on every ACK).
+#[inline]
+fn mul_add_shift(a: u64, k: u64, b: u64, shift: u32) -> u64 {
+    ((a as u128 * k as u128 + b as u128) >> shift) as u64
 }
 
 /// Clamps to `[low, high]`; if the bounds are inverted the upper one wins.
