@@ -300,11 +300,17 @@ impl LossRecovery {
 
     /// RFC 6675 `SetPipe()` (FlightSize without SACK), computed over holes.
     pub fn pipe(&self, scoreboard: &Scoreboard, snd_una: u64, snd_nxt: u64) -> u64 {
+        let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
+        if scoreboard.is_empty() {
+            // The common case, no SACK information: the same sums with nothing SACKed and
+            // nothing lost below the boundary, without walking the (empty) ranges.
+            let lost = self.lost_boundary(scoreboard, snd_una).min(snd_nxt);
+            return (snd_nxt - lost) + (retransmitted_end - snd_una);
+        }
         let lost = self.lost_boundary(scoreboard, snd_una).min(snd_nxt);
         // (a) "If IsLost (S1) returns false: Pipe is incremented by 1 octet."
         let not_lost = (snd_nxt - lost) - scoreboard.sacked_between(lost, snd_nxt);
         // (b) "If S1 <= HighRxt: Pipe is incremented by 1 octet."
-        let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
         let retransmitted =
             (retransmitted_end - snd_una) - scoreboard.sacked_between(snd_una, retransmitted_end);
         not_lost + retransmitted
