@@ -169,7 +169,11 @@ def test_flow_table_contents(scenario):
     assert flows.goodput_bps.tolist() == pytest.approx(expected.tolist(), rel=1e-9)
     # Everything delivered crossed the 10 Mb/s bottleneck during the run.
     assert flows.bytes_delivered.sum() * 8 <= 10e6 * r.duration_s
-    assert (flows.throughput_bps >= flows.goodput_bps * 0.9).all()
+    # Wire throughput counts what senders put on the wire in the window: at most the
+    # bottleneck's rate plus a buffer's worth (50 packets) queued behind it. (Per flow it can
+    # be below goodput: data buffered out of order before the window is delivered in it.)
+    assert (flows.throughput_bps > 0).all()
+    assert flows.throughput_bps.sum() <= 10e6 + 50 * 1500 * 8 / (r.duration_s - r.warmup_s)
     assert (flows.rtt_min_s >= 0.022).all()  # at least the 22 ms propagation round trip
     assert (flows.rtt_min_s <= flows.rtt_p50_s).all()
     assert (flows.rtt_p50_s <= flows.rtt_max_s).all()

@@ -39,7 +39,7 @@
 //! running (5.1), stopped when all data is acknowledged (5.2), restarted by every ACK that
 //! acknowledges new data (5.3; during NewReno recovery this is the "Slow-but-Steady" variant of
 //! RFC 6582 §4). On expiry (5.4–5.6): the controller's `on_retransmission_timeout` (RFC 5681
-//! §3.1, FlightSize passed), recovery switches to go-back-N from `snd_una`
+//! §3.1, FlightSize capped at cwnd passed: see [`TcpSender::flight_size_for_timeout`]), recovery switches to go-back-N from `snd_una`
 //! ([`RecoveryPhase::Timeout`]), the RTO is doubled, and the timer restarted with it. A
 //! timeout during fast recovery ends it without `on_recovery_exit`: the controller hears
 //! `on_retransmission_timeout` instead.
@@ -208,7 +208,8 @@ impl<C: CongestionControl> TcpSender<C> {
             return;
         }
         self.stats.timeouts += 1;
-        self.cc.on_retransmission_timeout(now, self.flight_size());
+        self.cc
+            .on_retransmission_timeout(now, self.flight_size_for_timeout());
         self.recovery.on_timeout(self.snd_una, self.snd_nxt);
         // RFC 6298 (5.5) "back off the timer", (5.6) "Start the retransmission timer, such
         // that it expires after RTO seconds (for the value of RTO after the doubling".
@@ -296,6 +297,20 @@ impl<C: CongestionControl> TcpSender<C> {
     /// RFC 5681 FlightSize: sent and not cumulatively acknowledged.
     pub fn flight_size(&self) -> u64 {
         self.snd_nxt - self.snd_una
+    }
+
+    /// The amount of data in flight a timeout's ssthresh is computed from: FlightSize, capped
+    /// at the congestion window.
+    ///
+    /// RFC 5681 eq. (4) uses FlightSize. When the timer fires during SACK recovery, though,
+    /// FlightSize also counts every hole and every new segment the recovery sent, and after a
+    /// large loss it can be several times the window the path carried: ssthresh would then be
+    /// set *above* the window in force, and the next slow start would overshoot again (a CUBIC
+    /// flow in the dumbbell timed out once per loss episode this way). The cap keeps the
+    /// RFC's value whenever FlightSize is within the window, and otherwise uses the window, as
+    /// ns-2 (`window()`) and Linux (`snd_cwnd`) do.
+    pub fn flight_size_for_timeout(&self) -> u64 {
+        self.flight_size().min(self.cc.cwnd())
     }
 
     pub fn stats(&self) -> &SenderStats {
