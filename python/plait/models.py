@@ -363,18 +363,28 @@ def aimd_mean_window(alpha: ArrayLike, beta_decrease: ArrayLike, p: ArrayLike) -
 
 
 def aimd_rate(
-    alpha: ArrayLike, beta_decrease: ArrayLike, rtt: ArrayLike, p: ArrayLike, s: ArrayLike
+    alpha: ArrayLike,
+    beta_decrease: ArrayLike | None = None,
+    rtt: ArrayLike | None = None,
+    p: ArrayLike | None = None,
+    s: ArrayLike | None = None,
+    *,
+    beta: ArrayLike | None = None,
 ) -> Result:
     """Mean rate ``s W / rtt`` of AIMD(alpha, beta_decrease) (bytes/s for ``s`` in bytes).
 
     Args:
         alpha: additive increase per round-trip (packets), > 0.
         beta_decrease: fraction of the window removed at a loss event, in (0, 1)
-            (W -> (1 - beta_decrease) W; TCP: 0.5, MulTCP: 1/(2N)).
+            (W -> (1 - beta_decrease) W; TCP: 0.5, MulTCP: 1/(2N)); also accepted as
+            ``beta=``, the name of the MulTCP literature (alpha (2 - beta) / beta = 3 N^2).
         rtt: round-trip time (s), > 0.
         p: loss event rate, in (0, 1].
         s: segment size (bytes), or 1 for packets/s.
     """
+    beta_decrease = _beta("beta_decrease", beta_decrease, beta)
+    if rtt is None or p is None or s is None:
+        raise TypeError("aimd_rate needs alpha, beta_decrease (or beta), rtt, p and s")
     return _evaluate(
         _core.aimd_rate,
         alpha=(alpha, _POSITIVE),
@@ -423,12 +433,28 @@ def multcp_original(n: ArrayLike) -> tuple[Result, Result]:
 # --- Altman et al. ---------------------------------------------------------------------------
 
 
+def _beta(primary: str, value: ArrayLike | None, alias: ArrayLike | None, default=None):
+    """`value` given as `primary=` or under the short name `beta=` (the name the papers and the
+    issue tracker use), not both."""
+    if value is not None and alias is not None:
+        raise TypeError(f"give either {primary}= or beta=, not both")
+    if value is None:
+        value = alias
+    if value is None:
+        if default is None:
+            raise TypeError(f"missing argument: {primary} (or beta)")
+        value = default
+    return value
+
+
 def _altman(formula: Callable[..., np.ndarray], n: ArrayLike, beta_keep: ArrayLike) -> Result:
     """``formula(n, beta_keep)`` for n >= 1 connections keeping ``beta_keep`` in (0, 1)."""
     return _evaluate(formula, n=(n, _AT_LEAST_ONE), beta_keep=(beta_keep, _FRACTION))
 
 
-def altman_utilization(n: ArrayLike, beta_keep: ArrayLike = 0.5) -> Result:
+def altman_utilization(
+    n: ArrayLike, beta_keep: ArrayLike | None = None, *, beta: ArrayLike | None = None
+) -> Result:
     """Theorem 1 of Altman et al.: mean utilisation of N AIMD connections when one connection
     is signalled per congestion event (any stationary loss policy)::
 
@@ -436,13 +462,18 @@ def altman_utilization(n: ArrayLike, beta_keep: ArrayLike = 0.5) -> Result:
 
     Args:
         n: number of connections, >= 1.
-        beta_keep: fraction of its rate a signalled connection keeps, in (0, 1).
+        beta_keep: fraction of its rate a signalled connection keeps, in (0, 1), default 0.5;
+            also accepted as ``beta=``, the paper's name.
     """
-    return _altman(_core.altman_utilization, n, beta_keep)
+    return _altman(_core.altman_utilization, n, _beta("beta_keep", beta_keep, beta, 0.5))
 
 
-def synchronized_utilization(beta_keep: ArrayLike = 0.5) -> Result:
-    """Policy ALL (every connection signalled at every event): ``(1 + beta_keep) / 2``."""
+def synchronized_utilization(
+    beta_keep: ArrayLike | None = None, *, beta: ArrayLike | None = None
+) -> Result:
+    """Policy ALL (every connection signalled at every event): ``(1 + beta_keep) / 2``
+    (``beta_keep`` default 0.5, also accepted as ``beta=``)."""
+    beta_keep = _beta("beta_keep", beta_keep, beta, 0.5)
     return _evaluate(_core.altman_synchronized_utilization, beta_keep=(beta_keep, _FRACTION))
 
 

@@ -707,3 +707,17 @@ def test_cli_reports_domain_errors():
     with contextlib.redirect_stderr(err):
         code, _ = _run_cli("tfrc", "--p", "0", "--csv")
     assert code == 2 and "p must be" in err.getvalue()
+
+
+def test_beta_accepted_under_the_papers_name():
+    """`beta=` is the issue's and the papers' name; it means the same as the explicit one."""
+    assert models.altman_utilization(4, beta=0.5) == models.altman_utilization(4, beta_keep=0.5)
+    assert models.altman_utilization(4, beta=0.7) == pytest.approx(1 - 1 / (1 + 4 * 1.7 / 0.3))
+    assert models.synchronized_utilization(beta=0.7) == pytest.approx(0.85)
+    assert models.aimd_rate(1.0, beta=0.5, rtt=0.1, p=0.01, s=1460) == models.aimd_rate(
+        1.0, 0.5, 0.1, 0.01, 1460
+    )
+    with pytest.raises(TypeError):
+        models.altman_utilization(4, beta_keep=0.5, beta=0.5)
+    with pytest.raises(TypeError):
+        models.aimd_rate(1.0, rtt=0.1, p=0.01, s=1460)
