@@ -156,6 +156,9 @@ impl TcpReceiver {
     /// out of order), then the previously reported ranges still above `rcv_nxt`, widened to
     /// their current extent and without repeats.
     fn refresh_sack_blocks(&mut self, triggering: Option<(u64, u64)>) {
+        if triggering.is_none() && self.sack_block_count == 0 {
+            return; // in-order data and nothing reported: no blocks (the common case)
+        }
         let previous = self.sack_blocks;
         let previous_count = self.sack_block_count;
         let mut count = 0;
