@@ -465,7 +465,9 @@ def test_ctrl_c_stops_a_long_run_cleanly_and_writes_nothing(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(2.0)
+    # Give the interpreter time to import and start simulating (the run itself would take
+    # hours), so that the interrupt lands inside the run.
+    time.sleep(4.0)
     assert proc.poll() is None, "the run ended before it could be interrupted"
     started = time.perf_counter()
     proc.send_signal(signal.SIGINT)
