@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run (CI included): a failure is reproducible,
+# never a matter of luck. Run with HYPOTHESIS_PROFILE=explore to draw fresh examples locally.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 # Three Reno flows through a 10 Mb/s bottleneck for three simulated seconds: each run takes
 # milliseconds.
