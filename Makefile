@@ -28,8 +28,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check python tests experiments
 	$(VENV)/bin/ruff format --check python tests experiments
 
+# Property tests draw from a fixed seed so that CI is reproducible; run `cargo test` without
+# PROPTEST_RNG_SEED to explore fresh cases.
 rust-test:
-	cargo test --release -p plait-core
+	PROPTEST_RNG_SEED=1 cargo test --release -p plait-core
 
 py-test: build
 	$(VENV)/bin/pytest -q
