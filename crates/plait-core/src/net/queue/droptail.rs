@@ -82,16 +82,10 @@ impl QueueDisc for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{FlowId, PacketId};
+    use crate::ids::PacketId;
     use crate::rng::rng_from_seed;
 
-    fn item(packet: u32, flow: u32, bytes: u32) -> QueueItem {
-        QueueItem {
-            packet: PacketId(packet),
-            flow: FlowId(flow),
-            bytes,
-        }
-    }
+    use crate::net::queue::test_item as item;
 
     /// Offers `item` and returns what was dropped.
     fn offer(q: &mut DropTail, it: QueueItem) -> Vec<QueueItem> {

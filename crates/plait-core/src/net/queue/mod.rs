@@ -269,19 +269,23 @@ impl QueueDisc for Queue {
     }
 }
 
+/// A queue item for unit tests of the disciplines.
+#[cfg(test)]
+pub(crate) fn test_item(packet: u32, flow: u32, bytes: u32) -> QueueItem {
+    QueueItem {
+        packet: PacketId(packet),
+        flow: FlowId(flow),
+        bytes,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::rng_from_seed;
     use proptest::prelude::*;
 
-    fn item(packet: u32, flow: u32, bytes: u32) -> QueueItem {
-        QueueItem {
-            packet: PacketId(packet),
-            flow: FlowId(flow),
-            bytes,
-        }
-    }
+    use super::test_item as item;
 
     #[test]
     fn limit_admission_rule() {

@@ -228,17 +228,10 @@ impl QueueDisc for ThresholdDropper {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::PacketId;
     use crate::rng::rng_from_seed;
     use proptest::prelude::*;
 
-    fn item(packet: u32, flow: u32, bytes: u32) -> QueueItem {
-        QueueItem {
-            packet: PacketId(packet),
-            flow: FlowId(flow),
-            bytes,
-        }
-    }
+    use crate::net::queue::test_item as item;
 
     fn offer(
         q: &mut ThresholdDropper,
