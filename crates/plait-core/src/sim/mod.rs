@@ -197,17 +197,37 @@ impl<O: Observer> Simulator<O> {
     /// Returns true when the run has reached its end. Can be called repeatedly to run in
     /// slices (progress reporting, interruption).
     pub fn run_until(&mut self, limit: SimTime) -> bool {
+        self.run_until_bounded(limit, u64::MAX)
+    }
+
+    /// Like [`Simulator::run_until`], but processes at most `max_events` events. A slice that
+    /// stops on its event budget leaves `now` at the last event it processed, so a run whose
+    /// simulated time does not advance (zero delays, enormous rates) can still be sliced, and
+    /// interrupted, by wall-clock work. Returns true when the run has reached its end.
+    pub fn run_until_bounded(&mut self, limit: SimTime, max_events: u64) -> bool {
+        if max_events == 0 {
+            return self.finished;
+        }
         let end = limit.min(self.config.duration);
+        let mut budget = max_events;
+        let mut exhausted = false;
         while let Some((t, ev)) = self.events.pop_before(end) {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
+            budget -= 1;
+            if budget == 0 {
+                exhausted = self.events.peek_time().is_some_and(|t| t < end);
+                break;
+            }
         }
-        if end > self.now {
-            self.now = end;
-        }
-        if end >= self.config.duration {
-            self.finished = true;
+        if !exhausted {
+            if end > self.now {
+                self.now = end;
+            }
+            if end >= self.config.duration {
+                self.finished = true;
+            }
         }
         // Counters as of the end of this slice, for `results`.
         let now = self.now;
