@@ -4,6 +4,8 @@ The package imports lazily so that `import plait` stays light; the public API is
 
 - :func:`plait.run` — run a scenario (a TOML file or a dict) and get result tables;
 - :func:`plait.validate` — check a scenario without running it;
+- :func:`plait.estimate_memory` — what a run will need (runs above 4 GiB are refused unless
+  ``max_memory=`` allows them: :class:`plait.ResourceLimitError`);
 - :mod:`plait.models` — closed-form models; :mod:`plait.fluid` — the AIMD fluid simulator.
 """
 
@@ -11,13 +13,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from plait._core import ScenarioError, __version__
+from plait._core import ResourceLimitError, ScenarioError, __version__
 
-__all__ = ["ScenarioError", "Result", "__version__", "run", "validate"]
+__all__ = [
+    "ResourceLimitError",
+    "ScenarioError",
+    "Result",
+    "__version__",
+    "estimate_memory",
+    "run",
+    "validate",
+]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("run", "validate", "Result"):
+    if name in ("run", "validate", "Result", "estimate_memory"):
         from plait import api
 
         return getattr(api, name)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +12,8 @@ from typing import Any, Union
 
 import pandas as pd
 
-from plait import _core
+from plait import _core, _interrupt
+from plait.output import FolderTarget, Outputs, Transaction
 
 Scenario = Union[str, os.PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -137,44 +136,45 @@ class Result:
         }
 
     def to_json(self, path: str | os.PathLike) -> None:
-        """Writes :meth:`summary` atomically (a temporary file renamed into place)."""
-        text = json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
-        write_atomic(Path(path), text.encode())
+        """Writes :meth:`summary` as JSON: atomically to a file (a temporary file renamed into
+        place), through to a device or FIFO, or to standard output for ``"-"``."""
+        outputs = Outputs()
+        target = outputs.file("json", path)
+        with outputs.writing() as tx:
+            tx.write_text(target, self.summary_json())
+
+    def summary_json(self) -> str:
+        """:meth:`summary` as JSON text (NaN written as null)."""
+        return json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
 
     def to_parquet(self, directory: str | os.PathLike) -> None:
-        """Writes flows.parquet, links.parquet (and timeseries.parquet if sampled) into
-        `directory`, all or nothing: they are written to a temporary folder first."""
-        target = Path(directory)
-        target.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".plait-", dir=target))
-        try:
-            tables = {"flows": self.flows, "links": self.links}
-            if len(self.timeseries):
-                tables["timeseries"] = self.timeseries
-            for name, frame in tables.items():
-                frame.assign(seed=self.seed).to_parquet(staging / f"{name}.parquet", index=False)
-            for name in tables:
-                os.replace(staging / f"{name}.parquet", target / f"{name}.parquet")
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+        """Writes flows.parquet, links.parquet and timeseries.parquet (empty when nothing was
+        sampled, so that no file of an earlier run is left beside these) into `directory`,
+        all or nothing."""
+        outputs = Outputs()
+        folder = outputs.folder("out", directory)
+        with outputs.writing() as tx:
+            self.stage_parquet(tx, folder)
+
+    def stage_parquet(self, tx: Transaction, folder: FolderTarget | None) -> None:
+        """Adds the three Parquet tables to a transaction of :mod:`plait.output`."""
+        if folder is None:
+            return
+        tables = {"flows": self.flows, "links": self.links, "timeseries": self.timeseries}
+        for name, frame in tables.items():
+            table = frame.assign(seed=self.seed)
+            tx.write_with(
+                folder.file(f"{name}.parquet"),
+                lambda path, t=table: t.to_parquet(path, index=False),
+            )
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Writes `data` to `path` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Writes `data` to `path` all or nothing (see :mod:`plait.output`)."""
+    outputs = Outputs()
+    target = outputs.file("output", path)
+    with outputs.writing() as tx:
+        tx.write_bytes(target, data)
 
 
 def _frame(columns: dict[str, Any], first: list[str]) -> pd.DataFrame:
@@ -202,23 +202,60 @@ def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
     return _core.validate_scenario(text, source, fmt, _override_pairs(overrides))
 
 
+#: Default limit on a run's estimated memory (see :func:`estimate_memory`).
+DEFAULT_MAX_MEMORY = 4 * 2**30
+
+
+def estimate_memory(scenario: Scenario, overrides: Overrides = None) -> dict[str, int]:
+    """The memory a run of `scenario` is estimated to need, in bytes (`bytes`), with what it is
+    made of: `flows`, `link_directions`, `samples` and `sample_rows` (time-series rows)."""
+    text, source, fmt = _load(scenario)
+    return _core.estimate_memory(text, source, fmt, _override_pairs(overrides))
+
+
 def run(
     scenario: Scenario,
     seed: int | None = None,
     overrides: Overrides = None,
     progress: Callable[[float, float], None] | None = None,
+    max_memory: int | None = DEFAULT_MAX_MEMORY,
+    cancel: _core.CancelToken | None = None,
 ) -> Result:
     """Runs a scenario (path to a TOML file, or a dict with the same schema).
 
     `seed` replaces the scenario's seed; `overrides` sets fields before validation, as
     `{"flow[0].cc": "cubic"}` or `["link.bottleneck.rate=10Mbps"]`; `progress(now_s,
-    duration_s)` is called as the run advances. The GIL is released while simulating and
-    Ctrl-C raises KeyboardInterrupt between slices.
+    duration_s)` is called as the run advances (from a worker thread). A run whose estimated
+    memory (:func:`estimate_memory`) exceeds `max_memory` bytes is refused with
+    :class:`plait.ResourceLimitError` before it starts; `None` lifts the limit. `cancel`, a
+    ``plait._core.CancelToken``, lets another thread stop the run (KeyboardInterrupt is raised).
+
+    Ctrl-C raises KeyboardInterrupt within a fraction of a second, whatever the run is doing.
     """
     import time
 
     check_seed(seed)
+    check_max_memory(max_memory)
     text, source, fmt = _load(scenario)
+    pairs = _override_pairs(overrides)
+    cancel = cancel if cancel is not None else _core.CancelToken()
     started = time.perf_counter()
-    raw = _core.run_scenario(text, source, fmt, seed, _override_pairs(overrides), progress)
+    raw = _interrupt.call(
+        lambda: _core.run_scenario(
+            text, source, fmt, seed, pairs, progress, cancel=cancel, max_memory=max_memory
+        ),
+        on_interrupt=cancel.cancel,
+    )
     return Result._from_core(raw, time.perf_counter() - started)
+
+
+def check_max_memory(max_memory: Any) -> None:
+    """A memory limit is a positive whole number of bytes, or None for no limit."""
+    if max_memory is None:
+        return
+    if (
+        isinstance(max_memory, bool)
+        or not isinstance(max_memory, int)
+        or not 0 < max_memory < 2**64
+    ):
+        raise ValueError(f"max_memory: expected a positive number of bytes, got {max_memory!r}")

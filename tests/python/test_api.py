@@ -373,13 +373,19 @@ def test_to_parquet_writes_tables_with_seed(scenario, tmp_path):
         pd.testing.assert_frame_equal(back.drop(columns="seed"), getattr(r, name))
 
 
-def test_to_parquet_without_timeseries(unsampled, tmp_path):
+def test_to_parquet_without_timeseries_writes_an_empty_table(unsampled, tmp_path):
+    # An empty timeseries.parquet replaces one left by an earlier, sampled run in the same
+    # folder: the folder never mixes two runs.
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "timeseries.parquet").write_bytes(b"from an earlier run")
     r = plait.run(unsampled)
     r.to_parquet(tmp_path / "out")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "flows.parquet",
         "links.parquet",
+        "timeseries.parquet",
     ]
+    assert len(pd.read_parquet(tmp_path / "out" / "timeseries.parquet")) == 0
     flows = pd.read_parquet(tmp_path / "out" / "flows.parquet")
     assert list(flows.columns) == [*FLOW_COLUMNS, "seed"]
     assert (flows.seed == 5).all()

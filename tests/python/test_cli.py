@@ -239,7 +239,10 @@ def test_validate_ok(capsys, scenario):
     code, out, err = cli(capsys, "validate", scenario)
     assert code == 0
     assert err == ""
-    assert out.strip() == (f"{scenario}: ok (3 nodes, 2 links, 3 flows, 3 s, warm-up 1 s, seed 5)")
+    assert out.strip() == (
+        f"{scenario}: ok (3 nodes, 2 links, 3 flows, 3 s, warm-up 1 s, seed 5; "
+        "about 60.5 KiB of memory)"
+    )
 
 
 def test_validate_with_set(capsys, scenario):
@@ -260,7 +263,7 @@ def test_validate_failure(capsys, tmp_path, scenario_toml):
 def test_dumbbell_validates_as_written(capsys):
     code, out, err = cli(capsys, "validate", DUMBBELL)
     assert code == 0, err
-    assert "ok (4 nodes, 3 links, 10 flows, 60 s, warm-up 10 s, seed 1)" in out
+    assert "ok (4 nodes, 3 links, 10 flows, 60 s, warm-up 10 s, seed 1; about" in out
 
 
 # --- plait list -----------------------------------------------------------------------------
@@ -337,9 +340,10 @@ def test_bench_text(capsys):
     assert "packets delivered" in out and "peak RSS" in out
 
 
-def test_bench_rejects_bad_arguments():
-    with pytest.raises(SystemExit, match="--flows must be >= 1"):
-        main(["bench", "dumbbell", "--flows", "0", "--duration", "1"])
+def test_bench_rejects_bad_arguments(capsys):
+    code, _, err = cli(capsys, "bench", "dumbbell", "--flows", "0", "--duration", "1")
+    assert code == 2
+    assert "--flows: expected a whole number in [1, 100000], got 0" in err
 
 
 def test_bench_short_duration(capsys):
@@ -432,16 +436,19 @@ def test_experiment_results_do_not_depend_on_jobs(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--n", "0,1"], "positive integers"),
+        (["--n", "0,1"], "whole numbers in [1, 10000]"),
+        (["--n", "1..100000"], "at most 1000 values"),
         (["--n", "one"], "expected a range"),
-        (["--duration", "10", "--warmup", "10"], "--duration must exceed --warmup"),
+        (["--duration", "10", "--warmup", "10"], "--duration 10 must exceed --warmup 10"),
+        (["--duration", "inf"], "--duration: expected a number in (0, 1e+07]"),
+        (["--jobs", "0"], "--jobs: expected a whole number in [1, 1024]"),
     ],
 )
-def test_experiment_rejects_bad_arguments(tmp_path, args, message):
+def test_experiment_rejects_bad_arguments(capsys, tmp_path, args, message):
     out_dir = tmp_path / "results"
-    with pytest.raises(SystemExit) as info:
-        main(["experiment", "parallel-tcp", *args, "--out", str(out_dir)])
-    assert message in str(info.value.code)
+    code, _, err = cli(capsys, "experiment", "parallel-tcp", *args, "--out", out_dir)
+    assert code == 2
+    assert message in err
     assert not out_dir.exists()
 
 

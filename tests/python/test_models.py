@@ -703,9 +703,11 @@ def test_cli_tfrc_and_multfrc_tables():
 
 
 def test_cli_reports_domain_errors():
+    from plait.cli import main
+
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        code, _ = _run_cli("tfrc", "--p", "0", "--csv")
+        code = main(["model", "tfrc", "--p", "0", "--csv"])
     assert code == 2 and "p must be" in err.getvalue()
 
 

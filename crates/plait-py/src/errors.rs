@@ -12,6 +12,18 @@ create_exception!(
     "A scenario mistake: the message names the file, the field path and what was expected."
 );
 
+create_exception!(
+    _core,
+    ResourceLimitError,
+    PyValueError,
+    "A run would need more memory than allowed; the message says why and how to allow it."
+);
+
+/// A `ResourceLimitError` whose message starts with the scenario's file.
+pub fn resource_error(file: &str, message: &str) -> PyErr {
+    ResourceLimitError::new_err(format!("{file}: {message}"))
+}
+
 /// A Python `ScenarioError` carrying `file`, `path` (the field) and `detail` (what was
 /// expected) attributes; `str(e)` is the whole message.
 pub fn scenario_error(py: Python<'_>, e: &ScenarioError) -> PyErr {
@@ -27,6 +39,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "ScenarioError",
         m.py().get_type_bound::<PlaitScenarioError>(),
+    )?;
+    m.add(
+        "ResourceLimitError",
+        m.py().get_type_bound::<ResourceLimitError>(),
     )?;
     Ok(())
 }

@@ -10,7 +10,12 @@ use plait_core::trace::results::RunResult;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::errors::scenario_error;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use plait_core::sim::budget::MemoryEstimate;
+
+use crate::errors::{resource_error, scenario_error};
 
 /// Slices per run between progress reports and interrupt checks.
 const SLICES: u64 = 200;
@@ -23,8 +28,8 @@ fn parse(
     overrides: &[(String, String)],
 ) -> PyResult<Scenario> {
     let parsed = match format {
-        "toml" => Scenario::from_toml_str(text, source, overrides),
-        "json" => Scenario::from_json_str(text, source, overrides),
+        "toml" => py.allow_threads(|| Scenario::from_toml_str(text, source, overrides)),
+        "json" => py.allow_threads(|| Scenario::from_json_str(text, source, overrides)),
         other => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "unknown scenario format '{other}' (expected toml or json)"
@@ -101,9 +106,47 @@ impl<'py> SetIn<'_, 'py> {
     }
 }
 
-/// Runs a scenario. `progress(now_s, duration_s)` is called between slices if given.
+/// Events per slice: between slices the run checks for cancellation and reports progress, so
+/// a slice must stay well under a tenth of a second even when simulated time does not advance.
+const SLICE_EVENTS: u64 = 200_000;
+
+/// A flag another thread sets to stop a run between slices (Ctrl-C in the calling thread).
+#[pyclass(module = "plait._core")]
+#[derive(Default)]
+struct CancelToken(Arc<AtomicBool>);
+
+#[pymethods]
+impl CancelToken {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+fn check_cancelled(py: Python<'_>, cancel: Option<&Arc<AtomicBool>>) -> PyResult<()> {
+    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+            "run cancelled",
+        ));
+    }
+    py.check_signals()
+}
+
+/// Runs a scenario. `progress(now_s, duration_s)` is called between slices if given;
+/// `cancel` stops the run between slices (raising KeyboardInterrupt); a run whose estimated
+/// memory exceeds `max_memory` bytes is refused before it is built (ResourceLimitError).
+/// Parsing, building and simulating run with the GIL released.
 #[pyfunction]
-#[pyo3(signature = (text, source, format="toml", seed=None, overrides=Vec::new(), progress=None))]
+#[pyo3(signature = (text, source, format="toml", seed=None, overrides=Vec::new(), progress=None, cancel=None, max_memory=None))]
+#[allow(clippy::too_many_arguments)]
 fn run_scenario(
     py: Python<'_>,
     text: &str,
@@ -112,17 +155,32 @@ fn run_scenario(
     seed: Option<u64>,
     overrides: Vec<(String, String)>,
     progress: Option<PyObject>,
+    cancel: Option<PyRef<'_, CancelToken>>,
+    max_memory: Option<u64>,
 ) -> PyResult<PyObject> {
+    let cancel = cancel.map(|c| Arc::clone(&c.0));
     let scenario = parse(py, text, source, format, &overrides)?;
-    let mut sim = build(&scenario, seed).map_err(|e| scenario_error(py, &e))?;
+    if let Some(limit) = max_memory {
+        if let Some(message) = MemoryEstimate::of(&scenario).check(limit) {
+            return Err(resource_error(&scenario.source, &message));
+        }
+    }
+    check_cancelled(py, cancel.as_ref())?;
+    let mut sim = py
+        .allow_threads(|| build(&scenario, seed))
+        .map_err(|e| scenario_error(py, &e))?;
+    check_cancelled(py, cancel.as_ref())?;
     let duration = sim.config().duration;
     let step = (duration.as_nanos() / SLICES).max(1);
     let mut next = SimTime::ZERO;
     loop {
-        next = next.saturating_add(SimTime(step)).min(duration);
+        // A time slice ends at `next`; an event slice may end earlier and is then resumed.
+        if sim.now() >= next {
+            next = next.saturating_add(SimTime(step)).min(duration);
+        }
         let limit = next;
-        let done = py.allow_threads(|| sim.run_until(limit));
-        py.check_signals()?;
+        let done = py.allow_threads(|| sim.run_until_bounded(limit, SLICE_EVENTS));
+        check_cancelled(py, cancel.as_ref())?;
         if let Some(cb) = &progress {
             cb.call1(py, (sim.now().as_secs_f64(), duration.as_secs_f64()))?;
         }
@@ -130,7 +188,32 @@ fn run_scenario(
             break;
         }
     }
-    result_to_dict(py, &sim.results())
+    // `&mut` because a shared reference to the simulator is not Send.
+    let sim = &mut sim;
+    let results = py.allow_threads(move || sim.results());
+    check_cancelled(py, cancel.as_ref())?;
+    result_to_dict(py, &results)
+}
+
+/// Estimated memory of a run, in bytes, with what it is made of (see `sim::budget`).
+#[pyfunction]
+#[pyo3(signature = (text, source, format="toml", overrides=Vec::new()))]
+fn estimate_memory(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    overrides: Vec<(String, String)>,
+) -> PyResult<PyObject> {
+    let s = parse(py, text, source, format, &overrides)?;
+    let e = MemoryEstimate::of(&s);
+    let d = PyDict::new_bound(py);
+    d.set_item("bytes", e.bytes)?;
+    d.set_item("flows", e.flows)?;
+    d.set_item("link_directions", e.link_directions)?;
+    d.set_item("samples", e.samples)?;
+    d.set_item("sample_rows", e.sample_rows)?;
+    Ok(d.into())
 }
 
 /// The controllers, queues, sources and loss models a scenario can name, with parameters.
@@ -153,6 +236,8 @@ fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64) -> PyResult<Str
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
+    m.add_class::<CancelToken>()?;
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
     Ok(())

@@ -3,18 +3,46 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from plait.cli.options import add_seed, bounded_float, bounded_int
+
+#: Largest number of connections in one run, and of values of N in one sweep.
+MAX_N = 10_000
+MAX_VALUES = 1_000
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("experiment", help="reproduce a paper's experiment", description=__doc__)
-    p.add_argument("name", choices=["parallel-tcp"])
-    p.add_argument("--n", default="1..10", help="numbers of connections: 1..10 or 1,2,5")
-    p.add_argument("--duration", type=float, default=1000.0, help="simulated seconds per run")
-    p.add_argument("--warmup", type=float, default=200.0, help="seconds discarded per run")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--jobs", type=int, default=None, help="runs in parallel (default: cores)")
-    p.add_argument("--out", default=None, help="output folder (default: the experiment's)")
+    p.add_argument(
+        "name",
+        choices=["parallel-tcp"],
+        help="parallel-tcp: Altman et al., utilisation against the number of connections",
+    )
+    p.add_argument(
+        "--n", default="1..10", help="numbers of connections: 1..10 or 1,2,5 (default: 1..10)"
+    )
+    p.add_argument(
+        "--duration",
+        type=bounded_float(0.0, 1e7, low_open=True),
+        default=1000.0,
+        help="simulated seconds per run (default: 1000)",
+    )
+    p.add_argument(
+        "--warmup",
+        type=bounded_float(0.0, 1e7),
+        default=200.0,
+        help="seconds discarded at the start of each run (default: 200)",
+    )
+    add_seed(p, "random seed of every run (default: 1)", default=1)
+    p.add_argument(
+        "--jobs",
+        type=bounded_int(1, 1024),
+        default=None,
+        help="runs in parallel (default: the number of cores)",
+    )
+    p.add_argument(
+        "--out", default=None, help="output folder (default: the experiment's results/ folder)"
+    )
     p.add_argument(
         "--fresh",
         action="store_true",
@@ -28,15 +56,20 @@ def parse_range(text: str) -> list[int]:
     try:
         if ".." in text:
             lo, hi = (int(x) for x in text.split("..", 1))
+            if hi - lo >= MAX_VALUES:
+                raise ValueError
             values = list(range(lo, hi + 1))
         else:
             values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise SystemExit(
-            f"plait: error: --n {text!r}: expected a range like 1..10 or 1,2,5"
+        raise ValueError(
+            f"--n {text!r}: expected a range like 1..10 or a list like 1,2,5 "
+            f"(at most {MAX_VALUES} values)"
         ) from None
-    if not values or min(values) < 1:
-        raise SystemExit(f"plait: error: --n {text!r}: expected positive integers")
+    if not values or min(values) < 1 or max(values) > MAX_N or len(values) > MAX_VALUES:
+        raise ValueError(
+            f"--n {text!r}: expected between 1 and {MAX_VALUES} whole numbers in [1, {MAX_N}]"
+        )
     return values
 
 
@@ -46,13 +79,17 @@ def main(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from plait.experiments import parallel_tcp as exp
+    from plait.output import Outputs
 
     ns = parse_range(args.n)
-    if args.duration <= args.warmup or args.warmup < 0:
-        raise SystemExit("plait: error: --duration must exceed --warmup (both in seconds, >= 0)")
+    if args.duration <= args.warmup:
+        raise ValueError(
+            f"--duration {args.duration:g} must exceed --warmup {args.warmup:g} (seconds)"
+        )
     console = Console()
-    out = Path(args.out) if args.out else exp.EXPERIMENT_DIR / "results"
-    cache = out / "runs"
+    outputs = Outputs()
+    folder = outputs.folder("--out", args.out or exp.EXPERIMENT_DIR / "results")
+    cache = folder.path / "runs"
     if args.fresh and cache.exists():
         import shutil
 
@@ -69,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
             progress=lambda: bar.advance(task),
             cache_dir=cache,
         )
-    paths = exp.write_outputs(rows, out)
+    paths = exp.write_outputs(rows, folder)
     wide = exp.table(rows)
     table = Table(
         title=f"Bottleneck utilisation vs N ({args.duration:g} s runs, first {args.warmup:g} s "

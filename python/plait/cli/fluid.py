@@ -11,8 +11,15 @@ Example: plait fluid --n 4 --policy rate_proportional --events 1e6 --plot paths.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
+
+from plait.cli.options import bounded_int, finite_float
+from plait.cli.text import safe
+
+#: Largest number of connections, and of measured events (about ten minutes of one core).
+MAX_N = 100_000
+MAX_EVENTS = 10**10
+MAX_RECORD = 10**6
 
 # Theorem 2 of the paper (N = 2, beta = 1/2): time-stationary E[X_1^2]/c^2 per policy.
 _THEOREM2 = {
@@ -33,16 +40,6 @@ def _numbers(text: str) -> list[float]:
     if not values:
         raise argparse.ArgumentTypeError(f"no numbers in {text!r}")
     return values
-
-
-def _whole(text: str) -> int:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value.is_integer() or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole non-negative number, got {text!r}")
-    return int(value)
 
 
 def _one_or_n(values: list[float], n: int, name: str) -> float | list[float]:
@@ -83,14 +80,17 @@ def _theory_lines(result, beta: list[float], eta: list[float]) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from plait import fluid
+    from plait import _interrupt, fluid
+    from plait.output import Outputs
 
-    try:
-        beta = _one_or_n(args.beta, args.n, "beta")
-        eta = _one_or_n(args.eta, args.n, "eta")
-        record = args.record if args.record is not None else (60 if args.plot else 0)
-        started = time.perf_counter()
-        result = fluid.simulate(
+    outputs = Outputs()
+    plot_target = outputs.file("--plot", args.plot)
+    beta = _one_or_n(args.beta, args.n, "beta")
+    eta = _one_or_n(args.eta, args.n, "eta")
+    record = args.record if args.record is not None else (60 if args.plot else 0)
+    started = time.perf_counter()
+    result = _interrupt.call(
+        lambda: fluid.simulate(
             args.n,
             args.policy,
             beta=beta,
@@ -102,19 +102,18 @@ def main(args: argparse.Namespace) -> int:
             warmup=args.warmup,
             record=record,
         )
-        wall = time.perf_counter() - started
-    except ValueError as e:
-        print(f"plait fluid: error: {e}", file=sys.stderr)
-        return 2
+    )
+    wall = time.perf_counter() - started
     print(result.summary())
     for line in _theory_lines(result, list(result.beta), list(result.eta)):
         print(line)
     unit = "beatdown phases" if result.policy == "beatdown" else "congestion events"
     simulated = result.events + result.warmup
     print(f"{simulated} {unit} in {wall:.3f} s wall ({simulated / max(wall, 1e-9):.3g} per s)")
-    if args.plot:
-        _plot(result, args.plot)
-        print(f"sample path of the first {len(result.path)} congestion times -> {args.plot}")
+    if plot_target is not None:
+        with outputs.writing() as tx:
+            tx.write_with(plot_target, lambda path: _plot(result, path))
+        print(f"sample path of the first {len(result.path)} congestion times -> {safe(args.plot)}")
     return 0
 
 
@@ -132,7 +131,7 @@ def _plot(result, filename: str) -> None:
     )
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     fig.tight_layout()
-    fig.savefig(filename, dpi=120)
+    fig.savefig(filename, dpi=120, format="png")
     plt.close(fig)
 
 
@@ -146,7 +145,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.set_defaults(func=main)
-    parser.add_argument("--n", type=int, default=2, help="number of connections")
+    parser.add_argument(
+        "--n",
+        type=bounded_int(1, MAX_N, allow_float_syntax=True),
+        default=2,
+        help="number of connections",
+    )
     parser.add_argument(
         "--policy",
         default="rate_independent",
@@ -159,10 +163,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--eta", type=_numbers, default=[1.0], help="increase slope(s): one, or one per flow"
     )
-    parser.add_argument("--capacity", type=float, default=1.0, help="link capacity")
-    parser.add_argument("--events", type=_whole, default=1_000_000, help="measured events")
-    parser.add_argument("--warmup", type=_whole, default=1_000, help="discarded events")
-    parser.add_argument("--seed", type=_whole, default=0, help="random seed")
+    parser.add_argument("--capacity", type=finite_float, default=1.0, help="link capacity")
+    parser.add_argument(
+        "--events",
+        type=bounded_int(1, MAX_EVENTS, allow_float_syntax=True),
+        default=1_000_000,
+        help="measured events",
+    )
+    parser.add_argument(
+        "--warmup",
+        type=bounded_int(0, MAX_EVENTS, allow_float_syntax=True),
+        default=1_000,
+        help="discarded events",
+    )
+    parser.add_argument("--seed", type=bounded_int(0, 2**64 - 1), default=0, help="random seed")
     parser.add_argument(
         "--weights",
         type=_numbers,
@@ -171,5 +185,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--plot", metavar="FILE.png", help="draw the sample path to this file")
     parser.add_argument(
-        "--record", type=_whole, default=None, help="congestion times drawn (default 60)"
+        "--record",
+        type=bounded_int(0, MAX_RECORD, allow_float_syntax=True),
+        default=None,
+        help="congestion times drawn (default: 60 with --plot, else 0)",
     )

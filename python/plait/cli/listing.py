@@ -9,6 +9,7 @@ import json
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("list", help="list controllers, queues, sources, loss models")
     p.add_argument("--json", action="store_true", help="print the catalogue as JSON")
+    p.description = __doc__
     p.set_defaults(func=main)
 
 
@@ -23,8 +24,14 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(entries, indent=2))
         return 0
     console = Console()
-    for category in ("controller", "queue", "source", "loss"):
-        table = Table(title=f"{category}s", show_lines=False)
+    titles = {
+        "controller": "congestion controllers (flow cc)",
+        "queue": "queues (link queue)",
+        "source": "sources (flow kind)",
+        "loss": "loss models (link loss)",
+    }
+    for category, title in titles.items():
+        table = Table(title=title, show_lines=False)
         table.add_column("name")
         table.add_column("parameters (default)")
         table.add_column("description")

@@ -14,6 +14,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from plait.cli.options import finite_float
+
+#: Most values one option may list, and most rows (combinations) one table may have.
+MAX_VALUES = 100_000
+MAX_ROWS = 1_000_000
+
 
 def parse_values(text: str) -> list[float]:
     """Parse ``"1..10"``, ``"0.5..2:0.5"``, ``"1e-4,1e-3"`` or a comma-separated mix."""
@@ -27,14 +33,26 @@ def parse_values(text: str) -> list[float]:
             start_text, _, stop_text = bounds.partition("..")
             start, stop = float(start_text), float(stop_text)
             step = float(step_text) if step_text else 1.0
+            if not all(np.isfinite([start, stop, step])):
+                raise argparse.ArgumentTypeError(f"bad range {item!r}: expected finite numbers")
             if step <= 0 or stop < start:
                 raise argparse.ArgumentTypeError(
                     f"bad range {item!r}: need start <= stop, step > 0"
                 )
-            count = int(np.floor((stop - start) / step + 1e-9)) + 1
+            span = (stop - start) / step
+            if span + len(values) >= MAX_VALUES:
+                raise argparse.ArgumentTypeError(
+                    f"range {item!r} has too many values (at most {MAX_VALUES})"
+                )
+            count = int(np.floor(span + 1e-9)) + 1
             values.extend(start + k * step for k in range(count))
         else:
-            values.append(float(item))
+            value = float(item)
+            if not np.isfinite(value):
+                raise argparse.ArgumentTypeError(f"expected a finite number, got {item!r}")
+            values.append(value)
+        if len(values) > MAX_VALUES:
+            raise argparse.ArgumentTypeError(f"too many values (at most {MAX_VALUES})")
     if not values:
         raise argparse.ArgumentTypeError(f"no values in {text!r}")
     return values
@@ -152,11 +170,12 @@ _HANDLERS = {
 
 
 def main(args: argparse.Namespace) -> int:
-    try:
-        _HANDLERS[args.model](args)
-    except ValueError as e:
-        print(f"plait model: error: {e}", file=sys.stderr)
-        return 2
+    rows = 1
+    for name in ("n", "p", "j", "rtt"):
+        rows *= len(getattr(args, name, None) or [0])
+    if rows > MAX_ROWS:
+        raise ValueError(f"model {args.model}: {rows} combinations of values (at most {MAX_ROWS})")
+    _HANDLERS[args.model](args)
     return 0
 
 
@@ -176,16 +195,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = models.add_parser("altman", help="parallel AIMD utilisation (Altman et al.)")
     p.add_argument("--n", type=_values, default=parse_values("1..10"), help="connections")
     p.add_argument(
-        "--beta-keep", type=float, default=0.5, help="fraction of the rate kept at a signal"
+        "--beta-keep", type=finite_float, default=0.5, help="fraction of the rate kept at a signal"
     )
     common(p)
 
     p = models.add_parser("tfrc", help="TFRC equation, RFC 5348 section 3.1")
-    p.add_argument("--p", type=_values, default=parse_values("1e-4,1e-3,0.01,0.05,0.1,0.2,0.5"))
+    p.add_argument(
+        "--p",
+        type=_values,
+        default=parse_values("1e-4,1e-3,0.01,0.05,0.1,0.2,0.5"),
+        help="loss event rate(s)",
+    )
     p.add_argument("--rtt", type=_values, default=[0.1], help="round-trip time(s), seconds")
-    p.add_argument("--s", type=float, default=1460.0, help="segment size, bytes")
-    p.add_argument("--t-rto", type=float, default=None, help="timeout, seconds (default 4 rtt)")
-    p.add_argument("--b", type=float, default=1.0, help="packets per ACK")
+    p.add_argument("--s", type=finite_float, default=1460.0, help="segment size, bytes")
+    p.add_argument(
+        "--t-rto", type=finite_float, default=None, help="timeout, seconds (default 4 rtt)"
+    )
+    p.add_argument("--b", type=finite_float, default=1.0, help="packets per ACK")
     common(p)
 
     p = models.add_parser("multfrc", help="MulTFRC equation (n emulated TCP flows)")
@@ -193,20 +219,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--p", type=_values, default=[0.01], help="loss event rate(s)")
     p.add_argument("--j", type=_values, default=[1.0], help="packets lost per loss event")
     p.add_argument("--rtt", type=_values, default=[0.1], help="round-trip time(s), seconds")
-    p.add_argument("--s", type=float, default=1460.0, help="segment size, bytes")
-    p.add_argument("--t-rto", type=float, default=None, help="timeout, seconds (default 4 rtt)")
-    p.add_argument("--b", type=float, default=1.0, help="packets per ACK")
+    p.add_argument("--s", type=finite_float, default=1460.0, help="segment size, bytes")
+    p.add_argument(
+        "--t-rto", type=finite_float, default=None, help="timeout, seconds (default 4 rtt)"
+    )
+    p.add_argument("--b", type=finite_float, default=1.0, help="packets per ACK")
     p.add_argument("--form", choices=("draft", "ns2"), default="draft", help="equation form")
     p.add_argument("--no-refine", action="store_true", help="af = min(j, ceil n), no refinement")
     common(p)
 
     p = models.add_parser("pftk", help="Padhye et al. TCP model: full, approximate, sqrt law")
-    p.add_argument("--p", type=_values, default=parse_values("1e-3,0.01,0.05,0.1,0.3"))
+    p.add_argument(
+        "--p",
+        type=_values,
+        default=parse_values("1e-3,0.01,0.05,0.1,0.3"),
+        help="loss probability(ies)",
+    )
     p.add_argument("--rtt", type=_values, default=[0.1], help="round-trip time(s), seconds")
-    p.add_argument("--t0", type=float, default=0.4, help="base timeout, seconds")
-    p.add_argument("--b", type=float, default=1.0, help="packets per ACK")
-    p.add_argument("--wmax", type=float, default=None, help="receiver window, packets")
-    p.add_argument("--s", type=float, default=1.0, help="segment size, bytes (1: packets/s)")
+    p.add_argument("--t0", type=finite_float, default=0.4, help="base timeout, seconds")
+    p.add_argument("--b", type=finite_float, default=1.0, help="packets per ACK")
+    p.add_argument("--wmax", type=finite_float, default=None, help="receiver window, packets")
+    p.add_argument("--s", type=finite_float, default=1.0, help="segment size, bytes (1: packets/s)")
     common(p)
 
     p = models.add_parser("multcp", help="MulTCP parameters and their N-TCP equivalence")

@@ -1,80 +1,64 @@
-"""`plait run FILE`: run a scenario, print its tables, write Parquet and JSON."""
+"""`plait run FILE`: run a scenario, print its tables, write Parquet and JSON.
+
+Output destinations are checked before the run starts; results are written all together
+when it ends, or not at all (see docs/results.md). `--json -` writes the summary to standard
+output (the tables then go to standard error).
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
-import time
+
+from plait.cli.options import add_max_memory, add_overrides, add_seed
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run a scenario file", description=__doc__)
-    p.add_argument("file", help="scenario TOML file")
-    p.add_argument("--seed", type=int, help="replace the scenario's seed")
-    p.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY.PATH=VALUE",
-        help="override a field before validation (repeatable), e.g. flow[0].cc=cubic",
+    p = sub.add_parser(
+        "run",
+        help="run a scenario file",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--out", metavar="DIR", help="write flows/links/timeseries .parquet here")
-    p.add_argument("--json", metavar="FILE", help="write the summary as JSON here")
-    p.add_argument("--quiet", action="store_true", help="print nothing on success")
+    p.add_argument("file", help="scenario file (.toml, or .json)")
+    add_seed(p, "replace the scenario's seed (an integer in [0, 2^64))")
+    add_overrides(p)
+    p.add_argument(
+        "--out", metavar="DIR", help="write flows, links and timeseries .parquet into this folder"
+    )
+    p.add_argument("--json", metavar="FILE", help="write the summary as JSON here (- for stdout)")
+    add_max_memory(p)
+    p.add_argument(
+        "--quiet", action="store_true", help="print nothing on success (no tables, no progress)"
+    )
     p.set_defaults(func=main)
 
 
-class _LateProgress:
-    """A rich progress bar that appears only when a run takes more than `delay` seconds."""
-
-    def __init__(self, label: str, delay: float = 2.0) -> None:
-        self.label = label
-        self.delay = delay
-        self.started = time.perf_counter()
-        self.progress = None
-        self.task = None
-
-    def __call__(self, now_s: float, duration_s: float) -> None:
-        if self.progress is None:
-            if time.perf_counter() - self.started < self.delay:
-                return
-            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.progress = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
-                TimeRemainingColumn(),
-                transient=True,
-            )
-            self.progress.start()
-            self.task = self.progress.add_task(self.label, total=duration_s)
-        self.progress.update(self.task, completed=now_s)
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-
 def main(args: argparse.Namespace) -> int:
-    from plait.api import check_seed, run
-    from plait.cli.tables import print_result
+    from rich.console import Console
 
+    from plait.api import run
+    from plait.cli.progress import LateProgress
+    from plait.cli.tables import print_result
+    from plait.output import Outputs
+
+    outputs = Outputs()
+    json_target = outputs.file("--json", args.json)
+    folder = outputs.folder("--out", args.out)
+    bar = LateProgress(args.file, enabled=not args.quiet)
     try:
-        check_seed(args.seed)
-    except ValueError as e:
-        print(f"plait: error: --{e}", file=sys.stderr)
-        return 2
-    bar = _LateProgress(args.file)
-    try:
-        result = run(args.file, seed=args.seed, overrides=args.overrides, progress=bar)
+        result = run(
+            args.file,
+            seed=args.seed,
+            overrides=args.overrides,
+            progress=bar,
+            max_memory=args.max_memory,
+        )
     finally:
         bar.close()
-    if args.out:
-        result.to_parquet(args.out)
-    if args.json:
-        result.to_json(args.json)
+    with outputs.writing() as tx:
+        result.stage_parquet(tx, folder)
+        tx.write_text(json_target, result.summary_json())
     if not args.quiet:
-        print_result(result, title=args.file)
+        to_stderr = json_target is not None and json_target.is_stdout
+        print_result(result, title=args.file, console=Console(stderr=to_stderr))
     return 0

@@ -7,6 +7,9 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
+
+from plait.cli.text import plain
 
 
 def _fmt(value: Any, unit: str = "") -> str:
@@ -28,12 +31,14 @@ def _fmt(value: Any, unit: str = "") -> str:
 
 def print_result(result, title: str = "", console: Console | None = None) -> None:
     console = console or Console()
-    flows = Table(title=f"{title} — flows over [{result.warmup_s:g}s, {result.duration_s:g}s]")
+    flows = Table(
+        title=plain(f"{title} — flows over [{result.warmup_s:g}s, {result.duration_s:g}s]")
+    )
     for col in ("flow", "goodput", "wire", "retx", "fast rtx", "RTOs", "RTT ms", "p99 ms"):
         flows.add_column(col, justify="left" if col == "flow" else "right")
     for r in result.flows.itertuples(index=False):
         flows.add_row(
-            r.name,
+            plain(r.name),
             _fmt(r.goodput_bps, "bps"),
             _fmt(r.throughput_bps, "bps"),
             str(r.retransmissions),
@@ -48,15 +53,18 @@ def print_result(result, title: str = "", console: Console | None = None) -> Non
         links.add_column(col, justify="left" if col in ("link", "direction") else "right")
     for r in result.links.itertuples(index=False):
         links.add_row(
-            r.name,
-            r.direction,
+            plain(r.name),
+            plain(r.direction),
             _fmt(r.utilization, "%"),
             str(r.drops),
             str(r.loss_drops),
             f"{r.mean_queue_packets:.1f}",
         )
     console.print(links)
+    jain = "n/a (no goodput)" if math.isnan(result.jain_fairness) else f"{result.jain_fairness:.4f}"
     console.print(
-        f"seed {result.seed}  ·  Jain fairness {result.jain_fairness:.4f}  ·  "
-        f"{result.events:,} events  ·  {result.wall_seconds:.2f} s wall"
+        Text(
+            f"seed {result.seed}  ·  Jain fairness {jain}  ·  "
+            f"{result.events:,} events  ·  {result.wall_seconds:.2f} s wall"
+        )
     )

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from plait import __version__
+from plait import __version__, _core
 from plait.api import run, write_atomic
+from plait.output import FolderTarget, Outputs
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "parallel-tcp"
 
@@ -90,11 +91,12 @@ def run_key(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> 
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
 
 
-def run_one(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> dict:
+def run_one(queue: Queue, n: int, duration: float, warmup: float, seed: int, cancel=None) -> dict:
     result = run(
         EXPERIMENT_DIR / "scenario.toml",
         seed=seed,
         overrides=_overrides(queue, n, duration, warmup),
+        cancel=cancel,
     )
     links = result.links
     bottleneck = links[(links.name == "bottleneck") & (links.direction == "forward")].iloc[0]
@@ -129,26 +131,33 @@ def sweep(
     """
     tasks = [(q, n) for q in queues() for n in ns]
     jobs = jobs or min(len(tasks), os.cpu_count() or 1)
+    # Ctrl-C cancels every run in progress at its next slice, and the runs not started.
+    cancel = _core.CancelToken()
 
     def cached(q: Queue, n: int) -> dict:
         if cache_dir is None:
-            return run_one(q, n, duration, warmup, seed)
+            return run_one(q, n, duration, warmup, seed, cancel)
         path = Path(cache_dir) / f"{run_key(q, n, duration, warmup, seed)}.json"
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             pass
-        row = run_one(q, n, duration, warmup, seed)
+        row = run_one(q, n, duration, warmup, seed, cancel)
         write_atomic(path, json.dumps(row).encode())
         return row
 
     rows = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [pool.submit(cached, q, n) for q, n in tasks]
-        for fut in futures:
-            rows.append(fut.result())
-            if progress is not None:
-                progress()
+        try:
+            for fut in futures:
+                rows.append(fut.result())
+                if progress is not None:
+                    progress()
+        except BaseException:
+            cancel.cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return pd.DataFrame(rows)
 
 
@@ -195,20 +204,21 @@ def plot(rows: pd.DataFrame, path: Path) -> None:
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("Parallel AIMD(1, 1/2) TCP over a 10 Mb/s, 120 ms bottleneck")
     fig.tight_layout()
-    tmp = path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=120)
+    fig.savefig(path, dpi=120, format="png")
     plt.close(fig)
-    os.replace(tmp, path)
 
 
-def write_outputs(rows: pd.DataFrame, out_dir: Path) -> dict[str, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "csv": out_dir / "utilization.csv",
-        "markdown": out_dir / "utilization.md",
-        "png": out_dir / "utilization.png",
-    }
-    write_atomic(paths["csv"], rows.to_csv(index=False).encode())
-    write_atomic(paths["markdown"], markdown(table(rows)).encode())
-    plot(rows, paths["png"])
-    return paths
+def write_outputs(rows: pd.DataFrame, out_dir: Path | FolderTarget) -> dict[str, Path]:
+    """Writes utilization.csv, .md and .png into `out_dir`, all three or none."""
+    if isinstance(out_dir, FolderTarget):
+        folder = out_dir
+        outputs = Outputs()
+    else:
+        outputs = Outputs()
+        folder = outputs.folder("--out", out_dir)
+    names = {"csv": "utilization.csv", "markdown": "utilization.md", "png": "utilization.png"}
+    with outputs.writing() as tx:
+        tx.write_bytes(folder.file(names["csv"]), rows.to_csv(index=False).encode())
+        tx.write_text(folder.file(names["markdown"]), markdown(table(rows)))
+        tx.write_with(folder.file(names["png"]), lambda path: plot(rows, path))
+    return {kind: folder.path / name for kind, name in names.items()}

@@ -8,6 +8,7 @@
 //! and ignores any other. Drivers follow the sans-IO contract: after every `handle_*` on an
 //! endpoint, drain its `poll_transmit` and re-arm the timer from its `poll_timeout`.
 
+pub mod budget;
 pub mod build;
 pub mod flow;
 mod pool;
