@@ -662,27 +662,30 @@ impl<O: Observer> Simulator<O> {
                 .push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
         }
         let mut links = LinkTable::default();
+        let window_ns = self
+            .config
+            .duration
+            .saturating_sub(self.config.warmup)
+            .as_nanos();
         for (i, l) in self.links.iter().enumerate() {
             let c = self.link_now[i];
             let w = self.link_at_warmup[i];
-            let window_ns = self
-                .config
-                .duration
-                .saturating_sub(self.config.warmup)
-                .as_nanos();
-            let tx_bytes = c.tx_bytes - w.tx_bytes;
             links.name.push(l.name.clone());
             links.direction.push(l.direction().to_string());
             links.from.push(self.node_names[l.from.index()].clone());
             links.to.push(self.node_names[l.to.index()].clone());
             links.rate_bps.push(l.rate.bps());
-            links.utilization.push(if interval > 0.0 {
-                tx_bytes as f64 * 8.0 / (l.rate.as_f64() * interval)
+            // The fraction of the window the link spent serialising: both readings exclude
+            // serialisation still to come (`Link::counters_at`), so the difference is the busy
+            // time inside [warmup, duration] and never exceeds the window. (Bytes started in the
+            // window over rate x window would count whole the packets cut by its edges.)
+            links.utilization.push(if window_ns > 0 {
+                (c.busy_ns - w.busy_ns) as f64 / window_ns as f64
             } else {
                 f64::NAN
             });
             links.tx_packets.push(c.tx_packets - w.tx_packets);
-            links.tx_bytes.push(tx_bytes);
+            links.tx_bytes.push(c.tx_bytes - w.tx_bytes);
             links.drops.push(c.queue_drops - w.queue_drops);
             links.loss_drops.push(c.loss_drops - w.loss_drops);
             let area_p = (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64;

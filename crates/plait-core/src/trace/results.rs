@@ -46,8 +46,13 @@ pub struct LinkTable {
     pub from: Vec<String>,
     pub to: Vec<String>,
     pub rate_bps: Vec<u64>,
-    /// Fraction of the interval the link spent transmitting.
+    /// Fraction of the window the link spent serialising packets: busy ns inside
+    /// [warmup, duration] / window ns, so at most 1. Packets cut by an edge of the window
+    /// count for their part inside it.
     pub utilization: Vec<f64>,
+    /// Packets and bytes whose transmission started in the window (a packet cut by an edge
+    /// counts whole on the side where it started, so `tx_bytes * 8 / (rate * window)` can
+    /// differ from `utilization` by one packet per edge, and exceed 1).
     pub tx_packets: Vec<u64>,
     pub tx_bytes: Vec<u64>,
     /// Packets dropped by the queue discipline.
