@@ -628,3 +628,26 @@ fn utilization_counts_the_parts_of_packets_cut_by_the_window_edges() {
         );
     }
 }
+
+#[test]
+fn regression_wire_throughput_excludes_drops_at_the_first_queue() {
+    // 20 Mb/s of datagrams into a 10 Mb/s first link: half are dropped at its queue. Wire
+    // throughput counts what left that link: 10 Mb/s (arrivals at r every 0.8 ms; 2500 in the
+    // 2 s window), not the 20 Mb/s the source emitted. packets_sent still counts every packet
+    // the source emitted in the window: one every 0.4 ms, 5000.
+    let r = run_window(
+        &cbr_path("10Mbps", "100Mbps", "20Mbps", ""),
+        1_000_000,
+        3_000_000,
+    );
+    let one_packet_per_window = 8000.0 / 2.0;
+    let wire = r.flows.throughput_bps[0];
+    assert!(wire <= 10e6 + one_packet_per_window, "wire {wire}");
+    assert!(wire >= 10e6 - one_packet_per_window, "wire {wire}");
+    assert_eq!(r.flows.packets_sent[0], 5000);
+    assert!(r.flows.drops[0] >= 2499, "drops {}", r.flows.drops[0]);
+    // What left the first link is also what the second link carried in the window (within a
+    // packet: it is counted 1 ms later, on arrival at r).
+    let second = link_row(&r, "second");
+    assert!((r.links.tx_bytes[second] as f64 * 8.0 / 2.0 - wire).abs() <= one_packet_per_window);
+}

@@ -348,6 +348,13 @@ impl<O: Observer> Simulator<O> {
         let p = self.pool.get_mut(id);
         p.hop += 1;
         let (route, hop) = (p.route, p.hop as usize);
+        if hop == 1 {
+            // Wire throughput counts the data that left the sender's access link (the first
+            // hop of its route), so not what that link's queue or loss model dropped. ACKs
+            // finish the first hop of the reverse route and add nothing.
+            let data_bytes = if p.is_ack() { 0 } else { p.size_bytes as u64 };
+            self.flows[p.flow.index()].wire_bytes_sent += data_bytes;
+        }
         if hop < self.routes[route.index()].len() {
             self.enter_link(id);
         } else {
@@ -463,10 +470,7 @@ impl<O: Observer> Simulator<O> {
             }
             Endpoints::Datagram { .. } => None,
         };
-        for seg in &data {
-            flow.data_packets_sent += 1;
-            flow.wire_bytes_sent += (seg.len + TCP_IP_HEADER_BYTES) as u64;
-        }
+        flow.data_packets_sent += data.len() as u64;
         if let Some(t) = deadline {
             // A deadline already passed fires now (and must match `timer_scheduled` then).
             let t = t.max(now);
@@ -540,7 +544,6 @@ impl<O: Observer> Simulator<O> {
         if wake.send {
             *next_seq += 1;
             flow.data_packets_sent += 1;
-            flow.wire_bytes_sent += size as u64;
         }
         self.events.push(wake.next.max(now), Event::SourceWake(f));
         if wake.send {

@@ -16,10 +16,13 @@ pub struct FlowTable {
     pub start_s: Vec<f64>,
     /// Payload bytes delivered in order to the receiving application, per second.
     pub goodput_bps: Vec<f64>,
-    /// Bits per second of the flow's data packets put on the wire by the sender (headers and
-    /// retransmissions included).
+    /// Bits per second of the flow's data packets that left the sender's access link (headers
+    /// and retransmissions included), counted when they reach the far end of the first link
+    /// of the forward route: at most that link's rate plus one packet per window.
     pub throughput_bps: Vec<f64>,
     pub bytes_delivered: Vec<u64>,
+    /// Data packets the sender emitted (retransmissions included), counting those the first
+    /// link dropped, so `packets_sent` can exceed what `throughput_bps` carried.
     pub packets_sent: Vec<u64>,
     pub retransmissions: Vec<u64>,
     pub fast_retransmits: Vec<u64>,
