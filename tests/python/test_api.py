@@ -346,6 +346,18 @@ def test_summary_is_json_and_deterministic(scenario):
     assert other != a
 
 
+def test_jain_fairness_is_nan_without_goodput(tmp_path, scenario_toml):
+    # Transfers that end inside the warm-up leave every goodput at zero: Jain's index is 0/0,
+    # NaN in the result and None in the summary, not a perfect 1.
+    text = scenario_toml.replace(
+        'start = { uniform = ["0s", "1s"] }', 'start = "0s"\nbytes = "10KB"'
+    )
+    r = plait.run(write(tmp_path, "short.toml", text))
+    assert (r.flows.goodput_bps == 0).all()
+    assert math.isnan(r.jain_fairness)
+    assert r.summary()["jain_fairness"] is None
+
+
 def test_to_json_writes_valid_json(scenario, tmp_path):
     r = plait.run(scenario)
     out = tmp_path / "nested" / "summary.json"

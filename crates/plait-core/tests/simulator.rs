@@ -651,3 +651,14 @@ fn regression_wire_throughput_excludes_drops_at_the_first_queue() {
     let second = link_row(&r, "second");
     assert!((r.links.tx_bytes[second] as f64 * 8.0 / 2.0 - wire).abs() <= one_packet_per_window);
 }
+
+#[test]
+fn regression_jain_fairness_is_undefined_without_goodput() {
+    // A 100 KB transfer finishes long before the 5 s warm-up ends: no flow has goodput in the
+    // window, and the index (sum x)^2 / (n sum x^2) is 0/0, not "perfectly fair".
+    let toml =
+        single("10s", "", r#"bytes = "100KB""#).replace("seed = 1", "seed = 1\nwarmup = \"5s\"");
+    let r = run(&toml, None).results();
+    assert_eq!(r.flows.goodput_bps, vec![0.0]);
+    assert!(r.jain_fairness.is_nan(), "jain {}", r.jain_fairness);
+}

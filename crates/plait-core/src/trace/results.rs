@@ -98,17 +98,23 @@ pub struct RunResult {
     pub events: u64,
     /// Data packets (TCP segments and datagrams) that reached their destination, whole run.
     pub delivered_packets: u64,
-    /// Jain's fairness index of the flows' goodputs: (sum x)^2 / (n sum x^2).
+    /// Jain's fairness index of the flows' goodputs: (sum x)^2 / (n sum x^2); NaN when no
+    /// flow had goodput in the window (see [`jain_index`]).
     pub jain_fairness: f64,
 }
 
-/// Jain's fairness index (Jain, Chiu, Hawe 1984); 1 for an empty or all-zero set.
+/// Jain's fairness index (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984):
+/// `(sum x)^2 / (n sum x^2)`, from 1/n (one value carries everything) to 1 (all equal).
+///
+/// NaN when it is undefined: for no values (n = 0) and when every value is zero (0/0). An
+/// allocation in which nobody got anything is not "perfectly fair"; reporting 1 there made a
+/// run in which no flow delivered a byte look ideal.
 pub fn jain_index(values: &[f64]) -> f64 {
     let n = values.len() as f64;
     let sum: f64 = values.iter().sum();
     let sum_sq: f64 = values.iter().map(|x| x * x).sum();
     if values.is_empty() || sum_sq == 0.0 {
-        1.0
+        f64::NAN
     } else {
         sum * sum / (n * sum_sq)
     }
@@ -124,6 +130,9 @@ mod tests {
         assert_eq!(jain_index(&[1.0, 0.0, 0.0, 0.0]), 0.25);
         // (1+2+3)^2 / (3 * 14) = 36/42
         assert!((jain_index(&[1.0, 2.0, 3.0]) - 36.0 / 42.0).abs() < 1e-15);
-        assert_eq!(jain_index(&[]), 1.0);
+        // Undefined, not perfectly fair: no flows, or no flow got anything.
+        assert!(jain_index(&[]).is_nan());
+        assert!(jain_index(&[0.0, 0.0, 0.0]).is_nan());
+        assert_eq!(jain_index(&[0.0, 5.0]), 0.5);
     }
 }
