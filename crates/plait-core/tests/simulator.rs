@@ -167,7 +167,7 @@ packet_size = 1000
     sim.run();
     check_invariants(&sim);
     let r = sim.results();
-    // The source sends at exactly 2 Mb/s on the wire.
+    // The source's data leaves its (100 Mb/s, never congested) first link at exactly 2 Mb/s.
     let cbr_sent = r.flows.throughput_bps[1];
     assert!((cbr_sent - 2e6).abs() < 2e3, "cbr send rate {cbr_sent}");
     // What arrives of both fits in the 10 Mb/s bottleneck (TCP goodput scaled to wire bytes;
