@@ -1,5 +1,7 @@
 //! Result tables, kept as columns so they leave Rust as arrays (one column per metric, one row
 //! per flow, link direction or sample), never as one object per event.
+//!
+//! `docs/results.md` defines every column: its unit, its window and what it counts.
 
 use serde::Serialize;
 
@@ -36,7 +38,8 @@ pub struct FlowTable {
     pub rtt_p95_s: Vec<f64>,
     pub rtt_p99_s: Vec<f64>,
     pub rtt_max_s: Vec<f64>,
-    /// When a finite transfer was fully acknowledged (NaN if it was not, or is unbounded).
+    /// When a finite transfer was fully acknowledged, from the start of the run, whole run
+    /// (NaN if it was not, or is unbounded).
     pub completion_s: Vec<f64>,
 }
 
@@ -62,6 +65,9 @@ pub struct LinkTable {
     pub drops: Vec<u64>,
     /// Packets dropped by the link's loss model.
     pub loss_drops: Vec<u64>,
+    /// Time averages over the window of the packets and bytes waiting (admitted, not yet
+    /// started; the packet being serialised is not counted): the integral over
+    /// [warmup, duration] / window, exact at the edges.
     pub mean_queue_packets: Vec<f64>,
     pub mean_queue_bytes: Vec<f64>,
     /// Largest queue seen over the whole run (packets).
