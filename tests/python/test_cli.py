@@ -136,6 +136,24 @@ def test_run_quiet_prints_nothing(capsys, scenario, tmp_path):
     assert (tmp_path / "s.json").exists()
 
 
+def test_run_without_goodput_prints_jain_as_undefined(capsys, tmp_path, scenario_toml):
+    # Three 10 KB transfers that finish well inside the 1 s warm-up: no flow has goodput in the
+    # window, so Jain's index is 0/0, undefined (docs/results.md): "n/a", and null in JSON.
+    text = scenario_toml.replace(
+        'start = { uniform = ["0s", "1s"] }', 'start = "0s"\nbytes = "10KB"'
+    )
+    path = tmp_path / "short.toml"
+    path.write_text(text, encoding="utf-8")
+    summary = tmp_path / "s.json"
+    code, out, _ = cli(capsys, "run", path, "--json", summary)
+    assert code == 0
+    assert "Jain fairness n/a (no goodput)" in out
+    assert "nan" not in out.lower()
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert [f["goodput_bps"] for f in data["flows"]] == [0.0, 0.0, 0.0]
+    assert data["jain_fairness"] is None
+
+
 @pytest.mark.parametrize(
     ("extra", "fragments"),
     [

@@ -61,10 +61,16 @@ def print_result(result, title: str = "", console: Console | None = None) -> Non
             f"{r.mean_queue_packets:.1f}",
         )
     console.print(links)
-    jain = "n/a (no goodput)" if math.isnan(result.jain_fairness) else f"{result.jain_fairness:.4f}"
     console.print(
         Text(
-            f"seed {result.seed}  ·  Jain fairness {jain}  ·  "
+            f"seed {result.seed}  ·  Jain fairness {_jain(result.jain_fairness)}  ·  "
             f"{result.events:,} events  ·  {result.wall_seconds:.2f} s wall"
         )
     )
+
+
+def _jain(value: float) -> str:
+    # Jain's index is NaN when no flow had goodput in the window (0/0, docs/results.md).
+    if math.isnan(value):
+        return "n/a (no goodput)"
+    return f"{value:.4f}"

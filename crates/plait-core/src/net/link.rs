@@ -19,6 +19,12 @@
 //! Serialisation times carry their fractional nanoseconds from packet to packet
 //! ([`Rate::tx_time_carry`]). Queue statistics are the same in both modes: the time integral
 //! of the number of packets waiting (not counting the one being transmitted).
+//!
+//! Counters are read with [`Link::counters_at`], which returns them as they stand at an
+//! instant: what a scheduled FIFO has committed for later (packets admitted but not started,
+//! their waiting time and the part of the serialisation after that instant) is taken out, so
+//! that differences of two readings are exact over the interval between them (the results'
+//! measurement window, `docs/results.md`).
 
 use std::collections::VecDeque;
 
@@ -32,8 +38,13 @@ use crate::time::{Rate, SimTime};
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkCounters {
     pub arrivals: u64,
+    /// Packets and bytes whose transmission has started.
     pub tx_packets: u64,
     pub tx_bytes: u64,
+    /// Time spent serialising, in ns: the sum of the packets' serialisation times (with the
+    /// carried fractional nanoseconds, so exact to below 1 ns over any number of packets).
+    /// Transmissions never overlap, so this never exceeds the elapsed time.
+    pub busy_ns: u64,
     /// Packets dropped by the queue discipline.
     pub queue_drops: u64,
     /// Packets dropped by the loss model.
@@ -183,10 +194,21 @@ impl Link {
 
     /// The counters as of `now`: for a scheduled FIFO, packets admitted but not yet started
     /// are taken back out of the transmitted counts and of the queue integrals (their waiting
-    /// time after `now` has not happened yet).
+    /// time after `now` has not happened yet), and for both queue kinds the serialisation
+    /// still to come after `now` is taken out of `busy_ns`.
+    ///
+    /// That future serialisation is exactly `busy_until - now` (when positive): everything
+    /// committed to the wire after `now` is one contiguous block ending at `busy_until`. An
+    /// event-driven link starts a packet only at the current time when it is free (the arrival
+    /// finds it idle, or the `TransmitDone` at `busy_until`), so at most the packet being sent
+    /// is committed, and it started at or before `now`. A scheduled FIFO starts each admitted
+    /// packet at `max(arrival, busy_until)`: a packet follows the previous one back to back
+    /// unless the link was idle at its arrival, so the only gaps between transmissions end at
+    /// arrival instants, all at or before `now`.
     pub fn counters_at(&mut self, now: SimTime) -> LinkCounters {
         self.account_queue(now);
         let mut c = self.counters;
+        c.busy_ns -= self.busy_until.0.saturating_sub(now.0);
         if let Discipline::Scheduled(f) = &mut self.discipline {
             f.trim(now);
             for &(start, bytes) in &f.waiting {
@@ -299,6 +321,9 @@ impl Link {
         self.busy_until = tx_end;
         self.counters.tx_packets += 1;
         self.counters.tx_bytes += item.bytes as u64;
+        // `tx_end - start`, not `tx`: equal unless the end saturated (a zero rate), and the
+        // busy intervals then still sum to at most `busy_until`, so this cannot overflow.
+        self.counters.busy_ns += tx_end.0 - start.0;
         Started { item, tx_end }
     }
 
@@ -466,6 +491,89 @@ mod tests {
         assert_eq!(c.queue_area_packets_ns, 1_000_000 + 1_500_000 + 1_500_000);
         assert_eq!(l.queue_len(SimTime::from_micros(1500)), (2, 2000));
         assert_eq!(l.queue_len(SimTime::from_micros(3000)), (0, 0));
+    }
+
+    #[test]
+    fn busy_time_excludes_the_serialisation_still_to_come() {
+        // Scheduled FIFO: four 1 ms packets admitted at 0 are committed up to 4 ms, but only
+        // the time already spent serialising counts at each reading.
+        let mut l = link(QueueSpec::DropTail {
+            limit: Limit::Packets(10),
+        });
+        let mut d = Vec::new();
+        for p in 0..4 {
+            l.handle_arrival(SimTime::ZERO, item(p), &mut d);
+        }
+        assert_eq!(l.counters_at(SimTime::ZERO).busy_ns, 0);
+        assert_eq!(l.counters_at(SimTime::from_micros(1500)).busy_ns, 1_500_000);
+        assert_eq!(l.counters_at(SimTime::from_micros(2500)).busy_ns, 2_500_000);
+        // Idle from 4 ms: an arrival at 6.3 ms starts at once, and the gap is not counted.
+        assert_eq!(l.counters_at(SimTime::from_millis(6)).busy_ns, 4_000_000);
+        l.handle_arrival(SimTime::from_micros(6300), item(4), &mut d);
+        l.handle_arrival(SimTime::from_micros(6300), item(5), &mut d);
+        let c = l.counters_at(SimTime::from_micros(6800));
+        assert_eq!(c.busy_ns, 4_500_000);
+        assert_eq!(c.tx_packets, 5);
+        // A window cut mid-packet at both edges: [1.5 ms, 7.8 ms] holds 2.5 ms of the first
+        // burst and the 1.5 ms from 6.3 ms, out of 6.3 ms.
+        let c = l.counters_at(SimTime::from_micros(7800));
+        assert_eq!(c.busy_ns - 1_500_000, 4_000_000);
+    }
+
+    #[test]
+    fn busy_time_of_an_event_driven_link() {
+        let rate = Rate::from_mbps(8);
+        let boxed = Queue::Custom(Box::new(crate::net::queue::DropTail::new(Limit::Packets(
+            10,
+        ))));
+        let mut l = Link::new(
+            "l".into(),
+            false,
+            NodeId(0),
+            NodeId(1),
+            rate,
+            SimTime::ZERO,
+            boxed,
+            None,
+            rng_from_seed(1),
+        );
+        let mut d = Vec::new();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
+        assert_eq!(s.tx_end, SimTime::from_millis(1));
+        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).is_none());
+        assert_eq!(l.counters_at(SimTime::from_micros(400)).busy_ns, 400_000);
+        let done = l.needs_done_event(SimTime::from_micros(400)).unwrap();
+        assert!(l.handle_transmit_done(done).is_some());
+        let c = l.counters_at(SimTime::from_micros(1250));
+        assert_eq!((c.busy_ns, c.tx_packets), (1_250_000, 2));
+        assert_eq!(l.counters_at(SimTime::from_millis(5)).busy_ns, 2_000_000);
+    }
+
+    #[test]
+    fn busy_time_carries_fractional_nanoseconds() {
+        // 1000 B at 3 Mb/s take 8/3 ms: 2666666, 2666667 and 2666667 ns with the carry, so
+        // three packets are busy exactly 8 ms, and 4 ms in is exactly 4 ms.
+        let rate = Rate(3_000_000);
+        let mut l = Link::new(
+            "l".into(),
+            false,
+            NodeId(0),
+            NodeId(1),
+            rate,
+            SimTime::ZERO,
+            QueueSpec::DropTail {
+                limit: Limit::Packets(10),
+            }
+            .build(rate, SimTime::ZERO),
+            None,
+            rng_from_seed(1),
+        );
+        let mut d = Vec::new();
+        for p in 0..3 {
+            l.handle_arrival(SimTime::ZERO, item(p), &mut d);
+        }
+        assert_eq!(l.counters_at(SimTime::from_millis(4)).busy_ns, 4_000_000);
+        assert_eq!(l.counters_at(SimTime::from_millis(9)).busy_ns, 8_000_000);
     }
 
     #[test]

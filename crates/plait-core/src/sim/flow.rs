@@ -47,8 +47,12 @@ pub struct Flow {
     /// Earliest `FlowTimer` event in the queue for this flow (lazy cancellation).
     pub timer_scheduled: Option<SimTime>,
     pub endpoints: Endpoints,
-    /// Data packets and their wire bytes put on the wire by the sender, whole run.
+    /// Data packets the sender emitted (retransmissions included), whole run, whether or
+    /// not they got past its first link.
     pub data_packets_sent: u64,
+    /// Bytes (headers included) of the flow's data packets that left the sender's access link,
+    /// i.e. reached the far end of the first link of the forward route, whole run. Packets
+    /// dropped by that link's queue or loss model are not counted.
     pub wire_bytes_sent: u64,
     /// Packets of this flow dropped anywhere, whole run.
     pub drops: u64,

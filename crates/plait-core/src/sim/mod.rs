@@ -349,6 +349,13 @@ impl<O: Observer> Simulator<O> {
         let p = self.pool.get_mut(id);
         p.hop += 1;
         let (route, hop) = (p.route, p.hop as usize);
+        if hop == 1 {
+            // Wire throughput counts the data that left the sender's access link (the first
+            // hop of its route), so not what that link's queue or loss model dropped. ACKs
+            // finish the first hop of the reverse route and add nothing.
+            let data_bytes = if p.is_ack() { 0 } else { p.size_bytes as u64 };
+            self.flows[p.flow.index()].wire_bytes_sent += data_bytes;
+        }
         if hop < self.routes[route.index()].len() {
             self.enter_link(id);
         } else {
@@ -464,10 +471,7 @@ impl<O: Observer> Simulator<O> {
             }
             Endpoints::Datagram { .. } => None,
         };
-        for seg in &data {
-            flow.data_packets_sent += 1;
-            flow.wire_bytes_sent += (seg.len + TCP_IP_HEADER_BYTES) as u64;
-        }
+        flow.data_packets_sent += data.len() as u64;
         if let Some(t) = deadline {
             // A deadline already passed fires now (and must match `timer_scheduled` then).
             let t = t.max(now);
@@ -541,7 +545,6 @@ impl<O: Observer> Simulator<O> {
         if wake.send {
             *next_seq += 1;
             flow.data_packets_sent += 1;
-            flow.wire_bytes_sent += size as u64;
         }
         self.events.push(wake.next.max(now), Event::SourceWake(f));
         if wake.send {
@@ -663,27 +666,30 @@ impl<O: Observer> Simulator<O> {
                 .push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
         }
         let mut links = LinkTable::default();
+        let window_ns = self
+            .config
+            .duration
+            .saturating_sub(self.config.warmup)
+            .as_nanos();
         for (i, l) in self.links.iter().enumerate() {
             let c = self.link_now[i];
             let w = self.link_at_warmup[i];
-            let window_ns = self
-                .config
-                .duration
-                .saturating_sub(self.config.warmup)
-                .as_nanos();
-            let tx_bytes = c.tx_bytes - w.tx_bytes;
             links.name.push(l.name.clone());
             links.direction.push(l.direction().to_string());
             links.from.push(self.node_names[l.from.index()].clone());
             links.to.push(self.node_names[l.to.index()].clone());
             links.rate_bps.push(l.rate.bps());
-            links.utilization.push(if interval > 0.0 {
-                tx_bytes as f64 * 8.0 / (l.rate.as_f64() * interval)
+            // The fraction of the window the link spent serialising: both readings exclude
+            // serialisation still to come (`Link::counters_at`), so the difference is the busy
+            // time inside [warmup, duration] and never exceeds the window. (Bytes started in the
+            // window over rate x window would count whole the packets cut by its edges.)
+            links.utilization.push(if window_ns > 0 {
+                (c.busy_ns - w.busy_ns) as f64 / window_ns as f64
             } else {
                 f64::NAN
             });
             links.tx_packets.push(c.tx_packets - w.tx_packets);
-            links.tx_bytes.push(tx_bytes);
+            links.tx_bytes.push(c.tx_bytes - w.tx_bytes);
             links.drops.push(c.queue_drops - w.queue_drops);
             links.loss_drops.push(c.loss_drops - w.loss_drops);
             let area_p = (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64;
