@@ -152,7 +152,7 @@ class Result:
         sampled, so that no file of an earlier run is left beside these) into `directory`,
         all or nothing."""
         outputs = Outputs()
-        folder = outputs.folder("out", directory)
+        folder = outputs.folder("out", directory, PARQUET_FILES)
         with outputs.writing() as tx:
             self.stage_parquet(tx, folder)
 
@@ -160,11 +160,11 @@ class Result:
         """Adds the three Parquet tables to a transaction of :mod:`plait.output`."""
         if folder is None:
             return
-        tables = {"flows": self.flows, "links": self.links, "timeseries": self.timeseries}
-        for name, frame in tables.items():
+        tables = (self.flows, self.links, self.timeseries)
+        for name, frame in zip(PARQUET_FILES, tables):
             table = frame.assign(seed=self.seed)
             tx.write_with(
-                folder.file(f"{name}.parquet"),
+                folder.file(name),
                 lambda path, t=table: t.to_parquet(path, index=False),
             )
 
@@ -201,6 +201,9 @@ def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
     text, source, fmt = _load(scenario)
     return _core.validate_scenario(text, source, fmt, _override_pairs(overrides))
 
+
+#: The files :meth:`Result.to_parquet` writes.
+PARQUET_FILES = ("flows.parquet", "links.parquet", "timeseries.parquet")
 
 #: Default limit on a run's estimated memory (see :func:`estimate_memory`).
 DEFAULT_MAX_MEMORY = 4 * 2**30

@@ -117,7 +117,7 @@ class Outputs:
     def _claim(self, option: str, shown: str, path: Path) -> None:
         other = self._paths.get(path)
         if other is not None and other != option:
-            raise OutputError(f"{option} {shown}: also written by {other}")
+            raise OutputError(f"{option} {shown}: '{path}' is also written by {other}")
         self._paths[path] = option
 
     def file(self, option: str, value: str | os.PathLike | None) -> FileTarget | None:
@@ -138,7 +138,7 @@ class Outputs:
         self._claim(option, shown, path)
         try:
             st = os.stat(path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             _check_can_create(option, shown, path)
             return FileTarget(option, shown, path, stream=False)
         except OSError as e:
@@ -154,8 +154,11 @@ class Outputs:
         _check_folder_writable(option, shown, path.parent)
         return FileTarget(option, shown, path, stream=False)
 
-    def folder(self, option: str, value: str | os.PathLike | None) -> FolderTarget | None:
-        """Checks a destination folder (created when written). None stays None."""
+    def folder(
+        self, option: str, value: str | os.PathLike | None, files: tuple[str, ...] = ()
+    ) -> FolderTarget | None:
+        """Checks a destination folder (created when written) into which `files` will be
+        written. None stays None."""
         if value is None:
             return None
         shown = os.fspath(value)
@@ -170,7 +173,8 @@ class Outputs:
             _check_folder_writable(option, shown, path)
         else:
             _check_can_create(option, shown, path / "x")
-        self._claim(option, shown, path)
+        for name in files:
+            self._claim(option, shown, path / name)
         return FolderTarget(option, shown, path)
 
     @contextlib.contextmanager

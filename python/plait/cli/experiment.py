@@ -88,7 +88,9 @@ def main(args: argparse.Namespace) -> int:
         )
     console = Console()
     outputs = Outputs()
-    folder = outputs.folder("--out", args.out or exp.EXPERIMENT_DIR / "results")
+    folder = outputs.folder(
+        "--out", args.out or exp.EXPERIMENT_DIR / "results", tuple(exp.OUTPUT_FILES.values())
+    )
     cache = folder.path / "runs"
     if args.fresh and cache.exists():
         import shutil

@@ -36,14 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from plait.api import run
+    from plait.api import PARQUET_FILES, run
     from plait.cli.progress import LateProgress
     from plait.cli.tables import print_result
     from plait.output import Outputs
 
     outputs = Outputs()
     json_target = outputs.file("--json", args.json)
-    folder = outputs.folder("--out", args.out)
+    folder = outputs.folder("--out", args.out, PARQUET_FILES)
     bar = LateProgress(args.file, enabled=not args.quiet)
     try:
         result = run(

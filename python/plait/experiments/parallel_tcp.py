@@ -208,15 +208,19 @@ def plot(rows: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
+#: The files :func:`write_outputs` writes, by kind.
+OUTPUT_FILES = {"csv": "utilization.csv", "markdown": "utilization.md", "png": "utilization.png"}
+
+
 def write_outputs(rows: pd.DataFrame, out_dir: Path | FolderTarget) -> dict[str, Path]:
     """Writes utilization.csv, .md and .png into `out_dir`, all three or none."""
-    if isinstance(out_dir, FolderTarget):
-        folder = out_dir
-        outputs = Outputs()
-    else:
-        outputs = Outputs()
-        folder = outputs.folder("--out", out_dir)
-    names = {"csv": "utilization.csv", "markdown": "utilization.md", "png": "utilization.png"}
+    outputs = Outputs()
+    folder = (
+        out_dir
+        if isinstance(out_dir, FolderTarget)
+        else outputs.folder("--out", out_dir, tuple(OUTPUT_FILES.values()))
+    )
+    names = OUTPUT_FILES
     with outputs.writing() as tx:
         tx.write_bytes(folder.file(names["csv"]), rows.to_csv(index=False).encode())
         tx.write_text(folder.file(names["markdown"]), markdown(table(rows)))
