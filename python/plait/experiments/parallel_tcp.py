@@ -79,6 +79,11 @@ def _overrides(queue: Queue, n: int, duration: float, warmup: float) -> dict[str
     }
 
 
+#: Bumped whenever the meaning of a result column changes without a version change (2: link
+#: utilisation counts busy time inside the window), so that saved runs are not mixed in.
+RESULTS_REVISION = 2
+
+
 def run_key(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> str:
     """Identifies a run: the scenario text, the overrides, the seed and plait's version.
     Any change to one of them gives a new key, so a cached result is never reused wrongly."""
@@ -87,6 +92,7 @@ def run_key(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> 
         "overrides": _overrides(queue, n, duration, warmup),
         "seed": seed,
         "version": __version__,
+        "results": RESULTS_REVISION,
     }
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
 

@@ -88,6 +88,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         id
     };
     let mut flow_paths: Vec<(NodeId, NodeId, Vec<LinkId>, Vec<LinkId>)> = Vec::new();
+    let mut shortest: HashMap<(NodeId, NodeId), Option<Vec<LinkId>>> = HashMap::new();
     for f in &scenario.flows {
         let at = format!("flow '{}'", f.name);
         let src = node(&f.src, format!("{at}.src"))?;
@@ -115,13 +116,20 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 (fwd, rev)
             }
             None => {
-                let fwd = shortest_path(&topo, src, dst).ok_or_else(|| {
+                // Flows copied by `count` share their ends: one search per pair of nodes.
+                let mut path = |a: NodeId, b: NodeId| {
+                    shortest
+                        .entry((a, b))
+                        .or_insert_with(|| shortest_path(&topo, a, b))
+                        .clone()
+                };
+                let fwd = path(src, dst).ok_or_else(|| {
                     err(
                         format!("{at}.dst"),
                         format!("no path from '{}' to '{}'", f.src, f.dst),
                     )
                 })?;
-                let rev = shortest_path(&topo, dst, src).ok_or_else(|| {
+                let rev = path(dst, src).ok_or_else(|| {
                     err(
                         format!("{at}.dst"),
                         format!(
