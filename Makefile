@@ -5,8 +5,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-stamp
 PYDEPS := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "pyarrow>=14" "matplotlib>=3.7" \
-          "rich>=13" "pytest>=7" "hypothesis>=6" "ruff>=0.5"
+          "rich>=13" "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "ruff>=0.5"
 export VIRTUAL_ENV := $(abspath $(VENV))
+# maturin installs the package's dependencies with pip: no "Requirement already satisfied" noise.
+export PIP_QUIET := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: run test build lint rust-test py-test bench clean
 
@@ -33,8 +36,9 @@ lint: $(STAMP)
 rust-test:
 	PROPTEST_RNG_SEED=1 cargo test --release -p plait-core
 
+# Two workers: the interrupt tests mostly wait, so they overlap with the rest.
 py-test: build
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2
 
 test: build lint rust-test py-test
 

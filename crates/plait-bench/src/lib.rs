@@ -1,0 +1,1 @@
+//! Criterion benchmarks of plait-core live in `benches/`: `cargo bench -p plait-bench`.
