@@ -116,7 +116,7 @@ class Result:
             jain_fairness=float(raw["jain_fairness"]),
             flows=_frame(raw["flows"], ["name", "kind", "cc", "src", "dst"]),
             links=_frame(raw["links"], ["name", "direction", "from", "to"]),
-            timeseries=_frame(raw["timeseries"], ["time_s", "entity", "name"]),
+            timeseries=_timeseries(raw["timeseries"]),
             wall_seconds=wall_seconds,
         )
 
@@ -175,6 +175,26 @@ def write_atomic(path: Path, data: bytes) -> None:
     target = outputs.file("output", path)
     with outputs.writing() as tx:
         tx.write_bytes(target, data)
+
+
+def _timeseries(columns: dict[str, Any]) -> pd.DataFrame:
+    """The sampled time series: rows name their series by index (`series`), turned here into
+    categorical `entity` and `name` columns, so that no row carries a string of its own."""
+    codes = columns.pop("series").astype("int64")
+    entities = columns.pop("series_entity")
+    names = columns.pop("series_name")
+    kinds = sorted(set(entities))
+    entity_codes = pd.Series([kinds.index(e) for e in entities], dtype="int64").to_numpy()
+    entity = pd.Categorical.from_codes(
+        entity_codes[codes] if len(codes) else codes, categories=kinds
+    )
+    if len(set(names)) == len(names):
+        name = pd.Categorical.from_codes(codes, categories=names)
+    else:
+        # A flow named like a link direction ("l:forward"): categories must be unique.
+        name = pd.Categorical(pd.Series(names, dtype="object").to_numpy()[codes])
+    columns = {"time_s": columns.pop("time_s"), "entity": entity, "name": name, **columns}
+    return pd.DataFrame(columns)
 
 
 def _frame(columns: dict[str, Any], first: list[str]) -> pd.DataFrame:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from plait import _interrupt
+
 STDOUT = "-"
 
 
@@ -246,7 +248,9 @@ class Transaction:
         staged = _Staged(target, temporary, self._mode_for(final))
         self._staged.append(staged)
         try:
-            writer(temporary)
+            # In a worker thread: writing a large table takes seconds in compiled code, and
+            # Ctrl-C must still be answered at once (the temporary is then removed).
+            _interrupt.call(lambda: writer(temporary))
             with open(temporary, "rb+") as f:
                 f.flush()
                 os.fsync(f.fileno())

@@ -232,6 +232,24 @@ def test_timeseries_present_when_sample_interval_set(scenario):
     assert links[["cwnd_bytes", "srtt_s", "goodput_bps"]].isna().all().all()
     assert (flows.cwnd_bytes > 0).all()
     assert links[links.name == "bottleneck:forward"].queue_packets.max() > 0
+    # Names are categorical: one string per series, not per row.
+    assert isinstance(ts.name.dtype, pd.CategoricalDtype)
+    assert isinstance(ts.entity.dtype, pd.CategoricalDtype)
+
+
+def test_timeseries_names_when_a_flow_is_named_like_a_link_direction(scenario_toml, tmp_path):
+    path = tmp_path / "clash.toml"
+    path.write_text(scenario_toml.replace('name = "bulk"\ncount = 3', 'name = "access:forward"'))
+    ts = plait.run(path).timeseries
+    first = ts[ts.time_s == ts.time_s.min()]
+    assert list(first.name) == [
+        "access:forward",
+        "access:forward",
+        "access:reverse",
+        "bottleneck:forward",
+        "bottleneck:reverse",
+    ]
+    assert list(first.entity) == ["flow", "link", "link", "link", "link"]
 
 
 def test_no_timeseries_without_sample_interval(unsampled):

@@ -215,8 +215,18 @@ fn timeseries_sampled_at_interval() {
     let toml = single("2s", "", "").replace("seed = 1", "seed = 1\nsample_interval = \"100ms\"");
     let r = run(&toml, None).results();
     // 19 samples (0.1 .. 1.9 s) x (1 flow + 4 link directions).
-    assert_eq!(r.timeseries.time_s.len(), 19 * 5);
-    assert!(r.timeseries.cwnd_bytes[0] > 0.0);
+    let ts = &r.timeseries;
+    assert_eq!(ts.time_s.len(), 19 * 5);
+    assert!(ts.cwnd_bytes[0] > 0.0);
+    // Each sampling instant has one row per series: the flow, then the link directions.
+    assert_eq!(ts.series_name.len(), 5);
+    for (i, &s) in ts.series.iter().enumerate() {
+        assert_eq!(s as usize, i % 5);
+        assert!((ts.time_s[i] - 0.1 * (i / 5 + 1) as f64).abs() < 1e-12);
+    }
+    assert_eq!((ts.name(0), ts.entity(0)), ("f", "flow"));
+    assert_eq!((ts.name(3), ts.entity(3)), ("bottleneck:forward", "link"));
+    assert!(ts.cwnd_bytes[3].is_nan() && ts.queue_packets[3] >= 0.0);
 }
 
 #[test]

@@ -92,8 +92,8 @@ fn result_to_dict(py: Python<'_>, r: &RunResult) -> PyResult<PyObject> {
         text: [name, direction, from, to]);
     let t = &r.timeseries;
     columns!(py, SetIn(&out, "timeseries"), t,
-        numeric: [time_s, cwnd_bytes, srtt_s, goodput_bps, queue_packets, queue_bytes],
-        text: [entity, name]);
+        numeric: [time_s, series, cwnd_bytes, srtt_s, goodput_bps, queue_packets, queue_bytes],
+        text: [series_entity, series_name]);
     Ok(out.into())
 }
 

@@ -6,7 +6,7 @@
 //! direction state, and the time-series rows (one per flow and per link direction at every
 //! sample). The per-item costs are measured (peak resident memory of `plait.run` with 10^5 and
 //! 10^6 TCP flows, and with 1.6 * 10^7 time-series rows, divided by the count: about 2.7-7.2
-//! KiB per flow and 550 bytes per row) and include the Python tables built from the results;
+//! KiB per flow and 148 bytes per row) and include the Python tables built from the results;
 //! they are rounded up. Packets in flight and queues are not counted: they are bounded by the
 //! queue limits and windows, not by the scenario's size.
 
@@ -17,7 +17,7 @@ pub const BYTES_PER_FLOW: u64 = 8 << 10;
 /// One link direction: queue, pipeline, counters and result row.
 pub const BYTES_PER_LINK_DIRECTION: u64 = 4 << 10;
 /// One time-series row, from the Rust columns to the pandas table.
-pub const BYTES_PER_SAMPLE_ROW: u64 = 600;
+pub const BYTES_PER_SAMPLE_ROW: u64 = 160;
 
 /// The estimated memory of a run, with what it is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -107,6 +107,19 @@ impl<O: Observer> Simulator<O> {
             }
         }
         let link_at_warmup = vec![LinkCounters::default(); links.len()];
+        let mut timeseries = TimeSeries::default();
+        if config.sample_interval.is_some() {
+            for f in &flows {
+                timeseries.series_entity.push("flow".into());
+                timeseries.series_name.push(f.name.clone());
+            }
+            for l in &links {
+                timeseries.series_entity.push("link".into());
+                timeseries
+                    .series_name
+                    .push(format!("{}:{}", l.name, l.direction()));
+            }
+        }
         let link_now = link_at_warmup.clone();
         Simulator {
             now: SimTime::ZERO,
@@ -126,7 +139,7 @@ impl<O: Observer> Simulator<O> {
             link_at_warmup,
             link_now,
             warmed_up,
-            timeseries: TimeSeries::default(),
+            timeseries,
             finished: false,
         }
     }
@@ -572,7 +585,7 @@ impl<O: Observer> Simulator<O> {
         };
         let ts = &mut self.timeseries;
         let t = now.as_secs_f64();
-        for f in &mut self.flows {
+        for (i, f) in self.flows.iter_mut().enumerate() {
             let delivered = f.delivered_bytes();
             let goodput = (delivered - f.delivered_at_last_sample) as f64 * 8.0 / dt.as_secs_f64();
             f.delivered_at_last_sample = delivered;
@@ -583,18 +596,17 @@ impl<O: Observer> Simulator<O> {
                 Endpoints::Datagram { .. } => (f64::NAN, f64::NAN),
             };
             ts.time_s.push(t);
-            ts.entity.push("flow".into());
-            ts.name.push(f.name.clone());
+            ts.series.push(i as u32);
             ts.cwnd_bytes.push(cwnd);
             ts.srtt_s.push(srtt);
             ts.goodput_bps.push(goodput);
             ts.queue_packets.push(f64::NAN);
             ts.queue_bytes.push(f64::NAN);
         }
-        for l in &mut self.links {
+        let first_link = self.flows.len();
+        for (j, l) in self.links.iter_mut().enumerate() {
             ts.time_s.push(t);
-            ts.entity.push("link".into());
-            ts.name.push(format!("{}:{}", l.name, l.direction()));
+            ts.series.push((first_link + j) as u32);
             ts.cwnd_bytes.push(f64::NAN);
             ts.srtt_s.push(f64::NAN);
             ts.goodput_bps.push(f64::NAN);

@@ -74,21 +74,37 @@ pub struct LinkTable {
     pub max_queue_packets: Vec<u64>,
 }
 
-/// Sampled time series, one row per (time, entity). Flow rows fill the flow columns and leave
-/// the queue columns NaN; link rows do the opposite.
+/// Sampled time series, one row per (time, series). A series is a flow or a link direction;
+/// rows name it by index into the per-series columns, so that a row costs 52 bytes and no
+/// string. Flow rows fill the flow columns and leave the queue columns NaN; link rows do the
+/// opposite.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TimeSeries {
     pub time_s: Vec<f64>,
-    /// "flow" or "link".
-    pub entity: Vec<String>,
-    /// Flow name, or "link_name:direction".
-    pub name: Vec<String>,
+    /// Index into `series_entity` and `series_name`.
+    pub series: Vec<u32>,
     pub cwnd_bytes: Vec<f64>,
     pub srtt_s: Vec<f64>,
     /// Goodput over the preceding sampling interval.
     pub goodput_bps: Vec<f64>,
     pub queue_packets: Vec<f64>,
     pub queue_bytes: Vec<f64>,
+    /// Per series: "flow" or "link".
+    pub series_entity: Vec<String>,
+    /// Per series: the flow name, or "link_name:direction".
+    pub series_name: Vec<String>,
+}
+
+impl TimeSeries {
+    /// The series name of row `i`.
+    pub fn name(&self, i: usize) -> &str {
+        &self.series_name[self.series[i] as usize]
+    }
+
+    /// The entity ("flow" or "link") of row `i`.
+    pub fn entity(&self, i: usize) -> &str {
+        &self.series_entity[self.series[i] as usize]
+    }
 }
 
 /// Everything a run produces.
