@@ -2,7 +2,7 @@
 
 Python runs signal handlers only in the main thread, between bytecodes. A call into compiled
 code keeps the main thread busy until it returns, so Ctrl-C would wait for it. Here the call
-runs in a worker thread while the main thread waits in short joins: Ctrl-C raises
+runs in a worker thread while the main thread waits in short steps: Ctrl-C raises
 KeyboardInterrupt in the main thread within a fraction of a second, and `on_interrupt` (which
 sets the core's cancellation flag) makes the worker stop at its next check.
 """
@@ -19,6 +19,7 @@ T = TypeVar("T")
 STOP_GRACE_SECONDS = 1.0
 
 
+#: Completion flags of the workers still running.
 _running: set[threading.Event] = set()
 
 
@@ -43,6 +44,7 @@ def call(fn: Callable[[], T], on_interrupt: Callable[[], Any] | None = None) -> 
             box["error"] = e
         finally:
             done.set()
+            _running.discard(done)
 
     worker = threading.Thread(target=work, name="plait-core", daemon=True)
     _running.add(done)
@@ -57,9 +59,6 @@ def call(fn: Callable[[], T], on_interrupt: Callable[[], Any] | None = None) -> 
             on_interrupt()
         done.wait(STOP_GRACE_SECONDS)
         raise
-    finally:
-        if done.is_set():
-            _running.discard(done)
     if "error" in box:
         raise box["error"]
     return box["value"]
