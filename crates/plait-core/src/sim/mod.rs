@@ -223,18 +223,24 @@ impl<O: Observer> Simulator<O> {
             return self.finished;
         }
         let end = limit.min(self.config.duration);
-        let mut budget = max_events;
+        // Compared with the event counter the loop keeps anyway: no second counter per event.
+        let stop_at = self.events_processed.saturating_add(max_events);
         let mut exhausted = false;
         while let Some((t, ev)) = self.events.pop_before(end) {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
-            budget -= 1;
-            if budget == 0 {
+            if self.events_processed == stop_at {
                 exhausted = self.events.peek_time().is_some_and(|t| t < end);
                 break;
             }
         }
+        self.end_slice(end, exhausted)
+    }
+
+    /// After a slice up to `end`: time moves to `end` unless the slice stopped early
+    /// (`exhausted`), and the link counters are read for `results`.
+    fn end_slice(&mut self, end: SimTime, exhausted: bool) -> bool {
         if !exhausted {
             if end > self.now {
                 self.now = end;
@@ -243,7 +249,6 @@ impl<O: Observer> Simulator<O> {
                 self.finished = true;
             }
         }
-        // Counters as of the end of this slice, for `results`.
         let now = self.now;
         for (i, l) in self.links.iter_mut().enumerate() {
             self.link_now[i] = l.counters_at(now);
