@@ -34,6 +34,9 @@ pub struct LinkCounters {
     pub arrivals: u64,
     pub tx_packets: u64,
     pub tx_bytes: u64,
+    /// Time spent transmitting, ns. Only the elapsed part of a transmission counts (see
+    /// [`Link::counters_at`]), so that over any interval it is at most the interval's length.
+    pub busy_ns: u64,
     /// Packets dropped by the queue discipline.
     pub queue_drops: u64,
     /// Packets dropped by the loss model.
@@ -183,10 +186,13 @@ impl Link {
 
     /// The counters as of `now`: for a scheduled FIFO, packets admitted but not yet started
     /// are taken back out of the transmitted counts and of the queue integrals (their waiting
-    /// time after `now` has not happened yet).
+    /// time after `now` has not happened yet). The busy time leaves out what is scheduled
+    /// after `now`: the rest of the packet on the wire and, for a scheduled FIFO, the waiting
+    /// packets, which follow it back to back until `busy_until`.
     pub fn counters_at(&mut self, now: SimTime) -> LinkCounters {
         self.account_queue(now);
         let mut c = self.counters;
+        c.busy_ns -= self.busy_until.saturating_sub(now).0;
         if let Discipline::Scheduled(f) = &mut self.discipline {
             f.trim(now);
             for &(start, bytes) in &f.waiting {
@@ -297,6 +303,7 @@ impl Link {
         };
         let tx_end = start.saturating_add(tx);
         self.busy_until = tx_end;
+        self.counters.busy_ns += (tx_end - start).0;
         self.counters.tx_packets += 1;
         self.counters.tx_bytes += item.bytes as u64;
         Started { item, tx_end }
@@ -462,6 +469,8 @@ mod tests {
         let c = l.counters_at(SimTime::from_micros(1500));
         assert_eq!(c.tx_packets, 2);
         assert_eq!(c.tx_bytes, 2000);
+        // Busy for the first packet and half of the second.
+        assert_eq!(c.busy_ns, 1_500_000);
         // Waited so far: packet 1 for 1 ms, packets 2 and 3 for 1.5 ms each.
         assert_eq!(c.queue_area_packets_ns, 1_000_000 + 1_500_000 + 1_500_000);
         assert_eq!(l.queue_len(SimTime::from_micros(1500)), (2, 2000));

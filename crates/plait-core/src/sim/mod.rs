@@ -604,13 +604,15 @@ impl<O: Observer> Simulator<O> {
         }
     }
 
-    /// The result tables. Call after [`Simulator::run`].
+    /// The result tables over the measurement window [warmup, now]: after [`Simulator::run`]
+    /// that is [warmup, duration]; after a slice that stopped earlier, the part simulated so
+    /// far (rates and utilisations are NaN before the warm-up ends).
     pub fn results(&self) -> RunResult {
-        let interval = self
-            .config
-            .duration
-            .saturating_sub(self.config.warmup)
-            .as_secs_f64();
+        let window = self
+            .now
+            .min(self.config.duration)
+            .saturating_sub(self.config.warmup);
+        let interval = window.as_secs_f64();
         let per_s = |x: u64| {
             if interval > 0.0 {
                 x as f64 / interval
@@ -665,19 +667,18 @@ impl<O: Observer> Simulator<O> {
         for (i, l) in self.links.iter().enumerate() {
             let c = self.link_now[i];
             let w = self.link_at_warmup[i];
-            let window_ns = self
-                .config
-                .duration
-                .saturating_sub(self.config.warmup)
-                .as_nanos();
+            let window_ns = window.as_nanos();
             let tx_bytes = c.tx_bytes - w.tx_bytes;
             links.name.push(l.name.clone());
             links.direction.push(l.direction().to_string());
             links.from.push(self.node_names[l.from.index()].clone());
             links.to.push(self.node_names[l.to.index()].clone());
             links.rate_bps.push(l.rate.bps());
-            links.utilization.push(if interval > 0.0 {
-                tx_bytes as f64 * 8.0 / (l.rate.as_f64() * interval)
+            // Time spent transmitting, not bytes over capacity: a packet still on the wire at
+            // the end counts only for its elapsed part (a 1500 B packet on a 1 kb/s link takes
+            // 12 s, longer than a short run).
+            links.utilization.push(if window_ns > 0 {
+                (c.busy_ns - w.busy_ns) as f64 / window_ns as f64
             } else {
                 f64::NAN
             });
