@@ -56,12 +56,15 @@ impl ScenarioError {
     }
 }
 
+/// One line: `file: path: message`, with any control character in them (a newline in a key, a
+/// name or a quoted value) escaped.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (file, message) = (tree::one_line(&self.file), tree::one_line(&self.message));
         if self.path.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
+            write!(f, "{file}: {message}")
         } else {
-            write!(f, "{}: {}: {}", self.file, self.path, self.message)
+            write!(f, "{file}: {}: {message}", tree::one_line(&self.path))
         }
     }
 }
@@ -253,12 +256,7 @@ impl Scenario {
         validate::scenario(&root, source).map_err(|mut issue| {
             // Point at the override when the bad value came from one.
             if let Some(o) = applied.iter().rev().find(|o| o.covers(&issue.path)) {
-                issue.message = format!(
-                    "{} (from --set {}={})",
-                    issue.message,
-                    tree::one_line(&o.key),
-                    tree::one_line(&o.value)
-                );
+                issue.message = format!("{} (from --set {}={})", issue.message, o.key, o.value);
             }
             ScenarioError::new(source, issue)
         })

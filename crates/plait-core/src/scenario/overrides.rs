@@ -10,7 +10,7 @@
 use toml::{Table, Value};
 
 use super::line_column;
-use super::tree::{index, join, one_line, Issue};
+use super::tree::{index, join, Issue};
 use super::units::{describe, toml_number_out_of_range};
 
 /// An override that was applied: what the user wrote and the path it resolved to.
@@ -130,8 +130,7 @@ pub(crate) fn parse_value(text: &str) -> Result<Value, String> {
         format!("line {line}, column {column}")
     };
     Err(format!(
-        "value '{}' does not parse: {what} at {position}",
-        one_line(text)
+        "value '{text}' does not parse: {what} at {position}"
     ))
 }
 
@@ -339,11 +338,11 @@ mod tests {
     fn values_that_start_like_toml_must_parse() {
         assert_eq!(
             parse_value("{a = 1}\nb = 2").unwrap_err(),
-            "value '{a = 1}\\nb = 2' does not parse: unexpected text after the value at column 8"
+            "value '{a = 1}\nb = 2' does not parse: unexpected text after the value at column 8"
         );
         assert_eq!(
             parse_value("[1,\n2").unwrap_err(),
-            "value '[1,\\n2' does not parse: unterminated list at line 2, column 2"
+            "value '[1,\n2' does not parse: unterminated list at line 2, column 2"
         );
         assert_eq!(
             parse_value("1e400").unwrap_err(),

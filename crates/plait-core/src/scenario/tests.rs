@@ -1300,6 +1300,27 @@ fn truncated_override_value_says_it_does_not_parse() {
     assert_eq!(s.simulation.seed, 7);
 }
 
+#[test]
+fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
+    // Keys, names and values are quoted in messages; the error must still be one line.
+    let e = err("\"a\\nb\" = 1\n");
+    assert_eq!(e.path, "a\nb");
+    assert_eq!(
+        e.to_string(),
+        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow)"
+    );
+    let text = base_flow("").replace("name = \"b\"", "name = \"x\\ty\"");
+    let text = text.replace("name = \"a\"", "name = \"x\\ty\"");
+    assert_eq!(
+        err(&text).to_string(),
+        "test.toml: link[1].name: duplicate link name 'x\\ty' (also link[0])"
+    );
+    let e = err_with(&base_flow(""), &[("flow.f.cc", "[\"reno\",\n")]);
+    assert!(!e.to_string().contains('\n'), "{e}");
+    let e = err_with(&base_flow(""), &[("flow.f.cc", "ren\no")]);
+    assert!(!e.to_string().contains('\n'), "{e}");
+}
+
 // ---- Catalog -------------------------------------------------------------------------------
 
 /// A value for a required parameter, for building an instance of a catalog entry.

@@ -34,8 +34,8 @@ pub(crate) fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
-/// `text` with control characters (newlines, tabs) escaped, so that quoting user text keeps a
-/// message on one line.
+/// `text` with control characters (newlines, tabs) escaped, so that an error quoting user text
+/// stays on one line.
 pub(crate) fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| {
