@@ -6,6 +6,7 @@ mod common;
 use common::{check_invariants, run, scenario};
 use plait_core::sim::build;
 use plait_core::trace::{Recorder, TraceEvent};
+use plait_core::SimTime;
 
 const DUMBBELL: &str = include_str!("../../../experiments/dumbbell/dumbbell.toml");
 
@@ -671,4 +672,76 @@ fn regression_jain_fairness_is_undefined_without_goodput() {
     let r = run(&toml, None).results();
     assert_eq!(r.flows.goodput_bps, vec![0.0]);
     assert!(r.jain_fairness.is_nan(), "jain {}", r.jain_fairness);
+}
+
+#[test]
+fn regression_utilization_above_one_when_a_packet_outlasts_the_run() {
+    // A 1000 B datagram takes 8 s on a 1 kb/s link: the link is busy for the whole of a 1 s
+    // run (utilisation 1, not 8), and for the whole window after a warm-up that falls in the
+    // middle of a transmission. Both the drop-tail (scheduled) and RED (event-driven) links.
+    for queue in [
+        r#"{ kind = "droptail", packets = 10 }"#,
+        r#"{ kind = "red", packets = 20 }"#,
+    ] {
+        for warmup in ["0s", "500ms"] {
+            let toml = format!(
+                r#"
+[simulation]
+duration = "1s"
+warmup = "{warmup}"
+
+[[link]]
+name = "slow"
+from = "a"
+to = "b"
+rate = "1kbps"
+delay = "0s"
+queue = {queue}
+
+[[flow]]
+name = "f"
+kind = "cbr"
+src = "a"
+dst = "b"
+rate = "1Mbps"
+"#
+            );
+            let sim = run(&toml, None);
+            let r = sim.results();
+            assert_eq!(r.links.direction[0], "forward");
+            assert_eq!(r.links.utilization[0], 1.0, "{queue}, warm-up {warmup}");
+            assert_eq!(r.links.utilization[1], 0.0);
+        }
+    }
+}
+
+#[test]
+fn regression_results_of_an_unfinished_slice_divided_by_the_whole_window() {
+    // A slice that stops on its event budget reports over the time simulated so far: the
+    // utilisation of a saturated link is 1, not (time so far) / (whole window).
+    let toml = single("10s", r#"queue = { kind = "droptail", packets = 100 }"#, "");
+    let mut sim = build(&scenario(&toml), None).unwrap();
+    assert!(!sim.run_until_bounded(SimTime::from_secs(10), 20_000));
+    let now = sim.now();
+    assert!(
+        now > SimTime::ZERO && now < SimTime::from_secs(10),
+        "{now:?}"
+    );
+    check_invariants(&sim);
+    let r = sim.results();
+    let i = (0..r.links.name.len())
+        .find(|&i| r.links.name[i] == "bottleneck" && r.links.direction[i] == "forward")
+        .unwrap();
+    let utilization = r.links.utilization[i];
+    assert!(utilization > 0.5 && utilization <= 1.0, "{utilization}");
+    let expected = r.flows.bytes_delivered[0] as f64 * 8.0 / now.as_secs_f64();
+    assert!((r.flows.goodput_bps[0] - expected).abs() < 1e-6 * expected);
+
+    // Before the warm-up ends the window is empty: rates are NaN.
+    let toml = toml.replace("seed = 1", "seed = 1\nwarmup = \"5s\"");
+    let mut sim = build(&scenario(&toml), None).unwrap();
+    sim.run_until_bounded(SimTime::from_secs(10), 1_000);
+    let r = sim.results();
+    assert!(r.flows.goodput_bps[0].is_nan());
+    assert!(r.links.utilization[i].is_nan());
 }

@@ -20,6 +20,8 @@ mod tests;
 use std::fmt;
 use std::path::Path;
 
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use toml::{Table, Value};
 
 pub use catalog::{catalog, CatalogEntry, ParamInfo};
@@ -54,12 +56,15 @@ impl ScenarioError {
     }
 }
 
+/// One line: `file: path: message`, with any control character in them (a newline in a key, a
+/// name or a quoted value) escaped.
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (file, message) = (tree::one_line(&self.file), tree::one_line(&self.message));
         if self.path.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
+            write!(f, "{file}: {message}")
         } else {
-            write!(f, "{}: {}: {}", self.file, self.path, self.message)
+            write!(f, "{file}: {}: {message}", tree::one_line(&self.path))
         }
     }
 }
@@ -67,7 +72,7 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// 1-based line and column of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -80,10 +85,16 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 
 fn parse_toml(text: &str) -> Result<Table, Issue> {
     text.parse::<Table>().map_err(|e| {
-        let message = e.message().trim().replace('\n', "; ");
+        let mut message = e.message().trim().replace('\n', "; ");
         match e.span() {
             Some(span) => {
                 let (line, column) = line_column(text, span.start);
+                // A number too large for TOML: show it as written.
+                if let Some(rest) = text.get(span.start..) {
+                    if let Some(m) = units::toml_number_out_of_range(rest) {
+                        message = m;
+                    }
+                }
                 Issue::new(
                     "",
                     format!("TOML syntax error at line {line}, column {column}: {message}"),
@@ -94,26 +105,56 @@ fn parse_toml(text: &str) -> Result<Table, Issue> {
     })
 }
 
-/// JSON to the TOML tree. `null` in an object means "not given", so that a Python `None`
-/// leaves a field at its default; `null` elsewhere is an error.
-fn json_to_toml(value: serde_json::Value, path: &str) -> Result<Option<Value>, Issue> {
-    use serde_json::Value as J;
-    Ok(Some(match value {
-        J::Null => return Ok(None),
-        J::Bool(b) => Value::Boolean(b),
-        J::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => Value::Integer(i),
-            (None, _) if n.is_u64() => {
-                return Err(Issue::new(
-                    path,
-                    format!("{n} is too large (at most {})", i64::MAX),
-                ))
+/// The members of one JSON object, in order and with any duplicates, their values unparsed.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'a> Deserialize<'a> for Members<'a> {
+    fn deserialize<D: Deserializer<'a>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'a> Visitor<'a> for MembersVisitor {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
             }
-            (None, Some(f)) => Value::Float(f),
-            (None, None) => return Err(Issue::new(path, format!("{n} is not a number"))),
-        },
-        J::String(s) => Value::String(s),
-        J::Array(items) => {
+            fn visit_map<M: MapAccess<'a>>(self, mut map: M) -> Result<Members<'a>, M::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+/// JSON (already checked to be well formed) to the TOML tree. `null` in an object means "not
+/// given", so that a Python `None` leaves a field at its default; `null` elsewhere is an
+/// error. Objects are read member by member so that a duplicate key is an error (serde_json
+/// would keep the last one), and numbers from their text so that one out of range is shown
+/// as written.
+fn json_to_toml(raw: &RawValue, path: &str) -> Result<Option<Value>, Issue> {
+    let text = raw.get().trim();
+    // The whole text was parsed once already; a nested parse cannot fail on syntax.
+    let nested = |e: serde_json::Error| Issue::new(path, format!("invalid JSON: {e}"));
+    Ok(Some(match text.as_bytes().first() {
+        Some(b'{') => {
+            let Members(members) = serde_json::from_str(text).map_err(nested)?;
+            let mut table = Table::new();
+            let mut seen = std::collections::BTreeSet::new();
+            for (key, item) in members {
+                let item_path = tree::join(path, &key);
+                if !seen.insert(key.clone()) {
+                    return Err(Issue::new(item_path, "duplicate key"));
+                }
+                if let Some(v) = json_to_toml(item, &item_path)? {
+                    table.insert(key, v);
+                }
+            }
+            Value::Table(table)
+        }
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(text).map_err(nested)?;
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.into_iter().enumerate() {
                 let item_path = tree::index(path, i);
@@ -124,21 +165,23 @@ fn json_to_toml(value: serde_json::Value, path: &str) -> Result<Option<Value>, I
             }
             Value::Array(out)
         }
-        J::Object(map) => {
-            let mut table = Table::new();
-            for (key, item) in map {
-                let item_path = tree::join(path, &key);
-                if let Some(v) = json_to_toml(item, &item_path)? {
-                    table.insert(key, v);
-                }
-            }
-            Value::Table(table)
-        }
+        Some(b'"') => Value::String(serde_json::from_str(text).map_err(nested)?),
+        Some(b'n') => return Ok(None),
+        Some(b't') => Value::Boolean(true),
+        Some(b'f') => Value::Boolean(false),
+        _ if !text.contains(['.', 'e', 'E']) => match text.parse::<i64>() {
+            Ok(i) => Value::Integer(i),
+            Err(_) => return Err(Issue::new(path, units::integer_out_of_range(text))),
+        },
+        _ => match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => Value::Float(f),
+            _ => return Err(Issue::new(path, units::float_out_of_range(text))),
+        },
     }))
 }
 
 fn parse_json(text: &str) -> Result<Table, Issue> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+    let value: &RawValue = serde_json::from_str(text).map_err(|e| {
         let full = e.to_string();
         let message = full.split(" at line ").next().unwrap_or(&full);
         Issue::new(
@@ -150,6 +193,9 @@ fn parse_json(text: &str) -> Result<Table, Issue> {
             ),
         )
     })?;
+    if !value.get().trim_start().starts_with('{') {
+        return Err(Issue::new("", "expected a JSON object at the top level"));
+    }
     match json_to_toml(value, "")? {
         Some(Value::Table(table)) => Ok(table),
         _ => Err(Issue::new("", "expected a JSON object at the top level")),

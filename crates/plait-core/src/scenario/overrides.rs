@@ -9,8 +9,9 @@
 
 use toml::{Table, Value};
 
+use super::line_column;
 use super::tree::{index, join, Issue};
-use super::units::describe;
+use super::units::{describe, toml_number_out_of_range};
 
 /// An override that was applied: what the user wrote and the path it resolved to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,15 +97,41 @@ fn parse_key(key: &str) -> Result<Vec<Segment>, String> {
 
 /// The value of an override: a TOML value when the text is one (`3`, `true`, `"x"`,
 /// `{ kind = "red" }`, `["0s", "4s"]`), else the text itself as a string (`10Mbps`, `cubic`).
-pub(crate) fn parse_value(text: &str) -> Value {
-    if let Ok(mut table) = format!("value = {text}").parse::<Table>() {
-        if table.len() == 1 {
-            if let Some(value) = table.remove("value") {
-                return value;
-            }
-        }
+/// Text that starts like a table, list or quoted string but does not parse is an error (with
+/// the position), as is a number out of range, rather than being taken as a string.
+pub(crate) fn parse_value(text: &str) -> Result<Value, String> {
+    use serde::Deserialize;
+    let text = text.trim();
+    let error = match Value::deserialize(toml::de::ValueDeserializer::new(text)) {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    let at = error.span().map_or(0, |span| span.start).min(text.len());
+    if let Some(message) = text.get(at..).and_then(toml_number_out_of_range) {
+        return Err(message);
     }
-    Value::String(text.trim().to_string())
+    if !text.starts_with(['{', '[', '"', '\'']) {
+        return Ok(Value::String(text.to_string()));
+    }
+    let message = error.message().trim();
+    let at_end = at >= text.len();
+    let what = match message.lines().next().unwrap_or("") {
+        "invalid inline table" if at_end => "unterminated inline table".to_string(),
+        "invalid array" if at_end => "unterminated list".to_string(),
+        first if at_end && first.ends_with(" string") => "unterminated string".to_string(),
+        "" if at_end => "unexpected end".to_string(),
+        "" => "unexpected text after the value".to_string(),
+        _ => message.replace('\n', ", "),
+    };
+    let (line, column) = line_column(text, at);
+    let position = if line == 1 {
+        format!("column {column}")
+    } else {
+        format!("line {line}, column {column}")
+    };
+    Err(format!(
+        "value '{text}' does not parse: {what} at {position}"
+    ))
 }
 
 /// Applies `overrides` in order (a later one wins over an earlier one on the same key).
@@ -116,7 +143,8 @@ pub(crate) fn apply(
     for (key, text) in overrides {
         let fail = |message: String| Issue::new(format!("--set {key}"), message);
         let segments = parse_key(key).map_err(|m| fail(format!("bad key: {m}")))?;
-        let path = set(root, &segments, parse_value(text)).map_err(fail)?;
+        let value = parse_value(text).map_err(&fail)?;
+        let path = set(root, &segments, value).map_err(fail)?;
         applied.push(Applied {
             key: key.clone(),
             value: text.clone(),
@@ -284,11 +312,18 @@ mod tests {
 
     #[test]
     fn values_are_toml_when_possible() {
+        let parse_value = |text| parse_value(text).unwrap();
         assert_eq!(parse_value("3"), Value::Integer(3));
+        assert_eq!(parse_value(" 3 "), Value::Integer(3));
         assert_eq!(parse_value("true"), Value::Boolean(true));
         assert_eq!(parse_value("\"x y\""), Value::String("x y".into()));
         assert_eq!(parse_value("cubic"), Value::String("cubic".into()));
         assert_eq!(parse_value("10Mbps"), Value::String("10Mbps".into()));
+        assert_eq!(parse_value("1e30s"), Value::String("1e30s".into()));
+        assert_eq!(
+            parse_value("99999999999999999999999ms"),
+            Value::String("99999999999999999999999ms".into())
+        );
         assert!(
             matches!(parse_value("{ kind = \"red\" }"), Value::Table(t) if t["kind"].as_str() == Some("red"))
         );
@@ -296,6 +331,26 @@ mod tests {
         assert_eq!(
             parse_value("1\nother = 2"),
             Value::String("1\nother = 2".into())
+        );
+    }
+
+    #[test]
+    fn values_that_start_like_toml_must_parse() {
+        assert_eq!(
+            parse_value("{a = 1}\nb = 2").unwrap_err(),
+            "value '{a = 1}\nb = 2' does not parse: unexpected text after the value at column 8"
+        );
+        assert_eq!(
+            parse_value("[1,\n2").unwrap_err(),
+            "value '[1,\n2' does not parse: unterminated list at line 2, column 2"
+        );
+        assert_eq!(
+            parse_value("1e400").unwrap_err(),
+            "1e400 is out of range (at most 1.7976931348623157e308)"
+        );
+        assert_eq!(
+            parse_value("-10_000_000_000_000_000_000").unwrap_err(),
+            "-10_000_000_000_000_000_000 is out of range (at least -9223372036854775808)"
         );
     }
 

@@ -1052,6 +1052,275 @@ fn truncated_input_gives_errors_not_panics() {
     assert!(!verdicts[DUMBBELL[..cut].chars().count()]);
 }
 
+// ---- Numbers, duplicate keys and unparsable override values -------------------------------
+
+/// A JSON version of BASE + TCP_FLOW with `simulation` replaced by `sim`.
+fn json_with_simulation(sim: &str) -> String {
+    format!(
+        r#"{{"simulation": {sim},
+  "link": [{{"name": "a", "from": "h1", "to": "r", "rate": "10Mbps", "delay": "5ms"}},
+           {{"name": "b", "from": "r", "to": "h2", "rate": "10Mbps", "delay": "5ms"}}],
+  "flow": [{{"name": "f", "kind": "tcp", "src": "h1", "dst": "h2"}}]}}"#
+    )
+}
+
+fn json_err(text: &str) -> ScenarioError {
+    match Scenario::from_json_str(text, "x.json", &[]) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn json_duplicate_keys_are_rejected() {
+    let e = json_err(&json_with_simulation(
+        r#"{"duration": "10s", "duration": "5s"}"#,
+    ));
+    assert_eq!(e.to_string(), "x.json: simulation.duration: duplicate key");
+    // Inside a list entry, and a duplicate whose first value is null.
+    let text = json_with_simulation(r#"{"duration": "10s"}"#).replace(
+        r#""name": "f","#,
+        r#""name": "f", "cc": null, "cc": "reno","#,
+    );
+    assert_eq!(
+        json_err(&text).to_string(),
+        "x.json: flow[0].cc: duplicate key"
+    );
+    // At the top level.
+    let text = json_with_simulation(r#"{"duration": "10s"}"#).replacen(
+        '{',
+        r#"{"simulation": {"duration": "1s"}, "#,
+        1,
+    );
+    assert_eq!(
+        json_err(&text).to_string(),
+        "x.json: simulation: duplicate key"
+    );
+    // Equal keys written differently are still equal.
+    let e = json_err(&json_with_simulation(
+        r#"{"seed": 1, "se\u0065d": 2, "duration": "10s"}"#,
+    ));
+    assert_eq!(e.to_string(), "x.json: simulation.seed: duplicate key");
+    // The same key in different objects is fine.
+    Scenario::from_json_str(
+        &json_with_simulation(r#"{"duration": "10s"}"#),
+        "x.json",
+        &[],
+    )
+    .unwrap();
+}
+
+fn duration_err(value: &str) -> String {
+    err(&base_flow("").replace("duration = \"10s\"", &format!("duration = {value}"))).to_string()
+}
+
+#[test]
+fn quantities_with_exponents_are_numbers() {
+    let s = ok(&base_flow("").replace("duration = \"10s\"", "duration = \"1e1s\""));
+    assert_eq!(s.simulation.duration, SimTime::from_secs(10));
+    let s = ok(&base_flow("").replacen("delay = \"5ms\"", "delay = \"5E-3s\"", 1));
+    assert_eq!(s.links[0].delay, SimTime::from_millis(5));
+    let s = ok(&base_flow("").replacen("rate = \"10Mbps\"", "rate = \"2.5e6bps\"", 1));
+    assert_eq!(s.links[0].rate, Rate(2_500_000));
+    let s = ok(&base_flow("receive_buffer = \"6.4e+1KiB\""));
+    match &s.flows[0].kind {
+        FlowKind::Tcp { tcp, .. } => assert_eq!(tcp.receive_buffer, 65_536),
+        other => panic!("{other:?}"),
+    }
+    let s = ok(&base_flow("").replace(
+        "duration = \"10s\"",
+        "duration = \"1e-3s\"\nwarmup = \"1e-400s\"",
+    ));
+    assert_eq!(s.simulation.duration, SimTime::from_millis(1));
+    assert_eq!(s.simulation.warmup, SimTime::ZERO);
+}
+
+#[test]
+fn quantities_out_of_range_give_the_maximum() {
+    assert_eq!(
+        duration_err("\"1e30s\""),
+        "test.toml: simulation.duration: 1e30s is out of range (at most 18446744073.709551615 s)"
+    );
+    assert_eq!(
+        duration_err("\"18446744073.709551616s\""),
+        "test.toml: simulation.duration: 18446744073.709551616s is out of range \
+         (at most 18446744073.709551615 s)"
+    );
+    assert_eq!(
+        duration_err("\"99999999999999999999999999min\""),
+        "test.toml: simulation.duration: 99999999999999999999999999min is out of range \
+         (at most 18446744073.709551615 s)"
+    );
+    assert_eq!(
+        duration_err("1e30"),
+        "test.toml: simulation.duration: 1e30 is out of range (at most 18446744073.709551615 s)"
+    );
+    assert_eq!(
+        duration_err("99999999999"),
+        "test.toml: simulation.duration: 99999999999 is out of range \
+         (at most 18446744073.709551615 s)"
+    );
+    let e = err(&base_flow("").replacen("rate = \"10Mbps\"", "rate = \"2e7Tbps\"", 1));
+    assert_eq!(
+        e.to_string(),
+        "test.toml: link[0].rate: 2e7Tbps is out of range (at most 18446744073709551615 bps)"
+    );
+    let e = err(&base_flow("").replacen("rate = \"10Mbps\"", "rate = 1e20", 1));
+    assert_eq!(
+        e.to_string(),
+        "test.toml: link[0].rate: 1e20 is out of range (at most 18446744073709551615 bps)"
+    );
+    let e = err(&base_flow("receive_buffer = \"2e7TiB\""));
+    assert_eq!(
+        e.to_string(),
+        "test.toml: flow[0].receive_buffer: 2e7TiB is out of range (at most 18446744073709551615 B)"
+    );
+}
+
+#[test]
+fn non_numbers_and_negative_quantities_say_so() {
+    assert_eq!(
+        duration_err("-1e30"),
+        "test.toml: simulation.duration: must not be negative, got -1e30"
+    );
+    assert_eq!(
+        duration_err("nan"),
+        "test.toml: simulation.duration: must be a finite number of seconds, got nan"
+    );
+    assert_eq!(
+        duration_err("-inf"),
+        "test.toml: simulation.duration: must be a finite number of seconds, got -inf"
+    );
+    assert_eq!(
+        duration_err("\"-1e3s\""),
+        "test.toml: simulation.duration: invalid duration \"-1e3s\": must not be negative"
+    );
+    assert_eq!(
+        duration_err("\"inf s\""),
+        "test.toml: simulation.duration: invalid duration \"inf s\": not a finite number"
+    );
+    assert_eq!(
+        duration_err("\"NaNms\""),
+        "test.toml: simulation.duration: invalid duration \"NaNms\": not a finite number"
+    );
+    // An exponent without digits is not an exponent: the unit is unknown.
+    assert_eq!(
+        duration_err("\"1es\""),
+        "test.toml: simulation.duration: invalid duration \"1es\": unknown unit 'es' \
+         (accepted: ns, us, ms, s, min)"
+    );
+    // A float is shown as a float, not as the integer it happens to equal.
+    let e = err(&base_flow("mss = 1.5e3"));
+    assert_eq!(
+        e.message,
+        "expected a size such as \"64KiB\" or an integer number of bytes, got 1500.0"
+    );
+}
+
+#[test]
+fn integers_beyond_the_range_are_shown_as_written() {
+    let big = "99999999999999999999999";
+    let e = err(&base_flow("").replace(
+        "duration = \"10s\"",
+        &format!("duration = \"10s\"\nseed = {big}"),
+    ));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "test.toml: TOML syntax error at line 4, column 8: {big} is out of range \
+             (at most 9223372036854775807)"
+        )
+    );
+    let e = json_err(&json_with_simulation(&format!(
+        r#"{{"duration": "10s", "seed": {big}}}"#
+    )));
+    assert_eq!(
+        e.to_string(),
+        format!("x.json: simulation.seed: {big} is out of range (at most 9223372036854775807)")
+    );
+    let e = json_err(&json_with_simulation(&format!(
+        r#"{{"duration": "10s", "seed": -{big}}}"#
+    )));
+    assert_eq!(
+        e.to_string(),
+        format!("x.json: simulation.seed: -{big} is out of range (at least -9223372036854775808)")
+    );
+    let e = json_err(&json_with_simulation(r#"{"duration": 1e400}"#));
+    assert_eq!(
+        e.to_string(),
+        "x.json: simulation.duration: 1e400 is out of range (at most 1.7976931348623157e308)"
+    );
+    let e = err_with(&base_flow(""), &[("simulation.seed", big)]);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "test.toml: --set simulation.seed: {big} is out of range (at most 9223372036854775807)"
+        )
+    );
+}
+
+#[test]
+fn truncated_override_value_says_it_does_not_parse() {
+    let e = err_with(&base_flow(""), &[("link.b.queue", "{kind=\"red\"")]);
+    assert_eq!(
+        e.to_string(),
+        "test.toml: --set link.b.queue: value '{kind=\"red\"' does not parse: \
+         unterminated inline table at column 12"
+    );
+    let e = err_with(
+        &base_flow(""),
+        &[("flow.f.start.uniform", "[\"0s\", \"1s\"")],
+    );
+    assert_eq!(
+        e.message,
+        "value '[\"0s\", \"1s\"' does not parse: unterminated list at column 12"
+    );
+    let e = err_with(&base_flow(""), &[("flow.f.cc", "\"reno")]);
+    assert_eq!(
+        e.message,
+        "value '\"reno' does not parse: unterminated string at column 6"
+    );
+    let e = err_with(&base_flow(""), &[("link.b.queue", "{kind=}")]);
+    assert_eq!(e.path, "--set link.b.queue");
+    assert!(
+        e.message.starts_with("value '{kind=}' does not parse: ")
+            && e.message.ends_with(" at column 7"),
+        "{e}"
+    );
+    let e = err_with(
+        &base_flow(""),
+        &[("link.b.queue", "{kind=\"red\", kind=\"red\"}")],
+    );
+    assert!(e.message.contains("duplicate key `kind`"), "{e}");
+    // Bare words and surrounding spaces are still fine.
+    let s = ok_with(
+        &base_flow(""),
+        &[("flow.f.cc", " cubic "), ("simulation.seed", " 7 ")],
+    );
+    assert_eq!(s.simulation.seed, 7);
+}
+
+#[test]
+fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
+    // Keys, names and values are quoted in messages; the error must still be one line.
+    let e = err("\"a\\nb\" = 1\n");
+    assert_eq!(e.path, "a\nb");
+    assert_eq!(
+        e.to_string(),
+        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow)"
+    );
+    let text = base_flow("").replace("name = \"b\"", "name = \"x\\ty\"");
+    let text = text.replace("name = \"a\"", "name = \"x\\ty\"");
+    assert_eq!(
+        err(&text).to_string(),
+        "test.toml: link[1].name: duplicate link name 'x\\ty' (also link[0])"
+    );
+    let e = err_with(&base_flow(""), &[("flow.f.cc", "[\"reno\",\n")]);
+    assert!(!e.to_string().contains('\n'), "{e}");
+    let e = err_with(&base_flow(""), &[("flow.f.cc", "ren\no")]);
+    assert!(!e.to_string().contains('\n'), "{e}");
+}
+
 // ---- Catalog -------------------------------------------------------------------------------
 
 /// A value for a required parameter, for building an instance of a catalog entry.

@@ -34,6 +34,20 @@ pub(crate) fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
+/// `text` with control characters (newlines, tabs) escaped, so that an error quoting user text
+/// stays on one line.
+pub(crate) fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Levenshtein distance over characters.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -625,13 +625,15 @@ impl<O: Observer> Simulator<O> {
         }
     }
 
-    /// The result tables. Call after [`Simulator::run`].
+    /// The result tables over the measurement window [warmup, now]: after [`Simulator::run`]
+    /// that is [warmup, duration]; after a slice that stopped earlier, the part simulated so
+    /// far (rates and utilisations are NaN before the warm-up ends).
     pub fn results(&self) -> RunResult {
-        let interval = self
-            .config
-            .duration
-            .saturating_sub(self.config.warmup)
-            .as_secs_f64();
+        let window = self
+            .now
+            .min(self.config.duration)
+            .saturating_sub(self.config.warmup);
+        let interval = window.as_secs_f64();
         let per_s = |x: u64| {
             if interval > 0.0 {
                 x as f64 / interval
@@ -683,11 +685,7 @@ impl<O: Observer> Simulator<O> {
                 .push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
         }
         let mut links = LinkTable::default();
-        let window_ns = self
-            .config
-            .duration
-            .saturating_sub(self.config.warmup)
-            .as_nanos();
+        let window_ns = window.as_nanos();
         for (i, l) in self.links.iter().enumerate() {
             let c = self.link_now[i];
             let w = self.link_at_warmup[i];
