@@ -64,12 +64,25 @@ def _load(scenario: Scenario) -> tuple[str, str, str]:
     if isinstance(scenario, Mapping):
         return json.dumps(scenario), "<dict>", "json"
     path = Path(scenario)
+    # The name as shown in messages: bytes that are not UTF-8 appear as \xff escapes.
+    name = os.fsencode(path).decode("utf-8", "backslashreplace")
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            # Bounded: a device such as /dev/zero or a runaway FIFO must not fill the memory.
+            data = f.read(MAX_SCENARIO_BYTES + 1)
+        if len(data) > MAX_SCENARIO_BYTES:
+            raise ScenarioFileError(
+                name, f"scenario file larger than {MAX_SCENARIO_BYTES // 2**20} MiB"
+            )
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         reason = getattr(e, "strerror", None) or str(e)
-        raise ScenarioFileError(str(path), f"cannot read scenario file ({reason})") from None
-    return text, str(path), "json" if path.suffix.lower() == ".json" else "toml"
+        raise ScenarioFileError(name, f"cannot read scenario file ({reason})") from None
+    return text, name, "json" if path.suffix.lower() == ".json" else "toml"
+
+
+#: Largest scenario file read (a scenario is a few kilobytes; `count` makes copies).
+MAX_SCENARIO_BYTES = 64 * 2**20
 
 
 class ScenarioFileError(_core.ScenarioError):

@@ -169,12 +169,22 @@ class Outputs:
         if shown == STDOUT:
             raise OutputError(f"{option} -: expected a folder, not standard output")
         path = Path(os.path.realpath(shown))
-        if os.path.lexists(path):
-            if not path.is_dir():
+        try:
+            st = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            _check_can_create(option, shown, path / "x")
+        except OSError as e:
+            raise OutputError(f"{option} {shown}: {_reason(e)}") from None
+        else:
+            if not stat.S_ISDIR(st.st_mode):
                 raise OutputError(f"{option} {shown}: exists and is not a folder")
             _check_folder_writable(option, shown, path)
-        else:
-            _check_can_create(option, shown, path / "x")
+            for name in files:
+                inside = path / name
+                if os.path.isdir(inside):
+                    raise OutputError(
+                        f"{option} {shown}: '{inside}' is a folder; it would be replaced by a file"
+                    )
         for name in files:
             self._claim(option, shown, path / name)
         return FolderTarget(option, shown, path)

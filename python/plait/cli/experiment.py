@@ -78,6 +78,7 @@ def main(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
+    from plait.cli.text import plain
     from plait.experiments import parallel_tcp as exp
     from plait.output import Outputs
 
@@ -89,7 +90,9 @@ def main(args: argparse.Namespace) -> int:
     console = Console()
     outputs = Outputs()
     folder = outputs.folder(
-        "--out", args.out or exp.EXPERIMENT_DIR / "results", tuple(exp.OUTPUT_FILES.values())
+        "--out",
+        exp.EXPERIMENT_DIR / "results" if args.out is None else args.out,
+        tuple(exp.OUTPUT_FILES.values()),
     )
     cache = folder.path / "runs"
     if args.fresh and cache.exists():
@@ -125,5 +128,5 @@ def main(args: argparse.Namespace) -> int:
         "Thm 1 = 1 - 1/(1 + 3N); TD = threshold-dropper (threshold 3, hold one mean RTT), "
         "RI = rate-independent, LR = largest-rate; RED-b and DT-b (DropTail): buffer of b packets"
     )
-    console.print(f"written: {', '.join(str(p) for p in paths.values())}")
+    console.print(plain(f"written: {', '.join(str(p) for p in paths.values())}"))
     return 0

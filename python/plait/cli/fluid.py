@@ -20,6 +20,8 @@ from plait.cli.text import safe
 MAX_N = 100_000
 MAX_EVENTS = 10**10
 MAX_RECORD = 10**6
+#: Most rates a recorded sample path may hold (one per connection per congestion time).
+MAX_RECORDED_RATES = 10**7
 
 # Theorem 2 of the paper (N = 2, beta = 1/2): time-stationary E[X_1^2]/c^2 per policy.
 _THEOREM2 = {
@@ -88,6 +90,12 @@ def main(args: argparse.Namespace) -> int:
     beta = _one_or_n(args.beta, args.n, "beta")
     eta = _one_or_n(args.eta, args.n, "eta")
     record = args.record if args.record is not None else (60 if args.plot else 0)
+    if args.plot and record == 0:
+        raise ValueError("--plot needs --record of at least 1 (the congestion times drawn)")
+    if record * args.n > MAX_RECORDED_RATES:
+        raise ValueError(
+            f"--record {record} x --n {args.n} rates to record: at most {MAX_RECORDED_RATES}"
+        )
     started = time.perf_counter()
     result = _interrupt.call(
         lambda: fluid.simulate(

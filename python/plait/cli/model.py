@@ -82,10 +82,16 @@ def _print(headers: Sequence[str], rows: list[Sequence[float]], title: str, as_c
     Console().print(table)
 
 
+#: Largest number of connections for the largest-rate fixed point (one rate per connection).
+MAX_CONNECTIONS = 100_000
+
+
 def _altman(args: argparse.Namespace) -> None:
     from plait import models
 
     n = np.asarray(args.n)
+    if ((n < 1) | (n > MAX_CONNECTIONS) | (n != np.floor(n))).any():
+        raise ValueError(f"--n: expected whole numbers in [1, {MAX_CONNECTIONS}]")
     one = models.altman_utilization(n, args.beta_keep)
     multcp = models.multcp_utilization(n, args.beta_keep)
     peak = np.array([models.largest_rate_fixed_point(int(k), args.beta_keep)[0] for k in n])
@@ -120,7 +126,8 @@ def _multfrc(args: argparse.Namespace) -> None:
             n, p, j, rtt, args.s, t_rto, args.b, form=args.form, refine=not args.no_refine
         )
         one = models.tfrc_rate(args.s, rtt, p, t_rto, args.b)
-        rows.append((n, j, rtt, p, x, x / args.s, x / one))
+        # TFRC's rate underflows to 0 for extreme b or t_RTO: the ratio is then undefined.
+        rows.append((n, j, rtt, p, x, x / args.s, x / one if one > 0 else float("nan")))
     headers = ("n", "j", "rtt s", "p", "X B/s", "X pkt/s", "X/TFRC")
     title = f"MulTFRC ({args.form} form), s = {args.s:g} B, b = {args.b:g}"
     _print(headers, rows, title, args.csv)

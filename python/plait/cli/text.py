@@ -13,8 +13,15 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def safe(value: object) -> str:
-    """`value` as a string with control characters escaped (`\\x1b` for ESC)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    """`value` as a string with control characters escaped (`\\x1b` for ESC), and bytes that
+    are not UTF-8 (file names decoded with surrogate escapes) shown as `\\xff`."""
+    text = str(value)
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        raw = text.encode("utf-8", "backslashreplace")
+    text = raw.decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def plain(value: object, style: str = "") -> Text:
