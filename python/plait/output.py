@@ -34,6 +34,9 @@ from pathlib import Path
 from plait import _interrupt
 
 STDOUT = "-"
+_STDOUT_ALIASES = (STDOUT, "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+_OWN_STREAMS = ("/dev/stderr",)
+_OWN_FD_DIRS = ("/dev/fd/", "/proc/self/fd/")
 
 
 class OutputError(ValueError):
@@ -129,13 +132,17 @@ class Outputs:
         shown = os.fspath(value)
         if shown == "":
             raise OutputError(f"{option}: empty path")
-        if shown == STDOUT:
+        if shown in _STDOUT_ALIASES:
             if self._stdout_taken_by is not None:
                 raise OutputError(
-                    f"{option} -: standard output is already used by {self._stdout_taken_by}"
+                    f"{option} {shown}: standard output is already used by {self._stdout_taken_by}"
                 )
             self._stdout_taken_by = option
             return FileTarget(option, shown, None, stream=True)
+        # The file descriptors of this process (/dev/stdout, /dev/fd/1): written through, as a
+        # shell redirection expects; their link targets ("pipe:[123]") are not paths.
+        if shown in _OWN_STREAMS or shown.startswith(_OWN_FD_DIRS):
+            return FileTarget(option, shown, Path(shown), stream=True)
         path = Path(os.path.realpath(shown))
         self._claim(option, shown, path)
         try:

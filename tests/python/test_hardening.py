@@ -554,3 +554,28 @@ def test_usage_errors_exit_2_in_a_subprocess(tmp_path, args):
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("alias", ["/dev/stdout", "/dev/fd/1"])
+def test_stdout_by_its_device_name_is_written_through_even_to_a_pipe(scenario, alias):
+    """/dev/stdout links to "pipe:[...]" when stdout is a pipe: not a path to replace."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _ENTRY, "run", str(scenario), "--json", alias],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["seed"] == 5
+    assert "bulk.0" in proc.stderr  # the tables step aside
+
+
+def test_stderr_device_is_written_through(scenario):
+    proc = subprocess.run(
+        [sys.executable, "-c", _ENTRY, "run", str(scenario), "--json", "/dev/stderr", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stderr)["seed"] == 5
