@@ -15,6 +15,8 @@ import pandas as pd
 from plait import _core, _interrupt
 from plait.output import FolderTarget, Outputs, Transaction
 
+_core.prepare_numpy()
+
 Scenario = Union[str, os.PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
 

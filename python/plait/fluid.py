@@ -27,6 +27,8 @@ import numpy as np
 
 from plait import _core
 
+_core.prepare_numpy()  # see plait._core.prepare_numpy
+
 #: Names of the built-in loss policies (``-`` may be used for ``_``).
 POLICIES: tuple[str, ...] = tuple(_core.FLUID_POLICIES)
 

@@ -36,6 +36,8 @@ from numpy.typing import ArrayLike
 
 from plait import _core
 
+_core.prepare_numpy()  # see plait._core.prepare_numpy
+
 __all__ = [
     "MULTFRC_FORMS",
     "DEFAULT_MULTFRC_FORM",
