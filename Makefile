@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PIP_QUIET := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test build lint rust-test py-test bench clean
+.PHONY: run test build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench clean
 
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -25,22 +25,44 @@ build: $(STAMP)
 run: build
 	$(VENV)/bin/plait experiment parallel-tcp
 
-lint: $(STAMP)
-	cargo fmt --all --check
-	cargo clippy --workspace --all-targets --release -- -D warnings
+lint: lint-rust lint-py
+
+# Cargo would otherwise share make's job slots (-j2 below) and compile on one core.
+CARGO := env -u MAKEFLAGS -u MFLAGS cargo
+
+lint-rust:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+
+lint-py: $(STAMP)
 	$(VENV)/bin/ruff check python tests experiments
 	$(VENV)/bin/ruff format --check python tests experiments
 
 # Property tests draw from a fixed seed so that CI is reproducible; run `cargo test` without
 # PROPTEST_RNG_SEED to explore fresh cases.
 rust-test:
-	PROPTEST_RNG_SEED=1 cargo test --release -p plait-core
+	PROPTEST_RNG_SEED=1 $(CARGO) test --release -p plait-core
 
 # Two workers: the interrupt tests mostly wait, so they overlap with the rest.
-py-test: build
-	$(VENV)/bin/pytest -q -n 2
+PYTEST := $(VENV)/bin/pytest -q -n 2
 
-test: build lint rust-test py-test
+py-test: build
+	$(PYTEST)
+
+# The Rust checks (compiling, two cores) and the Python checks (mostly waiting on subprocesses
+# and interrupts) run side by side; each one's output is printed whole when it ends (make -O).
+SYNC := $(if $(filter 3.%,$(MAKE_VERSION)),,-O)
+
+test: build
+	$(MAKE) --no-print-directory -j2 $(SYNC) rust-checks py-checks
+
+rust-checks:
+	$(MAKE) --no-print-directory lint-rust
+	$(MAKE) --no-print-directory rust-test
+
+# Run by `test` after `build`.
+py-checks: lint-py
+	$(PYTEST)
 
 bench: build
 	$(VENV)/bin/plait bench dumbbell --flows 10 --duration 20
