@@ -19,8 +19,9 @@ for bytes that are not UTF-8, very long strings), number-like strings and awkwar
 values that would make a call expensive are kept small: guards refuse a drawn command line that
 would run for long (they use the CLI's own argument parsers to tell).
 
-Defects found are reproduced at the end of the file, each marked xfail(strict=True); the
-property tests steer clear of them (`_known_defect`) so that they keep checking the rest.
+The cases these tests found are kept at the end of the file as plain examples (regressions);
+a defect not fixed yet is marked xfail(strict=True) there, and the property tests steer clear
+of it (`_known_defect`) so that they keep checking the rest.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ import contextlib
 import hashlib
 import io
 import json
-import math
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -39,18 +40,20 @@ import traceback
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from unittest import mock
 
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, assume, given, reject, settings
+from hypothesis import HealthCheck, assume, event, given, reject, settings
 from hypothesis import strategies as st
 from plait.api import estimate_memory, validate
 from plait.cli import main
 from plait.cli.experiment import parse_range
-from plait.cli.fluid import MAX_EVENTS, MAX_RECORD
+from plait.cli.fluid import MAX_EVENTS, MAX_RECORD, MAX_RECORDED_RATES
 from plait.cli.fluid import MAX_N as FLUID_MAX_N
 from plait.cli.model import parse_values
 from plait.cli.options import bounded_float, bounded_int, memory_size
+from plait.experiments import parallel_tcp
 
 # The entry point of the `plait` console script (pyproject: plait = "plait.cli:main").
 _ENTRY = "import sys; from plait.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -150,7 +153,12 @@ def sandbox() -> Iterator[Path]:
         (cwd / "link-to-adir").symlink_to("adir")
         (cwd / "dangling").symlink_to("nowhere/x")
         (cwd / "loop").symlink_to("loop")
-        with _chdir(cwd):
+        # `plait experiment` reads its scenario from, and falls back to writing into, its
+        # folder in the repository: here a copy inside the sandbox stands in for it.
+        home = root / "experiment"
+        home.mkdir()
+        shutil.copy(parallel_tcp.EXPERIMENT_DIR / "scenario.toml", home / "scenario.toml")
+        with _chdir(cwd), mock.patch.object(parallel_tcp, "EXPERIMENT_DIR", home):
             yield cwd
 
 
@@ -233,6 +241,10 @@ class Output:
     value: str
 
 
+def _printed_help(c: Call) -> bool:
+    return c.out.startswith(b"usage:")
+
+
 def check(c: Call, outputs: list[Output], before: dict[str, tuple], cwd: Path) -> None:
     """The invariants of the module doc for one call."""
     root = cwd.parent
@@ -240,10 +252,13 @@ def check(c: Call, outputs: list[Output], before: dict[str, tuple], cwd: Path) -
     assert c.code in (0, 2), where
     assert "Traceback" not in c.err, where
     after = snapshot(root)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     if c.code != 0:
         assert "error:" in c.err, f"exit code 2 without an error message\n{where}"
-        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         assert not changed, f"a failed call changed {changed}\n{where}"
+        return
+    if _printed_help(c):  # -h or --help among the arguments: nothing else is done
+        assert not changed, f"--help changed {changed}\n{where}"
         return
     allowed: list[str] = []
     for o in outputs:
@@ -258,7 +273,7 @@ def check(c: Call, outputs: list[Output], before: dict[str, tuple], cwd: Path) -
             rel = path.relative_to(root).as_posix()
         except ValueError:
             continue  # /dev/null and the like
-        allowed.append(rel)
+        allowed.append("" if rel == "." else rel)
         if o.kind == "json":
             json.loads(path.read_text(encoding="utf-8"))
         elif o.kind == "png":
@@ -274,35 +289,32 @@ def check(c: Call, outputs: list[Output], before: dict[str, tuple], cwd: Path) -
     assert not removed, f"a successful call removed {removed}\n{where}"
     temporaries = sorted(k for k in after if _is_temporary(k))
     assert not temporaries, f"temporaries left behind: {temporaries}\n{where}"
-    for k in sorted(k for k in after.keys() if before.get(k) != after.get(k)):
-        inside = any(k == a or k.startswith(a + "/") or a.startswith(k + "/") for a in allowed)
+    for k in changed:
+        inside = any(
+            a in ("", k) or k.startswith(a + "/") or a.startswith(k + "/") for a in allowed
+        )
         assert inside, f"{k} changed but is no output of the call\n{where}"
 
 
 def run_and_check(argv: list[str], outputs: list[Output], cwd: Path) -> Call:
+    if _known_defect(argv) is not None:
+        reject()
     before = snapshot(cwd.parent)
-    try:
-        c = call(argv)
-    except Crash as crash:
-        if _known_defect(argv, crash.error) is not None:
-            reject()
-        raise
+    c = call(argv)
     check(c, outputs, before, cwd)
+    written = sum(o.value not in ("", "-") for o in outputs)
+    event(f"exit {c.code}" + (f", {written} output(s) named" if written else ""))
     return c
 
 
 # --- defects found, steered clear of in the property tests ----------------------------------
 
 
-def _has_surrogate(text: str) -> bool:
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
-
-
-def _known_defect(argv: list[str], error: BaseException | None = None) -> str | None:
-    """The reason when `argv` (or the exception it raised) is one of the defects reproduced at
-    the end of this file."""
-    if argv[:2] == ["model", "multfrc"] and isinstance(error, ZeroDivisionError):
-        return "model multfrc divides by a TFRC rate that underflowed to 0"
+def _known_defect(argv: list[str]) -> str | None:
+    """The reason when `argv` is a defect reproduced, marked xfail, at the end of this file;
+    None for anything else."""
+    if any(a.startswith("--") and a.endswith("=--") for a in argv):
+        return "--option=-- reaches the command as [] (argparse drops the '--')"
     return None
 
 
@@ -421,6 +433,14 @@ number_text = st.one_of(
 
 hostile_value = st.one_of(number_text, hostile_text)
 
+# Number lists and ranges as `plait model` and `plait fluid` take them.
+number_list = st.one_of(
+    number_text,
+    st.lists(st.one_of(number_text, st.sampled_from(["", " "])), min_size=2, max_size=4).map(
+        ",".join
+    ),
+)
+
 _CURATED_PATHS = [
     "new.json",
     "missing/deep/x",
@@ -450,24 +470,36 @@ hostile_path = st.one_of(
     hostile_text.map(lambda s: s.replace("/", "_")),
 )
 
+# Destinations that can be written: new files (and folders) anywhere in the sandbox, a file
+# replaced through a symbolic link, a character device, standard output.
+good_file = ["out.json", "new/deep/out.json", "afile", "link-to-afile", "/dev/null", "-"]
+good_folder = ["tables", "new/deep/tables", "adir", "adir/", "link-to-adir", "."]
+
+
+def mostly(valid: list[str], hostile: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """A valid value about three times in four, else a hostile one. Both are always drawn:
+    hypothesis does not repeat a sequence of choices, so a short list of valid values alone
+    would soon be exhausted and leave only hostile ones."""
+    return st.tuples(st.integers(0, 3), st.sampled_from(valid), hostile).map(
+        lambda t: t[1] if t[0] else t[2]
+    )
+
 
 @st.composite
-def command(draw, head: list[str], options: dict, flags=(), positional=None):
-    """`head` then the drawn options (`--opt value` or `--opt=value`, shuffled), flags and a
-    positional argument, sometimes with stray tokens. Returns (argv, chosen options)."""
+def command(draw, head: list[str], options, flags=(), positional=None, repeated=()):
+    """`head`, then the options (`--opt value` or `--opt=value`), flags, `(option, value)`
+    pairs in `repeated` and a positional argument, shuffled, one time in ten with a stray
+    hostile token. `options` is a dict or a strategy of one. Returns (argv, options)."""
     chosen = draw(options) if isinstance(options, st.SearchStrategy) else options
     groups: list[list[str]] = []
-    for name, value in chosen.items():
-        if draw(st.booleans()):
-            groups.append([f"{name}={value}"])
-        else:
-            groups.append([name, value])
-    for flag in draw(st.lists(st.sampled_from(list(flags)), unique=True)) if flags else []:
-        groups.append([flag])
+    for name, value in [*chosen.items(), *repeated]:
+        groups.append([f"{name}={value}"] if draw(st.booleans()) else [name, value])
+    if flags:
+        groups.extend([flag] for flag in draw(st.lists(st.sampled_from(flags), unique=True)))
     if positional is not None:
         groups.append([positional])
     groups = draw(st.permutations(groups))
-    if draw(st.integers(0, 9)) == 0:
+    if draw(st.integers(0, 9)) == 7:  # not 0: hypothesis favours the bounds
         groups.insert(draw(st.integers(0, len(groups))), [draw(hostile_text)])
     return [*head, *(token for group in groups for token in group)], chosen
 
@@ -485,7 +517,7 @@ def _parsed(options: dict[str, str], name: str, default, parse):
 # --- the top level and plait list -----------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     head=st.sampled_from(
         [[], ["--version"], ["--help"], ["-h"], ["list"], ["model"], ["validate"], ["run"]]
@@ -496,63 +528,67 @@ def _parsed(options: dict[str, str], name: str, default, parse):
 def test_top_level_and_unknown_commands(head, tokens):
     with sandbox() as cwd:
         c = run_and_check([*head, *tokens], [], cwd)
-    if head in (["--version"],) and not tokens:
-        assert c.code == 0 and c.out.startswith(b"plait ")
+    if head == ["--version"] and not tokens:
+        assert c.code == 0 and c.out.startswith(b"plait "), c.where()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     data=command(
         ["list"],
         st.fixed_dictionaries({}, optional={"--json": hostile_text}),
-        flags=("--json", "--help"),
+        flags=("--json", "--json", "--help"),
     )
 )
 def test_list(data):
     argv, _ = data
     with sandbox() as cwd:
         c = run_and_check(argv, [], cwd)
-    if c.code == 0 and argv == ["list", "--json"]:
-        assert isinstance(json.loads(c.out), list)
+    if c.code == 0 and "--json" in argv and not _printed_help(c):
+        assert isinstance(json.loads(c.out), list), c.where()
 
 
 # --- plait model ----------------------------------------------------------------------------
 
-_value_list = st.one_of(
-    number_text,
-    st.lists(st.one_of(number_text, st.sampled_from(["", " "])), min_size=2, max_size=4).map(
-        ",".join
-    ),
-)
 
+def _values(valid: list[str]) -> st.SearchStrategy[str]:
+    return mostly(valid, number_list)
+
+
+def _scalar(valid: list[str]) -> st.SearchStrategy[str]:
+    return mostly(valid, number_text)
+
+
+_P = _values(["0.01", "1e-3,0.1", "0.05..0.2:0.05"])
+_RTT = _values(["0.1", "0.05,0.2", "0.01..0.05:0.02"])
 _MODEL_OPTIONS = {
-    "altman": {"--n": _value_list, "--beta-keep": number_text},
+    "altman": {"--n": _values(["1", "1..4", "2,4,8", "1..3,5,8"]), "--beta-keep": _scalar(["0.7"])},
     "tfrc": {
-        "--p": _value_list,
-        "--rtt": _value_list,
-        "--s": number_text,
-        "--t-rto": number_text,
-        "--b": number_text,
+        "--p": _P,
+        "--rtt": _RTT,
+        "--s": _scalar(["1460", "1"]),
+        "--t-rto": _scalar(["0.4", "1"]),
+        "--b": _scalar(["1", "2"]),
     },
     "multfrc": {
-        "--n": _value_list,
-        "--p": _value_list,
-        "--j": _value_list,
-        "--rtt": _value_list,
-        "--s": number_text,
-        "--t-rto": number_text,
-        "--b": number_text,
-        "--form": st.sampled_from(["draft", "ns2", "NS2", "", "[bold]"]),
+        "--n": _values(["1", "0.5..2:0.5", "4"]),
+        "--p": _P,
+        "--j": _values(["1", "1..3"]),
+        "--rtt": _RTT,
+        "--s": _scalar(["1460", "1"]),
+        "--t-rto": _scalar(["0.4", "1"]),
+        "--b": _scalar(["1", "2"]),
+        "--form": mostly(["draft", "ns2"], st.sampled_from(["NS2", "", "[bold]", "draft "])),
     },
     "pftk": {
-        "--p": _value_list,
-        "--rtt": _value_list,
-        "--t0": number_text,
-        "--b": number_text,
-        "--wmax": number_text,
-        "--s": number_text,
+        "--p": _P,
+        "--rtt": _RTT,
+        "--t0": _scalar(["0.4", "1"]),
+        "--b": _scalar(["1", "2"]),
+        "--wmax": _scalar(["10", "1e6"]),
+        "--s": _scalar(["1", "1460"]),
     },
-    "multcp": {"--n": _value_list},
+    "multcp": {"--n": _values(["1", "1..4", "0.5,2,8"])},
 }
 
 _MODEL_DEFAULT_LISTS = {
@@ -566,8 +602,8 @@ _MODEL_DEFAULT_LISTS = {
 
 @st.composite
 def model_command(draw):
-    name = draw(st.sampled_from([*_MODEL_OPTIONS, "altman", "tfrc"]) | hostile_text)
-    options = _MODEL_OPTIONS.get(name, {"--n": _value_list})
+    name = draw(mostly(sorted(_MODEL_OPTIONS), hostile_text))
+    options = _MODEL_OPTIONS.get(name, {"--n": number_list})
     flags = ("--csv", "--no-refine") if name == "multfrc" else ("--csv",)
     argv, chosen = draw(
         command(["model", name], st.fixed_dictionaries({}, optional=options), flags=flags)
@@ -576,7 +612,7 @@ def model_command(draw):
 
 
 def _model_cheap(name: str, chosen: dict[str, str]) -> bool:
-    """Whether the table stays small (a few thousand rows; Altman's N below 1e5)."""
+    """Whether the table stays small (a few thousand rows; Altman's N up to 1e5)."""
     rows = 1
     largest_n = 0.0
     for option, default in _MODEL_DEFAULT_LISTS.get(name, {}).items():
@@ -587,48 +623,40 @@ def _model_cheap(name: str, chosen: dict[str, str]) -> bool:
         rows *= len(values)
         if option == "--n":
             largest_n = max(values)
-    if rows > 3000:
-        return False
-    # Altman's largest-rate column allocates N floats (see the reproducers below).
-    return not (name == "altman" and largest_n > 1e5)
+    # Altman's largest-rate column computes N rates a row (N at most 1e5).
+    return rows <= 3000 and (name != "altman" or rows * min(largest_n, 1e5) <= 10**7)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=model_command())
 def test_model(data):
     name, argv, chosen = data
     assume(_model_cheap(name, chosen))
     with sandbox() as cwd:
         c = run_and_check(argv, [], cwd)
-    if c.code == 0 and "--csv" in argv and "--help" not in argv and "-h" not in argv:
+    if c.code == 0 and "--csv" in argv and not _printed_help(c):
         widths = {len(line.split(",")) for line in c.out.decode().splitlines()}
         assert len(widths) == 1, c.where()
 
 
 # --- plait fluid ----------------------------------------------------------------------------
 
-_count = st.one_of(st.sampled_from(["0", "1", "2", "10", "1e2", "100", "1e3"]), number_text)
-_numbers = st.one_of(
-    st.sampled_from(["0.5", "0.1,0.9", "0.5,0.5,0.5", "1", "1e-308", "0.9999999999999999"]),
-    _value_list,
-)
-
 _FLUID_OPTIONS = {
-    "--n": st.one_of(st.sampled_from(["1", "2", "3", "4", "1e5", "100000"]), number_text),
-    "--policy": st.one_of(
-        st.sampled_from(
-            ["rate_independent", "rate_proportional", "largest_rate", "beatdown", "all"]
-            + ["rate-independent", "ALL", " all", "none"]
-        ),
-        hostile_text,
+    "--n": mostly(["1", "2", "3", "4", "1e1"], st.sampled_from(["1e5", "100000"]) | number_text),
+    "--policy": mostly(
+        ["rate_independent", "rate_proportional", "largest_rate", "beatdown", "all"],
+        st.sampled_from(["rate-independent", "ALL", " all", "none"]) | hostile_text,
     ),
-    "--beta": _numbers,
-    "--eta": _numbers,
-    "--capacity": st.one_of(st.sampled_from(["1", "1e308", "5e-324", "0", "-1"]), number_text),
-    "--seed": number_text,
-    "--weights": _numbers,
-    "--plot": hostile_path.map(lambda p: p if p in ("", "-") or "." in p else p + ".png"),
-    "--record": _count,
+    "--beta": mostly(["0.5", "0.7", "0.5,0.6", "1e-308", "0.9999999999999999"], number_list),
+    "--eta": mostly(["1", "2", "1,3", "1e-300"], number_list),
+    "--capacity": mostly(["1", "10", "1e308", "5e-324"], number_text),
+    "--seed": mostly(["0", "7", "18446744073709551615"], number_text),
+    "--weights": mostly(["1,1", "1,2", "1,1,1,1"], number_list),
+    "--plot": mostly(
+        ["p.png", *good_file],
+        hostile_path.map(lambda p: p if p in ("", "-") or "." in p else p + ".png"),
+    ),
+    "--record": mostly(["0", "5", "60"], number_text),
 }
 
 
@@ -645,27 +673,30 @@ def _fluid_cheap(chosen: dict[str, str]) -> bool:
         )
     except ValueError:
         return True  # refused by argparse
+    if n * record > MAX_RECORDED_RATES:
+        return True  # refused before the run
     if n * (events + warmup) > 200_000 or n * record > 10**6:
         return False
     # One line and one legend entry a connection.
     return "--plot" not in chosen or (n <= 12 and record <= 10**4)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(
     data=command(
         ["fluid"],
         st.fixed_dictionaries(
-            {"--events": _count, "--warmup": _count}, optional=_FLUID_OPTIONS
+            {
+                "--events": mostly(["1", "10", "100", "1e3"], number_text),
+                "--warmup": mostly(["0", "10", "1e2"], number_text),
+            },
+            optional=_FLUID_OPTIONS,
         ),
     )
 )
 def test_fluid(data):
     argv, chosen = data
     assume(_fluid_cheap(chosen))
-    # Known: a --plot name that is not UTF-8 is written, then printing it fails (reproduced
-    # below).
-    assume(not _has_surrogate(chosen.get("--plot", "")))
     outputs = [Output("png", chosen["--plot"])] if "--plot" in chosen else []
     with sandbox() as cwd:
         run_and_check(argv, outputs, cwd)
@@ -683,35 +714,32 @@ def _bench_cheap(chosen: dict[str, str]) -> bool:
     return flows <= 3 and duration <= 2
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(
     data=command(
         [],
         st.fixed_dictionaries(
-            {},
-            optional={
-                "--flows": st.one_of(st.sampled_from(["1", "3", "1e0"]), number_text),
-                "--duration": st.one_of(st.sampled_from(["0.01", "1", "1e-300"]), number_text),
-            },
+            {
+                "--flows": mostly(["1", "3", "1e0"], number_text),
+                "--duration": mostly(["0.01", "0.5", "1e-300"], number_text),
+            }
         ),
         flags=("--json",),
-        positional=None,
     ),
-    name=st.sampled_from(["dumbbell", "dumbbell", "DUMBBELL", "parking-lot", ""]),
+    name=mostly(["dumbbell"], st.sampled_from(["DUMBBELL", "parking-lot", ""])),
 )
 def test_bench(data, name):
     argv, chosen = data
     assume(_bench_cheap(chosen))
     with sandbox() as cwd:
         c = run_and_check(["bench", name, *argv], [], cwd)
-    if c.code == 0 and "--json" in argv and name == "dumbbell" and len(argv) == 1 + 2 * len(
-        chosen
-    ) - sum("=" in a for a in argv):
-        assert json.loads(c.out)["flows"] >= 1
+    if c.code == 0 and "--json" in argv and not _printed_help(c):
+        assert json.loads(c.out)["flows"] >= 1, c.where()
 
 
 # --- plait experiment -----------------------------------------------------------------------
 
+# Each valid sweep is 8 runs; only the tiny one (N = 1, 5 s) is drawn valid.
 _EXPERIMENT_OPTIONS = {
     "--n": st.one_of(st.sampled_from(["1", "1..10", "0", "1..0", "1,,", "10001"]), number_text),
     "--duration": st.one_of(st.just("5"), number_text),
@@ -736,22 +764,24 @@ def _experiment_cheap(chosen: dict[str, str]) -> bool:
     return duration <= warmup or (ns == [1] and duration <= 5)
 
 
-@settings(max_examples=14, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+_experiment_options = st.fixed_dictionaries({}, optional=_EXPERIMENT_OPTIONS)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(
     options=st.one_of(
-        st.fixed_dictionaries({}, optional=_EXPERIMENT_OPTIONS),
+        _experiment_options,
+        _experiment_options,
+        _experiment_options,
         st.fixed_dictionaries({k: st.just(v) for k, v in _TINY_EXPERIMENT.items()}),
     ),
-    out=hostile_path,
+    out=mostly(good_folder, hostile_path),
     data=st.data(),
 )
 def test_experiment(options, out, data):
-    # --out is always given: the default is the repository's results/ folder.
+    # --out is always given: without it a sweep with the default values runs for hours.
     chosen = {**options, "--out": out}
     assume(_experiment_cheap(chosen))
-    # Known: an --out name with rich markup or bytes that are not UTF-8 breaks the final
-    # "written: ..." line after the results are written (reproduced below).
-    assume("[" not in out and not _has_surrogate(out))
     argv, _ = data.draw(command(["experiment", "parallel-tcp"], chosen, flags=("--fresh",)))
     with sandbox() as cwd:
         run_and_check(argv, [Output("experiment", out)], cwd)
@@ -759,18 +789,30 @@ def test_experiment(options, out, data):
 
 # --- plait run and plait validate -----------------------------------------------------------
 
-_CURATED_SETS = [
+_GOOD_SETS = [
+    "flow.bulk.cc=cubic",
+    'flow.bulk.cc={ name = "aimd", alpha = 2, beta = 0.7 }',
+    "flow[0].count=1",
+    "simulation.seed=3",
+    "link.bottleneck.rate=5Mbps",
+    'link.bottleneck.queue={kind="red", packets=20, min_th=5, max_th=15, max_p=0.1, w_q=0.002}',
+    "link.bottleneck.queue.packets=1",
+    'link.bottleneck.loss={kind="bernoulli", p=1}',
+    "link.access.rate=1bps",
+    "tcp.mss=1",
+    "tcp.min_rto=1ns",
+    'flow.bulk.cc={name="aimd", alpha=1e308, beta=1e-308}',
+]
+
+_BAD_SETS = [
     'link.bottleneck.queue={kind="red"',
     'link.bottleneck.queue={kind="red", packets=1, min_th=0, max_th=0, max_p=1, w_q=1}',
     'link.bottleneck.queue={kind="nope"}',
-    'link.bottleneck.loss={kind="bernoulli", p=1}',
     'link.bottleneck.loss={kind="bernoulli", p=2}',
     "link.bottleneck.queue.packets=0",
     "link.bottleneck.queue.packets=99999999999999",
     "link.bottleneck.rate=0bps",
-    "link.bottleneck.rate=1bps",
     "link.bottleneck.rate=1e30",
-    "link.bottleneck.delay=0s",
     "link.bottleneck.delay=1e20s",
     "link.bottleneck.from=dst",
     "link.access.to=src",
@@ -783,7 +825,6 @@ _CURATED_SETS = [
     "simulation.sample_interval=1ns",
     "simulation.sample_interval=0s",
     "simulation.warmup=2s",
-    "simulation.warmup=10s",
     "simulation.seed=-1",
     "simulation.seed=18446744073709551616",
     "simulation.seed=1.5",
@@ -796,13 +837,9 @@ _CURATED_SETS = [
     "flow.bulk.start=5s",
     "flow.bulk.start=nan",
     "flow.bulk.bytes=0B",
-    "flow.bulk.bytes=1B",
     "flow.bulk.src=nowhere",
     "flow.bulk.dst=src",
-    "flow.bulk.cc=cubic",
-    'flow.bulk.cc={name="aimd", alpha=1e308, beta=1e-308}',
     'flow.bulk.cc={name="aimd", alpha=0, beta=1}',
-    "flow[0].cc=reno",
     "flow[1].cc=reno",
     "flow[99999999999999999999].cc=reno",
     "flow[-1].cc=reno",
@@ -810,10 +847,8 @@ _CURATED_SETS = [
     "flow=[]",
     "link=[]",
     "tcp.mss=0",
-    "tcp.mss=1",
     "tcp.mss=4294967296",
     "tcp.receive_buffer=0B",
-    "tcp.min_rto=1ns",
     "=1",
     "=",
     "x",
@@ -836,7 +871,9 @@ _SET_KEYS = [
 ]
 
 hostile_set = st.one_of(
-    st.sampled_from(_CURATED_SETS),
+    st.sampled_from(_GOOD_SETS),
+    st.sampled_from(_GOOD_SETS),
+    st.sampled_from(_BAD_SETS),
     st.builds(
         lambda k, v: f"{k}={v}", st.one_of(st.sampled_from(_SET_KEYS), hostile_text), hostile_value
     ),
@@ -851,7 +888,7 @@ def scenario_file(draw) -> tuple[str, bytes | None]:
     if kind <= 4:
         return "scenario.toml", None
     if kind == 5:
-        return draw(hostile_path), None
+        return draw(hostile_path), None  # /dev/full reads as endless zeros
     name = draw(st.sampled_from(["x.toml", "x.json", "x", "x.TOML", "x.JSON", "x.yaml"]))
     if kind == 6:
         return name, draw(st.binary(max_size=200))
@@ -882,8 +919,8 @@ def scenario_file(draw) -> tuple[str, bytes | None]:
 
 
 def _run_cheap(file: str, overrides: list[str], max_memory: str | None, cwd: Path) -> bool:
-    """Whether the run is refused, or small: at most 5 simulated seconds and 100 flows, or
-    more memory than --max-memory lets it have."""
+    """Whether the run is refused, or small: at most 5 simulated seconds, 100 flows and
+    300 MB, or more memory than --max-memory lets it have."""
     try:
         limit = memory_size(max_memory) if max_memory is not None else 4 * 2**30
         info = validate(cwd / file, overrides=overrides)
@@ -896,18 +933,26 @@ def _run_cheap(file: str, overrides: list[str], max_memory: str | None, cwd: Pat
 
 
 _RUN_OPTIONS = {
-    "--seed": st.one_of(st.sampled_from(["0", "18446744073709551615"]), number_text),
-    "--out": hostile_path,
-    "--json": hostile_path,
-    "--max-memory": st.one_of(
-        st.sampled_from(["1", "1KB", "4GiB", "1e9", "none", "unlimited", "0", "16EiB", "-1"]),
-        number_text,
-        hostile_text,
+    "--seed": mostly(["0", "7", "18446744073709551615"], number_text),
+    "--out": mostly(good_folder, hostile_path),
+    "--json": mostly(good_file, hostile_path),
+    "--max-memory": mostly(
+        ["4GiB", "100MB", "1e9", "none", "unlimited", "1"],
+        st.sampled_from(["0", "16EiB", "-1", "1 PB", "4 gib"]) | number_text | hostile_text,
     ),
 }
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+def _same_path(cwd: Path, a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return False
+    try:
+        return os.path.realpath(cwd / a) == os.path.realpath(cwd / b)
+    except ValueError:  # a NUL in a name: refused
+        return False
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(
     file=scenario_file(),
     sets=st.lists(hostile_set, max_size=3),
@@ -920,12 +965,17 @@ def test_run(file, sets, options, data):
         if content is not None:
             (cwd / name).write_bytes(content)
         assume(_run_cheap(name, sets, options.get("--max-memory"), cwd))
+        # Known (marked xfail below): --json and --out naming the same path.
+        assume(not _same_path(cwd, options.get("--json"), options.get("--out")))
         argv, _ = data.draw(
-            command(["run"], options, flags=("--quiet",), positional=name), label="argv"
+            command(
+                ["run"],
+                options,
+                flags=("--quiet",),
+                positional=name,
+                repeated=[("--set", value) for value in sets],
+            )
         )
-        for value in sets:
-            at = data.draw(st.integers(1, len(argv)))
-            argv[at:at] = ["--set", value] if data.draw(st.booleans()) else [f"--set={value}"]
         outputs = []
         if "--json" in options:
             outputs.append(Output("json", options["--json"]))
@@ -934,17 +984,15 @@ def test_run(file, sets, options, data):
         run_and_check(argv, outputs, cwd)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@settings(max_examples=150, deadline=None)
 @given(file=scenario_file(), sets=st.lists(hostile_set, max_size=3), data=st.data())
 def test_validate(file, sets, data):
     name, content = file
     with sandbox() as cwd:
         if content is not None:
             (cwd / name).write_bytes(content)
-        argv = ["validate", name]
-        for value in sets:
-            at = data.draw(st.integers(1, len(argv)))
-            argv[at:at] = ["--set", value] if data.draw(st.booleans()) else [f"--set={value}"]
+        repeated = [("--set", value) for value in sets]
+        argv, _ = data.draw(command(["validate"], {}, positional=name, repeated=repeated))
         run_and_check(argv, [], cwd)
 
 
@@ -966,7 +1014,14 @@ def _process(args: list, cwd: Path, env: dict | None = None, **kwargs):
     "args",
     [
         ["run", "missing.toml", "--json", "out.json", "--out", "tables"],
-        ["run", "scenario.toml", "--set", 'link.bottleneck.queue={kind="red"', "--json", "out.json"],
+        [
+            "run",
+            "scenario.toml",
+            "--set",
+            'link.bottleneck.queue={kind="red"',
+            "--json",
+            "out.json",
+        ],
         ["run", "scenario.toml", "--json", "/dev/full", "--out", "tables", "--quiet"],
         ["fluid", "--events", "1e400", "--plot", "out.png"],
         ["model", "pftk", "--p", "1..1e9"],
@@ -1000,15 +1055,18 @@ def test_closed_stdout_is_not_an_error():
         assert err == b""
 
 
-# --- reproducers of the defects found -------------------------------------------------------
+# --- cases found by these tests -------------------------------------------------------------
+#
+# Each was a defect when found (the reason says what went wrong); kept as plain examples so that
+# they stay fixed. One not fixed yet is marked with `_defect` (xfail, strict: a fix makes it
+# pass, and pytest then asks for the mark to go).
 
 
 def _defect(reason: str):
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-def _assert_sound(c: Call, outputs: list[Output], cwd: Path, before: dict[str, tuple]) -> None:
-    check(c, outputs, before, cwd)
+_TINY = ["--n", "1", "--duration", "5", "--warmup", "1"]
 
 
 @pytest.mark.parametrize(
@@ -1016,27 +1074,118 @@ def _assert_sound(c: Call, outputs: list[Output], cwd: Path, before: dict[str, t
     [
         pytest.param(
             ["model", "altman", "--n", "1e19"],
-            marks=_defect("OverflowError: int too big to convert (largest_rate_fixed_point)"),
-            id="altman-n-1e19",
+            id="altman-n-1e19",  # was OverflowError: int too big to convert
+        ),
+        pytest.param(
+            ["model", "altman", "--n", "1e9"],
+            id="altman-n-1e9",  # took 12 s and 8 GB for a 1-row table
+        ),
+        pytest.param(
+            ["model", "multfrc", "--b", "1e308"],
+            id="multfrc-b-1e308",  # was ZeroDivisionError: float division by zero
+        ),
+        pytest.param(
+            ["model", "multfrc", "--t-rto", "1e308"],
+            id="multfrc-t-rto-1e308",  # was ZeroDivisionError: float division by zero
+        ),
+        pytest.param(
+            ["fluid", "--events", "1", "--warmup", "0", "--plot", "p.png", "--record", "0"],
+            id="fluid-plot-record-0",  # was AttributeError: 'NoneType' ... has no attribute 'plot'
+        ),
+        pytest.param(
+            ["fluid", "--events", "10", "--warmup", "0", "--plot", "\udcff.png"],
+            id="fluid-plot-not-utf8",  # was exit 2 (UnicodeEncodeError) with the PNG written
+        ),
+        pytest.param(
+            ["experiment", "parallel-tcp", *_TINY, "--out", "x" * 300, "--fresh"],
+            id="experiment-fresh-long-out",  # was OSError: [Errno 36] File name too long
+        ),
+        pytest.param(
+            ["experiment", "parallel-tcp", *_TINY, "--out", "[/]"],
+            id="experiment-out-markup",  # was MarkupError once the results were written
+        ),
+        pytest.param(
+            ["experiment", "parallel-tcp", *_TINY, "--out", "\udcff"],
+            id="experiment-out-not-utf8",  # was exit 2 (UnicodeEncodeError), results written
+        ),
+        pytest.param(
+            ["experiment", "parallel-tcp", *_TINY, "--out", ""],
+            id="experiment-empty-out",  # wrote into the experiment's own results/ folder
+        ),
+        pytest.param(
+            ["run", "scenario.toml", "--quiet", "--out", "trap"],
+            id="run-out-holds-a-folder-named-like-a-table",  # moved the folder aside, exit 0
+        ),
+        pytest.param(
+            ["run", "scenario.toml", "--quiet", "--json", "same", "--out", "same"],
+            marks=_defect(
+                "exit 0: the JSON replaces the --out folder, whose tables are left in a hidden "
+                ".same.*.tmp.old folder"
+            ),
+            id="run-json-and-out-same-path",
         ),
     ],
 )
-def test_in_process_defects(argv):
-    with sandbox() as cwd:
-        before = snapshot(cwd.parent)
-        c = call(argv)
-        _assert_sound(c, [], cwd, before)
-
-
-@_defect("an existing folder where run writes flows.parquet is moved aside, not refused")
-def test_run_out_folder_holding_a_folder_named_like_an_output():
+def test_found_in_process(argv):
+    outputs = []
+    for option, kind in (("--json", "json"), ("--out", "parquet"), ("--plot", "png")):
+        if option in argv:
+            kind = "experiment" if argv[0] == "experiment" else kind
+            outputs.append(Output(kind, argv[argv.index(option) + 1]))
     with sandbox() as cwd:
         trap = cwd / "trap" / "flows.parquet"
         trap.mkdir(parents=True)
         (trap / "keep").write_text("keep\n", encoding="utf-8")
         before = snapshot(cwd.parent)
-        c = call(["run", "scenario.toml", "--quiet", "--out", "trap"])
-        _assert_sound(c, [Output("parquet", "trap")], cwd, before)
+        c = call(argv)
+        if "" in argv or "trap" in argv or argv[-1] == "same" or "1e9" in argv:
+            assert c.code == 2, c.where()  # refused before any work
+        check(c, outputs, before, cwd)
+
+
+_DASHES = "argparse (Python 3.11) drops '--' from --option=--: the value is [], unchecked; "
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(argv, marks=_defect(_DASHES + reason), id=" ".join(argv[:3]))
+        for argv, reason in [
+            (["run", "scenario.toml", "--out=--"], "TypeError: expected str, ... not list"),
+            (["run", "scenario.toml", "--json=--"], "TypeError: expected str, ... not list"),
+            (["fluid", "--n=--"], "TypeError: '>' not supported between 'list' and 'int'"),
+            (["fluid", "--capacity=--", "--events", "10"], "TypeError: float() argument ..."),
+            (["fluid", "--plot=--", "--events", "10"], "TypeError: expected str, ... not list"),
+            (["fluid", "--record=--", "--events", "10"], "TypeError: '>' not supported ..."),
+            (["model", "tfrc", "--s=--"], "TypeError: unsupported format string ... list"),
+            (["model", "pftk", "--wmax=--"], "TypeError: unsupported format string ... list"),
+            (["model", "altman", "--n=--"], "exit 0 with an empty table"),
+            (["model", "multcp", "--n=--"], "exit 0 with an empty table"),
+            (["bench", "dumbbell", "--flows=--", "--duration", "0.01"], "exit 1, TypeError"),
+            (["bench", "dumbbell", "--duration=--", "--flows", "1"], "exit 1, TypeError"),
+            (
+                ["experiment", "parallel-tcp", "--n=--", "--out", "tables"],
+                "AttributeError: 'list' object has no attribute 'split'",
+            ),
+        ]
+    ],
+)
+def test_found_option_equals_dashes(argv):
+    with sandbox() as cwd:
+        before = snapshot(cwd.parent)
+        c = call(argv)
+        assert c.code == 2, c.where()
+        check(c, [], before, cwd)
+
+
+def _limit_memory() -> None:
+    """1 GiB of address space more than the interpreter starts with: enough for any
+    reasonable call, and a failed allocation instead of the OOM killer otherwise."""
+    import resource
+
+    with open("/proc/self/statm") as f:
+        size = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (size + 2**30, size + 2**30))
 
 
 @pytest.mark.parametrize(
@@ -1045,32 +1194,39 @@ def test_run_out_folder_holding_a_folder_named_like_an_output():
         pytest.param(
             ["model", "altman", "--n", "1e12"],
             {},
-            marks=_defect("process aborts: memory allocation failed (largest_rate_fixed_point)"),
-            id="altman-n-1e12-abort",
+            id="altman-n-1e12",  # the process aborted: memory allocation failed
         ),
         pytest.param(
             ["fluid", "--n", "1e5", "--events", "10", "--warmup", "0", "--record", "1e6"],
             {},
-            marks=_defect("process aborts: memory allocation of 52428800000 bytes failed"),
-            id="fluid-record-abort",
+            id="fluid-record-1e6-n-1e5",  # the process aborted: allocation of 52 GB failed
         ),
         pytest.param(
             ["fluid", "--events", "10", "--warmup", "0", "--plot", os.fsencode("\udcff.png")],
             {"PYTHONIOENCODING": "utf-8"},
-            marks=_defect("exit 2 (UnicodeEncodeError printing the name) after the PNG is written"),
-            id="fluid-plot-not-utf8",
+            id="fluid-plot-not-utf8",  # was exit 2 (UnicodeEncodeError) with the PNG written
+        ),
+        pytest.param(
+            ["validate", "/dev/zero"],
+            {},
+            id="validate-dev-zero",  # was read whole: MemoryError, or the OOM killer
+        ),
+        pytest.param(
+            ["validate", os.fsencode("\udcff.toml")],
+            {},
+            id="validate-name-not-utf8",  # a valid scenario was refused (exit 2)
         ),
     ],
 )
-def test_process_defects(args, env):
+def test_found_in_a_process(args, env):
     with sandbox() as cwd:
+        shutil.copy(cwd / "scenario.toml", cwd / os.fsdecode(b"\xff.toml"))
         before = snapshot(cwd.parent)
-        p = _process(args, cwd, env)
-        assert p.returncode in (0, 2), p.stderr.decode(errors="replace")[-2000:]
+        p = _process(args, cwd, env, preexec_fn=_limit_memory)
+        err = p.stderr.decode(errors="replace")[-2000:]
+        assert p.returncode in (0, 2), err
         assert b"Traceback" not in p.stderr
         if p.returncode == 2:
             assert snapshot(cwd.parent) == before
-
-
-def _unused() -> None:  # pragma: no cover - keeps imports used while drafting
-    _ = math
+        if args[0] == "validate" and args[1] != "/dev/zero":
+            assert p.returncode == 0, err
