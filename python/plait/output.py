@@ -118,12 +118,19 @@ class Outputs:
     def __init__(self) -> None:
         self._stdout_taken_by: str | None = None
         self._paths: dict[Path, str] = {}
+        self._folders: dict[Path, str] = {}
 
     def _claim(self, option: str, shown: str, path: Path) -> None:
-        other = self._paths.get(path)
+        other = self._paths.get(path) or self._folders.get(path)
         if other is not None and other != option:
             raise OutputError(f"{option} {shown}: '{path}' is also written by {other}")
         self._paths[path] = option
+
+    def _claim_folder(self, option: str, shown: str, path: Path) -> None:
+        other = self._paths.get(path)
+        if other is not None and other != option:
+            raise OutputError(f"{option} {shown}: '{path}' is also written by {other}")
+        self._folders[path] = option
 
     def file(self, option: str, value: str | os.PathLike | None) -> FileTarget | None:
         """Checks a file destination (``-`` is standard output). None stays None."""
@@ -192,6 +199,7 @@ class Outputs:
                     raise OutputError(
                         f"{option} {shown}: '{inside}' is a folder; it would be replaced by a file"
                     )
+        self._claim_folder(option, shown, path)
         for name in files:
             self._claim(option, shown, path / name)
         return FolderTarget(option, shown, path)

@@ -24,6 +24,15 @@ class _Parser(argparse.ArgumentParser):
         kwargs["formatter_class"] = HelpFormatter
         super().__init__(*args, **kwargs)
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]):
+        # Python < 3.12 drops a "--" given as an option's value (`--out=--`) and returns []
+        # unchecked; take it as the literal value, converted and checked like any other.
+        if action.nargs is None and action.option_strings and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str):  # type: ignore[override]
         from plait.cli.text import safe
 
