@@ -9,6 +9,9 @@
 pub mod app;
 pub mod bench;
 pub mod event;
+/// Fuzz-target bodies (`fuzz/`), shared with the corpus replay test; not a public API.
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod ids;
 pub mod model;
 pub mod net;
