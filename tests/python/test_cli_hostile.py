@@ -44,6 +44,7 @@ from unittest import mock
 
 import pandas as pd
 import pytest
+from conftest import SCENARIO_TOML
 from hypothesis import HealthCheck, assume, event, given, reject, settings
 from hypothesis import strategies as st
 from plait.api import estimate_memory, validate
@@ -60,38 +61,15 @@ _ENTRY = "import sys; from plait.cli import main; sys.exit(main(sys.argv[1:]))"
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
-# Two Reno flows through a 10 Mb/s bottleneck for two simulated seconds: milliseconds a run.
-SCENARIO = """\
-[simulation]
-duration = "2s"
-warmup = "500ms"
-seed = 5
-sample_interval = "500ms"
-
-[[link]]
-name = "access"
-from = "src"
-to = "r1"
-rate = "100Mbps"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-from = "r1"
-to = "dst"
-rate = "10Mbps"
-delay = "10ms"
-queue = { kind = "droptail", packets = 50 }
-
-[[flow]]
-name = "bulk"
-count = 2
-kind = "tcp"
-cc = "reno"
-src = "src"
-dst = "dst"
-start = { uniform = ["0s", "500ms"] }
-"""
+# The shared small scenario (conftest.py), shortened to two Reno flows for two simulated seconds:
+# milliseconds a run.
+SCENARIO = (
+    SCENARIO_TOML.replace('duration = "3s"', 'duration = "2s"')
+    .replace('warmup = "1s"', 'warmup = "500ms"')
+    .replace("count = 3", "count = 2")
+    .replace('start = { uniform = ["0s", "1s"] }', 'start = { uniform = ["0s", "500ms"] }')
+)
+assert 'duration = "2s"' in SCENARIO and "count = 2" in SCENARIO
 
 # The same scenario as JSON.
 SCENARIO_DICT = {
