@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PIP_QUIET := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench clean
+.PHONY: run test build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench golden clean
 
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -63,6 +63,11 @@ rust-checks:
 # Run by `test` after `build`.
 py-checks: lint-py
 	$(PYTEST)
+
+# Regenerates tests/golden/*.json from tests/golden/*.toml. Only for a change that alters
+# simulation results on purpose; its note says which fields changed and why.
+golden:
+	PLAIT_BLESS=1 $(CARGO) test --release -p plait-core --test golden
 
 bench: build
 	$(VENV)/bin/plait bench dumbbell --flows 10 --duration 20
