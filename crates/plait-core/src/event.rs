@@ -19,10 +19,9 @@ pub enum Event {
     FlowStart(FlowId),
     /// A flow stops sending new data.
     FlowStop(FlowId),
-    /// A flow's transport timer (retransmission, delayed ACK) may be due.
+    /// A flow's transport wake-up (retransmission, delayed ACK, a source's next send) may be
+    /// due.
     FlowTimer(FlowId),
-    /// A datagram source's next send or period change.
-    SourceWake(FlowId),
     /// Take a time-series sample.
     Sample,
     /// The warm-up period ends: snapshot the counters.

@@ -16,7 +16,6 @@
 use std::fmt::Write as _;
 
 use crate::scenario::{catalog, format_duration, format_rate, format_size, FlowKind, Scenario};
-use crate::sim::flow::Endpoints;
 use crate::sim::{build, Simulator};
 use crate::time::{Rate, SimTime};
 
@@ -101,7 +100,8 @@ fn check_run(sim: &Simulator, scenario: &Scenario) {
     // TCP: nothing delivered beyond what was sent, nothing acknowledged beyond what was
     // delivered, a finished transfer delivered exactly its size.
     for f in sim.flows() {
-        if let Endpoints::Tcp { sender, receiver } = &f.endpoints {
+        if let Some(tcp) = f.transport.as_tcp() {
+            let (sender, receiver) = (tcp.sender(), tcp.receiver());
             let delivered = receiver.delivered_bytes();
             assert!(
                 delivered <= sender.snd_nxt(),
@@ -119,14 +119,10 @@ fn check_run(sim: &Simulator, scenario: &Scenario) {
                 assert_eq!(delivered, sender.snd_una(), "flow {}", f.name);
             }
         }
-        if let Endpoints::Datagram {
-            next_seq,
-            received_packets,
-            ..
-        } = &f.endpoints
-        {
+        if let Some(d) = f.transport.as_datagram() {
+            let (next_seq, received_packets) = (d.sent_packets(), d.received_packets());
             assert!(
-                received_packets <= next_seq && *next_seq == f.data_packets_sent,
+                received_packets <= next_seq && next_seq == f.data_packets_sent,
                 "flow {}: received {received_packets} of {next_seq} datagrams",
                 f.name
             );
@@ -136,12 +132,13 @@ fn check_run(sim: &Simulator, scenario: &Scenario) {
     for (f, spec) in sim.flows().iter().zip(&scenario.flows) {
         assert_eq!(f.name, spec.name);
         if let (
-            Endpoints::Tcp { receiver, .. },
+            Some(tcp),
             FlowKind::Tcp {
                 bytes: Some(bytes), ..
             },
-        ) = (&f.endpoints, &spec.kind)
+        ) = (f.transport.as_tcp(), &spec.kind)
         {
+            let receiver = tcp.receiver();
             assert!(
                 receiver.delivered_bytes() <= *bytes,
                 "flow {}: delivered {} of a {bytes} B transfer",

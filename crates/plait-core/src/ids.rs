@@ -39,3 +39,7 @@ typed_id!(
     /// A slot in the packet pool.
     PacketId
 );
+typed_id!(
+    /// One of a flow's paths (a forward and a reverse route), numbered from 0 within the flow.
+    PathId
+);

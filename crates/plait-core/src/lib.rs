@@ -23,5 +23,5 @@ pub mod time;
 pub mod trace;
 pub mod transport;
 
-pub use ids::{FlowId, LinkId, NodeId, PacketId, RouteId};
+pub use ids::{FlowId, LinkId, NodeId, PacketId, PathId, RouteId};
 pub use time::{Rate, SimTime};

@@ -4,7 +4,6 @@
 #![allow(dead_code)]
 
 use plait_core::scenario::Scenario;
-use plait_core::sim::flow::Endpoints;
 use plait_core::sim::{build, Simulator};
 
 pub fn scenario(toml: &str) -> Scenario {
@@ -31,7 +30,8 @@ pub fn check_invariants(sim: &Simulator) {
         sim.packets_in_flight()
     );
     for f in sim.flows() {
-        if let Endpoints::Tcp { sender, receiver } = &f.endpoints {
+        if let Some(tcp) = f.transport.as_tcp() {
+            let (sender, receiver) = (tcp.sender(), tcp.receiver());
             let delivered = receiver.delivered_bytes();
             // The receiver cannot deliver what the sender never sent.
             assert!(

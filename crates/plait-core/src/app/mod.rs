@@ -2,11 +2,13 @@
 //! application data; datagram sources (constant bit rate, on/off) live here.
 
 pub mod cbr;
+pub mod datagram;
 pub mod onoff;
 
 use crate::time::SimTime;
 
 pub use cbr::Cbr;
+pub use datagram::DatagramFlow;
 pub use onoff::OnOff;
 
 /// What a datagram source wants after a wake-up.

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::app::{onoff::Period, Cbr, DatagramSource, OnOff};
+use crate::app::{onoff::Period, Cbr, DatagramFlow, DatagramSource, OnOff};
 use crate::ids::{LinkId, NodeId, RouteId};
 use crate::net::link::Link;
 use crate::net::routing::{path_from_nodes, shortest_path};
@@ -16,10 +16,11 @@ use crate::rng::RngStreams;
 use crate::scenario::{FlowKind, NodeKind, PeriodSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::histogram::LogHistogram;
-use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::tcp::{TcpFlow, TcpReceiver, TcpSender};
+use crate::transport::{AnyTransport, Transport};
 use rand::Rng;
 
-use super::flow::{Endpoints, Flow, FlowCounters};
+use super::flow::{Flow, FlowCounters, FlowPath};
 use super::{RunConfig, Simulator};
 
 /// Hold time of a threshold-dropper when no flow crosses its link.
@@ -210,27 +211,19 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 })
             }
         };
-        let (kind, cc, endpoints) = match &f.kind {
+        let (cc, transport) = match &f.kind {
             FlowKind::Tcp { cc, bytes, tcp } => {
                 let controller = cc.build(tcp.mss, tcp.initial_window);
-                (
-                    "tcp",
-                    cc.name(),
-                    Endpoints::Tcp {
-                        sender: Box::new(TcpSender::new(*tcp, controller, *bytes)),
-                        receiver: Box::new(TcpReceiver::new(tcp)),
-                    },
-                )
+                let sender = TcpSender::new(*tcp, controller, *bytes);
+                let receiver = TcpReceiver::new(tcp);
+                (cc.name(), AnyTransport::Tcp(TcpFlow::new(sender, receiver)))
             }
             FlowKind::Cbr { rate, packet_bytes } => (
-                "cbr",
                 "",
-                Endpoints::Datagram {
-                    source: DatagramSource::Cbr(Cbr::new(*rate, *packet_bytes)),
-                    next_seq: 0,
-                    received_packets: 0,
-                    received_bytes: 0,
-                },
+                AnyTransport::Datagram(DatagramFlow::new(DatagramSource::Cbr(Cbr::new(
+                    *rate,
+                    *packet_bytes,
+                )))),
             ),
             FlowKind::OnOff {
                 rate,
@@ -238,36 +231,31 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 on,
                 off,
             } => (
-                "onoff",
                 "",
-                Endpoints::Datagram {
-                    source: DatagramSource::OnOff(OnOff::new(
-                        *rate,
-                        *packet_bytes,
-                        period(on),
-                        period(off),
-                        streams.stream(&format!("flow.{}.onoff", f.name)),
-                    )),
-                    next_seq: 0,
-                    received_packets: 0,
-                    received_bytes: 0,
-                },
+                AnyTransport::Datagram(DatagramFlow::new(DatagramSource::OnOff(OnOff::new(
+                    *rate,
+                    *packet_bytes,
+                    period(on),
+                    period(off),
+                    streams.stream(&format!("flow.{}.onoff", f.name)),
+                )))),
             ),
         };
         flows.push(Flow {
             name: f.name.clone(),
-            kind,
+            kind: transport.kind(),
             cc,
             src,
             dst,
-            forward: intern(fwd),
-            reverse: intern(rev),
+            paths: vec![FlowPath {
+                forward: intern(fwd),
+                reverse: intern(rev),
+            }],
             start,
             stop: f.stop,
-            active: false,
             completed_at: None,
             timer_scheduled: None,
-            endpoints,
+            transport,
             data_packets_sent: 0,
             wire_bytes_sent: 0,
             drops: 0,

@@ -3,10 +3,13 @@
 //! Packets live in a pool and events refer to them by index. Each link direction keeps at most
 //! one pending `TransmitDone` and one pending `Arrive`: packets on the wire or propagating wait
 //! in the link's FIFO pipeline (their arrival times are non-decreasing) and only the head has
-//! an event, so the event queue holds a few entries per link rather than one per packet. Each flow folds its transport timers (retransmission, delayed ACK) into
-//! one wake-up, cancelled lazily: the flow remembers the earliest wake-up it has in the queue
-//! and ignores any other. Drivers follow the sans-IO contract: after every `handle_*` on an
-//! endpoint, drain its `poll_transmit` and re-arm the timer from its `poll_timeout`.
+//! an event, so the event queue holds a few entries per link rather than one per packet.
+//!
+//! The loop knows no protocol: each flow is a [`Transport`](crate::transport::Transport) and
+//! the driver follows the contract in [`crate::transport`]: after every `handle_*` it drains
+//! `poll_transmit` and `poll_event`, re-arms the flow's one wake-up from `poll_timeout`, and
+//! puts the transmits on the routes of their paths. A flow's wake-up is cancelled lazily: the
+//! flow remembers the earliest wake-up it has in the queue and ignores any other.
 
 pub mod budget;
 pub mod build;
@@ -14,19 +17,18 @@ pub mod flow;
 mod pool;
 
 use crate::event::{Event, EventQueue};
-use crate::ids::{FlowId, LinkId, PacketId, RouteId};
+use crate::ids::{FlowId, LinkId, PacketId, PathId};
 use crate::net::link::{Link, LinkCounters, Started};
 use crate::net::queue::QueueItem;
-use crate::packet::{
-    AckSegment, DataSegment, Packet, Payload, TCP_IP_HEADER_BYTES, UDP_IP_HEADER_BYTES,
-};
+use crate::packet::{Header, Packet};
 use crate::time::SimTime;
 use crate::trace::histogram::LogHistogram;
 use crate::trace::results::{jain_index, FlowTable, LinkTable, RunResult, TimeSeries};
 use crate::trace::{NoTrace, Observer, TraceEvent};
+use crate::transport::{AnyTransport, Direction, Transport, TransportEvent};
 
 pub use build::build;
-use flow::{Endpoints, Flow};
+use flow::{Flow, FlowPath};
 use pool::PacketPool;
 
 /// Packet accounting for the whole run: `created = delivered + dropped + in_flight`.
@@ -39,12 +41,100 @@ pub struct PacketCounters {
     pub data_delivered: u64,
 }
 
-/// Which endpoint of a TCP flow just handled an input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Side {
-    Sender,
-    Receiver,
-    Both,
+/// An input the driver hands a transport.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Packet(PathId, Direction, &'a Header),
+    Timeout,
+    Start,
+    Stop,
+}
+
+/// What the driver touches while a transport handles an input: the flow's measurements (all
+/// of the flow but its transport), the packet pool and the observer.
+struct Step<'a, O> {
+    now: SimTime,
+    warmed: bool,
+    flow: FlowId,
+    paths: &'a [FlowPath],
+    data_packets_sent: &'a mut u64,
+    rtt: &'a mut LogHistogram,
+    completed_at: &'a mut Option<SimTime>,
+    pool: &'a mut PacketPool,
+    transmits: &'a mut Vec<PacketId>,
+    observer: &'a mut O,
+}
+
+impl<O: Observer> Step<'_, O> {
+    /// Hands `input` to the transport, drains its transmits (into the pool) and its events;
+    /// returns its next wake-up.
+    #[inline(always)]
+    fn run<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input<'_>) -> Option<SimTime> {
+        let now = self.now;
+        match input {
+            Input::Packet(path, direction, header) => t.handle_packet(now, path, direction, header),
+            Input::Timeout => t.handle_timeout(now),
+            Input::Start => t.handle_start(now),
+            Input::Stop => t.handle_stop(now),
+        }
+        while let Some(x) = t.poll_transmit(now) {
+            if x.direction == Direction::Forward {
+                *self.data_packets_sent += 1;
+            }
+            // Into the pool now (one copy of the header); onto the first link after the
+            // wake-up is re-armed.
+            self.transmits.push(self.pool.alloc(Packet {
+                flow: self.flow,
+                path: x.path,
+                direction: x.direction,
+                route: self.paths[x.path.index()].route(x.direction),
+                hop: 0,
+                size_bytes: x.size_bytes,
+                header: x.header,
+            }));
+        }
+        while let Some(event) = t.poll_event() {
+            self.on_event(event);
+        }
+        t.poll_timeout()
+    }
+
+    #[inline]
+    fn on_event(&mut self, event: TransportEvent) {
+        let (time, flow) = (self.now, self.flow);
+        match event {
+            TransportEvent::RttSample { rtt, .. } => {
+                if self.warmed {
+                    self.rtt.record(rtt.as_nanos());
+                }
+                if O::ENABLED {
+                    self.observer
+                        .on_event(&TraceEvent::RttSample { time, flow, rtt });
+                }
+            }
+            TransportEvent::Finished => {
+                if self.completed_at.is_none() {
+                    *self.completed_at = Some(time);
+                }
+            }
+            TransportEvent::Cwnd { cwnd_bytes, .. } => {
+                if O::ENABLED {
+                    self.observer.on_event(&TraceEvent::Cwnd {
+                        time,
+                        flow,
+                        cwnd_bytes,
+                    });
+                }
+            }
+            TransportEvent::Delivered { bytes, .. } => {
+                if O::ENABLED {
+                    self.observer
+                        .on_event(&TraceEvent::Delivered { time, flow, bytes });
+                }
+            }
+            TransportEvent::Loss { .. } | TransportEvent::Timeout { .. } => {}
+        }
+    }
 }
 
 /// Run-wide settings.
@@ -70,8 +160,7 @@ pub struct Simulator<O: Observer = NoTrace> {
     counters: PacketCounters,
     events_processed: u64,
     dropped_buf: Vec<QueueItem>,
-    data_buf: Vec<DataSegment>,
-    ack_buf: Vec<AckSegment>,
+    transmit_buf: Vec<PacketId>,
     link_at_warmup: Vec<LinkCounters>,
     /// Link counters as of the end of the last `run_until` slice.
     link_now: Vec<LinkCounters>,
@@ -85,11 +174,14 @@ impl<O: Observer> Simulator<O> {
         config: RunConfig,
         links: Vec<Link>,
         routes: Vec<Box<[LinkId]>>,
-        flows: Vec<Flow>,
+        mut flows: Vec<Flow>,
         node_names: Vec<String>,
         observer: O,
     ) -> Self {
         let mut events = EventQueue::new();
+        for f in &mut flows {
+            f.transport.set_tracing(O::ENABLED);
+        }
         for (i, f) in flows.iter().enumerate() {
             let id = FlowId::from_index(i);
             events.push(f.start, Event::FlowStart(id));
@@ -134,8 +226,7 @@ impl<O: Observer> Simulator<O> {
             counters: PacketCounters::default(),
             events_processed: 0,
             dropped_buf: Vec::new(),
-            data_buf: Vec::new(),
-            ack_buf: Vec::new(),
+            transmit_buf: Vec::new(),
             link_at_warmup,
             link_now,
             warmed_up,
@@ -145,7 +236,10 @@ impl<O: Observer> Simulator<O> {
     }
 
     /// Replaces the observer (e.g. a [`crate::trace::Recorder`] for tests).
-    pub fn with_observer<P: Observer>(self, observer: P) -> Simulator<P> {
+    pub fn with_observer<P: Observer>(mut self, observer: P) -> Simulator<P> {
+        for f in &mut self.flows {
+            f.transport.set_tracing(P::ENABLED);
+        }
         Simulator {
             now: self.now,
             config: self.config,
@@ -159,8 +253,7 @@ impl<O: Observer> Simulator<O> {
             counters: self.counters,
             events_processed: self.events_processed,
             dropped_buf: self.dropped_buf,
-            data_buf: self.data_buf,
-            ack_buf: self.ack_buf,
+            transmit_buf: self.transmit_buf,
             link_at_warmup: self.link_at_warmup,
             link_now: self.link_now,
             warmed_up: self.warmed_up,
@@ -262,28 +355,14 @@ impl<O: Observer> Simulator<O> {
             Event::Arrive(l) => self.handle_arrive(l),
             Event::TransmitDone(l) => self.handle_transmit_done(l),
             Event::FlowTimer(f) => self.handle_flow_timer(f),
-            Event::SourceWake(f) => self.handle_source_wake(f),
             Event::FlowStart(f) => self.handle_flow_start(f),
-            Event::FlowStop(f) => self.flows[f.index()].active = false,
+            Event::FlowStop(f) => self.handle_flow_stop(f),
             Event::Sample => self.handle_sample(),
             Event::WarmupEnd => self.handle_warmup_end(),
         }
     }
 
     // ---- network -------------------------------------------------------------------------
-
-    #[inline]
-    fn send_packet(&mut self, flow: FlowId, route: RouteId, size_bytes: u32, payload: Payload) {
-        let id = self.pool.alloc(Packet {
-            flow,
-            route,
-            hop: 0,
-            size_bytes,
-            payload,
-        });
-        self.counters.created += 1;
-        self.enter_link(id);
-    }
 
     #[inline]
     fn enter_link(&mut self, id: PacketId) {
@@ -369,9 +448,13 @@ impl<O: Observer> Simulator<O> {
         let (route, hop) = (p.route, p.hop as usize);
         if hop == 1 {
             // Wire throughput counts the data that left the sender's access link (the first
-            // hop of its route), so not what that link's queue or loss model dropped. ACKs
-            // finish the first hop of the reverse route and add nothing.
-            let data_bytes = if p.is_ack() { 0 } else { p.size_bytes as u64 };
+            // hop of its route), so not what that link's queue or loss model dropped. Feedback
+            // (ACKs) finishes the first hop of the reverse route and adds nothing.
+            let data_bytes = if p.is_feedback() {
+                0
+            } else {
+                p.size_bytes as u64
+            };
             self.flows[p.flow.index()].wire_bytes_sent += data_bytes;
         }
         if hop < self.routes[route.index()].len() {
@@ -385,111 +468,42 @@ impl<O: Observer> Simulator<O> {
 
     // ---- endpoints -----------------------------------------------------------------------
 
+    #[inline]
     fn deliver(&mut self, pkt: Packet) {
-        let f = pkt.flow;
-        let now = self.now;
-        match pkt.payload {
-            Payload::Data(seg) => {
-                self.counters.data_delivered += 1;
-                if let Endpoints::Tcp { receiver, .. } = &mut self.flows[f.index()].endpoints {
-                    receiver.handle_data(now, &seg);
-                }
-                if O::ENABLED {
-                    self.observer.on_event(&TraceEvent::Delivered {
-                        time: now,
-                        flow: f,
-                        bytes: seg.len,
-                    });
-                }
-                self.drain_tcp(f, Side::Receiver);
-            }
-            Payload::Ack(ack) => {
-                let warmed = self.warmed_up;
-                let flow = &mut self.flows[f.index()];
-                if let Endpoints::Tcp { sender, .. } = &mut flow.endpoints {
-                    let outcome = sender.handle_ack(now, &ack);
-                    if let Some(rtt) = outcome.rtt {
-                        if warmed {
-                            flow.rtt.record(rtt.as_nanos());
-                        }
-                        if O::ENABLED {
-                            self.observer.on_event(&TraceEvent::RttSample {
-                                time: now,
-                                flow: f,
-                                rtt,
-                            });
-                        }
-                    }
-                    if flow.completed_at.is_none() && sender.is_finished() {
-                        flow.completed_at = Some(now);
-                    }
-                    if O::ENABLED {
-                        let cwnd_bytes = sender.cwnd();
-                        self.observer.on_event(&TraceEvent::Cwnd {
-                            time: now,
-                            flow: f,
-                            cwnd_bytes,
-                        });
-                    }
-                }
-                self.drain_tcp(f, Side::Sender);
-            }
-            Payload::Datagram { .. } => {
-                self.counters.data_delivered += 1;
-                if let Endpoints::Datagram {
-                    received_packets,
-                    received_bytes,
-                    ..
-                } = &mut self.flows[f.index()].endpoints
-                {
-                    *received_packets += 1;
-                    *received_bytes += pkt.size_bytes.saturating_sub(UDP_IP_HEADER_BYTES) as u64;
-                }
-                if O::ENABLED {
-                    let bytes = pkt.size_bytes;
-                    self.observer.on_event(&TraceEvent::Delivered {
-                        time: now,
-                        flow: f,
-                        bytes,
-                    });
-                }
-            }
+        if pkt.direction == Direction::Forward {
+            self.counters.data_delivered += 1;
         }
+        let input = Input::Packet(pkt.path, pkt.direction, &pkt.header);
+        self.handle(pkt.flow, input);
     }
 
-    /// Drains a TCP flow's transmissions (of the endpoint(s) that just handled an input: the
-    /// other's state did not change) and re-arms the flow's timer.
-    fn drain_tcp(&mut self, f: FlowId, side: Side) {
+    /// One input to flow `f`'s transport, and the driver's half of the contract after it:
+    /// drain the transmits (into the pool) and the events, re-arm the flow's wake-up, then put
+    /// the transmits on the first link of their routes, in the order they were polled.
+    #[inline(always)]
+    fn handle(&mut self, f: FlowId, input: Input<'_>) {
         let now = self.now;
-        let mut data = std::mem::take(&mut self.data_buf);
-        let mut acks = std::mem::take(&mut self.ack_buf);
         let flow = &mut self.flows[f.index()];
-        let (forward, reverse) = (flow.forward, flow.reverse);
-        let deadline = match &mut flow.endpoints {
-            Endpoints::Tcp { sender, receiver } => {
-                if flow.active && side != Side::Receiver {
-                    while let Some(seg) = sender.poll_transmit(now) {
-                        data.push(seg);
-                    }
-                }
-                if side != Side::Sender {
-                    while let Some(ack) = receiver.poll_transmit(now) {
-                        acks.push(ack);
-                    }
-                }
-                let s = if flow.active {
-                    sender.poll_timeout()
-                } else {
-                    None
-                };
-                match (s, receiver.poll_timeout()) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                }
-            }
-            Endpoints::Datagram { .. } => None,
+        let mut transmits = std::mem::take(&mut self.transmit_buf);
+        let mut step = Step {
+            now,
+            warmed: self.warmed_up,
+            flow: f,
+            paths: &flow.paths,
+            data_packets_sent: &mut flow.data_packets_sent,
+            rtt: &mut flow.rtt,
+            completed_at: &mut flow.completed_at,
+            pool: &mut self.pool,
+            transmits: &mut transmits,
+            observer: &mut self.observer,
         };
-        flow.data_packets_sent += data.len() as u64;
+        // One dispatch per input: the calls inside `run` are static for the built-ins.
+        let deadline = match &mut flow.transport {
+            AnyTransport::Tcp(t) => step.run(t, input),
+            AnyTransport::Datagram(t) => step.run(t, input),
+            AnyTransport::Custom(t) => step.run(&mut **t, input),
+        };
+        self.counters.created += transmits.len() as u64;
         if let Some(t) = deadline {
             // A deadline already passed fires now (and must match `timer_scheduled` then).
             let t = t.max(now);
@@ -498,76 +512,30 @@ impl<O: Observer> Simulator<O> {
                 self.events.push(t, Event::FlowTimer(f));
             }
         }
-        for seg in data.drain(..) {
-            self.send_packet(
-                f,
-                forward,
-                seg.len + TCP_IP_HEADER_BYTES,
-                Payload::Data(seg),
-            );
+        for id in transmits.drain(..) {
+            self.enter_link(id);
         }
-        for ack in acks.drain(..) {
-            let size = TCP_IP_HEADER_BYTES + ack.sack.option_bytes();
-            self.send_packet(f, reverse, size, Payload::Ack(ack));
-        }
-        self.data_buf = data;
-        self.ack_buf = acks;
+        self.transmit_buf = transmits;
     }
 
     fn handle_flow_timer(&mut self, f: FlowId) {
-        let now = self.now;
         let flow = &mut self.flows[f.index()];
-        if flow.timer_scheduled != Some(now) {
+        if flow.timer_scheduled != Some(self.now) {
             return; // superseded by an earlier wake-up
         }
         flow.timer_scheduled = None;
-        if let Endpoints::Tcp { sender, receiver } = &mut flow.endpoints {
-            if flow.active && sender.poll_timeout().is_some_and(|t| t <= now) {
-                sender.handle_timeout(now);
-            }
-            if receiver.poll_timeout().is_some_and(|t| t <= now) {
-                receiver.handle_timeout(now);
-            }
-        }
-        self.drain_tcp(f, Side::Both);
+        self.handle(f, Input::Timeout);
     }
 
     fn handle_flow_start(&mut self, f: FlowId) {
-        let flow = &mut self.flows[f.index()];
-        if flow.stop.is_some_and(|s| s <= self.now) {
+        if self.flows[f.index()].stop.is_some_and(|s| s <= self.now) {
             return;
         }
-        flow.active = true;
-        match flow.endpoints {
-            Endpoints::Tcp { .. } => self.drain_tcp(f, Side::Both),
-            Endpoints::Datagram { .. } => self.handle_source_wake(f),
-        }
+        self.handle(f, Input::Start);
     }
 
-    fn handle_source_wake(&mut self, f: FlowId) {
-        let now = self.now;
-        let flow = &mut self.flows[f.index()];
-        if !flow.active {
-            return;
-        }
-        let forward = flow.forward;
-        let Endpoints::Datagram {
-            source, next_seq, ..
-        } = &mut flow.endpoints
-        else {
-            return;
-        };
-        let wake = source.wake(now);
-        let size = source.packet_bytes();
-        let seq = *next_seq;
-        if wake.send {
-            *next_seq += 1;
-            flow.data_packets_sent += 1;
-        }
-        self.events.push(wake.next.max(now), Event::SourceWake(f));
-        if wake.send {
-            self.send_packet(f, forward, size, Payload::Datagram { seq });
-        }
+    fn handle_flow_stop(&mut self, f: FlowId) {
+        self.handle(f, Input::Stop);
     }
 
     // ---- measurement ---------------------------------------------------------------------
@@ -594,12 +562,8 @@ impl<O: Observer> Simulator<O> {
             let delivered = f.delivered_bytes();
             let goodput = (delivered - f.delivered_at_last_sample) as f64 * 8.0 / dt.as_secs_f64();
             f.delivered_at_last_sample = delivered;
-            let (cwnd, srtt) = match &f.endpoints {
-                Endpoints::Tcp { sender, .. } => {
-                    (sender.cwnd() as f64, sender.srtt().as_secs_f64())
-                }
-                Endpoints::Datagram { .. } => (f64::NAN, f64::NAN),
-            };
+            let cwnd = f.transport.cwnd_bytes().map_or(f64::NAN, |c| c as f64);
+            let srtt = f.transport.srtt().map_or(f64::NAN, |t| t.as_secs_f64());
             ts.time_s.push(t);
             ts.series.push(i as u32);
             ts.cwnd_bytes.push(cwnd);
@@ -646,6 +610,7 @@ impl<O: Observer> Simulator<O> {
         for f in &self.flows {
             let now = f.counters();
             let w = f.at_warmup;
+            let (t, tw) = (now.transport, w.transport);
             flows.name.push(f.name.clone());
             flows.kind.push(f.kind.to_string());
             flows.cc.push(f.cc.to_string());
@@ -654,23 +619,23 @@ impl<O: Observer> Simulator<O> {
             flows.start_s.push(f.start.as_secs_f64());
             flows
                 .goodput_bps
-                .push(per_s(now.delivered_bytes - w.delivered_bytes) * 8.0);
+                .push(per_s(t.delivered_bytes - tw.delivered_bytes) * 8.0);
             flows
                 .throughput_bps
                 .push(per_s(now.wire_bytes_sent - w.wire_bytes_sent) * 8.0);
             flows
                 .bytes_delivered
-                .push(now.delivered_bytes - w.delivered_bytes);
+                .push(t.delivered_bytes - tw.delivered_bytes);
             flows
                 .packets_sent
                 .push(now.data_packets_sent - w.data_packets_sent);
             flows
                 .retransmissions
-                .push(now.sender.retransmitted_segments - w.sender.retransmitted_segments);
+                .push(t.retransmissions - tw.retransmissions);
             flows
                 .fast_retransmits
-                .push(now.sender.fast_retransmits - w.sender.fast_retransmits);
-            flows.timeouts.push(now.sender.timeouts - w.sender.timeouts);
+                .push(t.fast_retransmits - tw.fast_retransmits);
+            flows.timeouts.push(t.timeouts - tw.timeouts);
             flows.drops.push(now.drops - w.drops);
             let h: &LogHistogram = &f.rtt;
             flows.rtt_samples.push(h.count());

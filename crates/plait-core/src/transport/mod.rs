@@ -1,5 +1,235 @@
 //! Transports: sans-IO protocol state machines and their congestion controllers.
+//!
+//! Every multi-flow protocol the simulator runs — a TCP connection, a datagram source, and the
+//! ones to come (MPTCP, TFRC, MPAT) — is a [`Transport`]: one object holding both ends of a
+//! flow (the source and the sink), fed packets and timeouts by the driver, and asked for what
+//! to send. The driver (`crate::sim`) knows no protocol. Its contract, after every `handle_*`
+//! call on a transport:
+//!
+//! 1. drain [`Transport::poll_transmit`] until `None` (each [`Transmit`] names the path and the
+//!    direction it leaves on, its size on the wire and its header);
+//! 2. drain [`Transport::poll_event`] (delivered bytes, RTT samples, window changes, losses,
+//!    timeouts, completion) into the flow's measurements and the observer;
+//! 3. re-arm the transport's one wake-up from [`Transport::poll_timeout`]: a deadline earlier
+//!    than the one already queued is pushed, later ones wait for the queued wake-up, at which
+//!    the driver calls [`Transport::handle_timeout`] and asks again;
+//! 4. put the transmits on their routes, in the order they were polled.
+//!
+//! A transport never reads a clock or schedules anything itself; `now` comes with every call.
+//! Packets travelling [`Direction::Forward`] go from the flow's source to its sink and carry
+//! data (they count as the flow's sent and delivered packets); [`Direction::Reverse`] carries
+//! feedback (ACKs) back to the source.
+//!
+//! Built-in transports are dispatched through [`AnyTransport`] on the hot path;
+//! [`AnyTransport::Custom`] takes any `Box<dyn Transport + Send>` (the extension point).
 
 pub mod cc;
 pub mod rtt;
 pub mod tcp;
+
+use crate::app::datagram::DatagramFlow;
+use crate::ids::PathId;
+use crate::packet::Header;
+use crate::time::SimTime;
+use tcp::TcpFlow;
+
+/// Which way a packet travels on its path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// From the flow's source to its sink (data): the path's forward route.
+    #[default]
+    Forward,
+    /// From the sink back to the source (feedback): the path's reverse route.
+    Reverse,
+}
+
+/// A packet a transport wants sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    pub path: PathId,
+    pub direction: Direction,
+    /// Size on the wire, headers included.
+    pub size_bytes: u32,
+    pub header: Header,
+}
+
+/// Something a transport reports to the driver (for measurements and tracing), keyed by the
+/// path it concerns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TransportEvent {
+    /// The sink received a data packet carrying `bytes` (payload for TCP, the whole datagram
+    /// for datagram sources).
+    Delivered { path: PathId, bytes: u32 },
+    /// The source measured a round-trip time.
+    RttSample { path: PathId, rtt: SimTime },
+    /// The congestion window after an ACK, a timeout or the end of a recovery.
+    Cwnd { path: PathId, cwnd_bytes: u64 },
+    /// Loss recovery started (a fast retransmit).
+    Loss { path: PathId },
+    /// The retransmission timer fired.
+    Timeout { path: PathId },
+    /// Every byte of a finite transfer has been acknowledged.
+    Finished,
+}
+
+/// Events waiting for [`Transport::poll_event`]: pushed while handling an input, drained by
+/// the driver right after. Cheaper than a ring for that pattern: a push appends, a poll reads
+/// forward, and the buffer empties (keeping its memory) when the last event has been read.
+#[derive(Clone, Debug, Default)]
+pub struct EventBuffer {
+    events: Vec<TransportEvent>,
+    read: usize,
+}
+
+impl EventBuffer {
+    #[inline]
+    pub fn push(&mut self, event: TransportEvent) {
+        self.events.push(event);
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<TransportEvent> {
+        match self.events.get(self.read) {
+            Some(&e) => {
+                self.read += 1;
+                Some(e)
+            }
+            None => {
+                self.events.clear();
+                self.read = 0;
+                None
+            }
+        }
+    }
+}
+
+/// A flow's counters, read by the results at the end of the warm-up and of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TransportStats {
+    /// Payload bytes delivered in order to the receiving application.
+    pub delivered_bytes: u64,
+    /// Data packets retransmitted.
+    pub retransmissions: u64,
+    /// Loss-recovery episodes entered on duplicate ACKs / SACK.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
+/// A protocol endpoint pair driven by the simulator (see the module doc for the contract).
+pub trait Transport {
+    /// The flow's kind as results name it (`"tcp"`, `"cbr"`, ...).
+    fn kind(&self) -> &'static str;
+    /// The flow starts: the application begins sending.
+    fn handle_start(&mut self, now: SimTime);
+    /// The flow stops: the application sends nothing new.
+    fn handle_stop(&mut self, now: SimTime);
+    /// A packet of this flow reached the end of `path` travelling `direction`.
+    fn handle_packet(&mut self, now: SimTime, path: PathId, direction: Direction, header: &Header);
+    /// The wake-up from [`Transport::poll_timeout`] is due (or a stale one fired: a transport
+    /// must ignore a call before its deadline).
+    fn handle_timeout(&mut self, now: SimTime);
+    /// The next packet to send now, if any.
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit>;
+    /// The earliest time the transport wants `handle_timeout`.
+    fn poll_timeout(&self) -> Option<SimTime>;
+    /// The next thing to report, if any.
+    fn poll_event(&mut self) -> Option<TransportEvent> {
+        None
+    }
+    /// Whether to report the events only tracing needs ([`TransportEvent::Cwnd`] after every
+    /// ACK, [`TransportEvent::Delivered`]); off unless the driver has an observer.
+    fn set_tracing(&mut self, _enabled: bool) {}
+    fn stats(&self) -> TransportStats;
+    /// Congestion window in bytes, for time series (None: the transport has none).
+    fn cwnd_bytes(&self) -> Option<u64> {
+        None
+    }
+    /// Smoothed RTT, for time series (None: the transport measures none).
+    fn srtt(&self) -> Option<SimTime> {
+        None
+    }
+}
+
+/// The built-in transports, dispatched without a virtual call, and the extension point.
+/// Built-ins are held inline (one flow's state, one cache-friendly place, no pointer to chase
+/// per packet); the flows of a run live in one `Vec`, so their size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum AnyTransport {
+    Tcp(TcpFlow),
+    Datagram(DatagramFlow),
+    Custom(Box<dyn Transport + Send>),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $t:ident => $body:expr) => {
+        match $self {
+            AnyTransport::Tcp($t) => $body,
+            AnyTransport::Datagram($t) => $body,
+            AnyTransport::Custom($t) => $body,
+        }
+    };
+}
+
+impl AnyTransport {
+    /// The TCP connection, if this is one.
+    pub fn as_tcp(&self) -> Option<&TcpFlow> {
+        match self {
+            AnyTransport::Tcp(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The datagram source, if this is one.
+    pub fn as_datagram(&self) -> Option<&DatagramFlow> {
+        match self {
+            AnyTransport::Datagram(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl Transport for AnyTransport {
+    fn kind(&self) -> &'static str {
+        dispatch!(self, t => t.kind())
+    }
+    #[inline]
+    fn handle_start(&mut self, now: SimTime) {
+        dispatch!(self, t => t.handle_start(now))
+    }
+    #[inline]
+    fn handle_stop(&mut self, now: SimTime) {
+        dispatch!(self, t => t.handle_stop(now))
+    }
+    #[inline]
+    fn handle_packet(&mut self, now: SimTime, path: PathId, direction: Direction, header: &Header) {
+        dispatch!(self, t => t.handle_packet(now, path, direction, header))
+    }
+    #[inline]
+    fn handle_timeout(&mut self, now: SimTime) {
+        dispatch!(self, t => t.handle_timeout(now))
+    }
+    #[inline]
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
+        dispatch!(self, t => t.poll_transmit(now))
+    }
+    #[inline]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        dispatch!(self, t => t.poll_timeout())
+    }
+    #[inline]
+    fn poll_event(&mut self) -> Option<TransportEvent> {
+        dispatch!(self, t => t.poll_event())
+    }
+    fn set_tracing(&mut self, enabled: bool) {
+        dispatch!(self, t => t.set_tracing(enabled))
+    }
+    fn stats(&self) -> TransportStats {
+        dispatch!(self, t => t.stats())
+    }
+    fn cwnd_bytes(&self) -> Option<u64> {
+        dispatch!(self, t => t.cwnd_bytes())
+    }
+    fn srtt(&self) -> Option<SimTime> {
+        dispatch!(self, t => t.srtt())
+    }
+}

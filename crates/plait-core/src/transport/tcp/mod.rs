@@ -12,14 +12,17 @@
 
 use crate::time::SimTime;
 
+pub mod flow;
 pub mod receiver;
 pub mod recovery;
 pub mod sack;
+pub mod segment;
 pub mod sender;
 
 #[cfg(test)]
 mod tests;
 
+pub use flow::TcpFlow;
 pub use receiver::{TcpReceiver, SACK_BLOCKS_PER_ACK};
 pub use recovery::{LossRecovery, RecoveryPhase};
 pub use sack::{RangeSet, Scoreboard};
@@ -47,6 +50,9 @@ pub struct TcpConfig {
     pub receive_buffer: u64,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2; RFC 6675 DupThresh).
     pub dupack_threshold: u32,
+    /// Header bytes added to every segment: IP + TCP without options (40, RFC 791 and
+    /// RFC 9293); SACK blocks add their option bytes to ACKs.
+    pub header_bytes: u32,
 }
 
 impl Default for TcpConfig {
@@ -62,6 +68,7 @@ impl Default for TcpConfig {
             initial_rto: SimTime::from_secs(1),
             receive_buffer: 64 << 20,
             dupack_threshold: 3,
+            header_bytes: segment::TCP_IP_HEADER_BYTES,
         }
     }
 }

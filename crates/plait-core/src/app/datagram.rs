@@ -1,0 +1,147 @@
+//! A datagram flow as a [`Transport`]: a source (constant bit rate, on/off) that sends UDP
+//! datagrams on path 0 when it wakes, and a sink that counts what arrives. No feedback.
+
+use crate::ids::PathId;
+use crate::packet::Header;
+use crate::time::SimTime;
+use crate::transport::{Direction, Transmit, Transport, TransportEvent, TransportStats};
+
+use super::DatagramSource;
+
+/// IPv4 + UDP header bytes (RFC 791, RFC 768).
+pub const UDP_IP_HEADER_BYTES: u32 = 28;
+
+const PATH: PathId = PathId(0);
+
+/// A datagram's header: its sequence number in the flow and its payload length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DatagramHeader {
+    pub seq: u64,
+    /// Payload bytes (the packet size minus the IP and UDP headers).
+    pub len: u32,
+}
+
+/// Source and sink of a datagram flow.
+pub struct DatagramFlow {
+    source: DatagramSource,
+    active: bool,
+    /// The source's next wake-up (never before the time it was asked for).
+    next_wake: Option<SimTime>,
+    next_seq: u64,
+    pending: Option<Transmit>,
+    received_packets: u64,
+    received_bytes: u64,
+    tracing: bool,
+    event: Option<TransportEvent>,
+}
+
+impl DatagramFlow {
+    pub fn new(source: DatagramSource) -> Self {
+        DatagramFlow {
+            source,
+            active: false,
+            next_wake: None,
+            next_seq: 0,
+            pending: None,
+            received_packets: 0,
+            received_bytes: 0,
+            tracing: false,
+            event: None,
+        }
+    }
+
+    pub fn source(&self) -> &DatagramSource {
+        &self.source
+    }
+    /// Datagrams the source emitted.
+    pub fn sent_packets(&self) -> u64 {
+        self.next_seq
+    }
+    /// Datagrams that reached the sink.
+    pub fn received_packets(&self) -> u64 {
+        self.received_packets
+    }
+    /// Payload bytes that reached the sink.
+    pub fn received_bytes(&self) -> u64 {
+        self.received_bytes
+    }
+
+    fn wake(&mut self, now: SimTime) {
+        let wake = self.source.wake(now);
+        self.next_wake = Some(wake.next.max(now));
+        if wake.send {
+            let size = self.source.packet_bytes();
+            self.pending = Some(Transmit {
+                path: PATH,
+                direction: Direction::Forward,
+                size_bytes: size,
+                header: Header::Datagram(DatagramHeader {
+                    seq: self.next_seq,
+                    len: size.saturating_sub(UDP_IP_HEADER_BYTES),
+                }),
+            });
+            self.next_seq += 1;
+        }
+    }
+}
+
+impl Transport for DatagramFlow {
+    fn kind(&self) -> &'static str {
+        match self.source {
+            DatagramSource::Cbr(_) => "cbr",
+            DatagramSource::OnOff(_) => "onoff",
+        }
+    }
+
+    fn handle_start(&mut self, now: SimTime) {
+        self.active = true;
+        self.wake(now);
+    }
+
+    fn handle_stop(&mut self, _now: SimTime) {
+        self.active = false;
+        self.next_wake = None;
+    }
+
+    fn handle_packet(&mut self, _now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
+        if let Header::Datagram(d) = header {
+            self.received_packets += 1;
+            self.received_bytes += d.len as u64;
+            if self.tracing {
+                self.event = Some(TransportEvent::Delivered {
+                    path: PATH,
+                    bytes: d.len,
+                });
+            }
+        }
+    }
+
+    fn handle_timeout(&mut self, now: SimTime) {
+        if self.active && self.next_wake.is_some_and(|t| t <= now) {
+            self.wake(now);
+        }
+    }
+
+    fn poll_transmit(&mut self, _now: SimTime) -> Option<Transmit> {
+        self.pending.take()
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        self.next_wake
+    }
+
+    fn poll_event(&mut self) -> Option<TransportEvent> {
+        self.event.take()
+    }
+
+    fn set_tracing(&mut self, enabled: bool) {
+        self.tracing = enabled;
+    }
+
+    fn stats(&self) -> TransportStats {
+        TransportStats {
+            delivered_bytes: self.received_bytes,
+            ..TransportStats::default()
+        }
+    }
+}

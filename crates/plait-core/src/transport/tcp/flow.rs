@@ -1,0 +1,211 @@
+//! A single-path TCP connection as a [`Transport`]: a sender (with its congestion controller
+//! and a bulk source of finite or unbounded size) at the flow's source, a receiver at its sink,
+//! on path 0.
+//!
+//! It keeps the driver's work per packet small: after a data segment arrives only the receiver
+//! can have something to send, after an ACK only the sender, so `poll_transmit` asks only the
+//! end that handled an input (the other's state did not change). Before the start and after
+//! the stop the sender neither sends nor times out; ACKs still update it.
+
+use crate::ids::PathId;
+use crate::packet::Header;
+use crate::time::SimTime;
+use crate::transport::cc::Controller;
+use crate::transport::{
+    Direction, EventBuffer, Transmit, Transport, TransportEvent, TransportStats,
+};
+
+use super::{TcpReceiver, TcpSender};
+
+/// Path of a single-path connection.
+const PATH: PathId = PathId(0);
+
+/// Both ends of a TCP connection.
+pub struct TcpFlow {
+    sender: TcpSender<Controller>,
+    receiver: TcpReceiver,
+    /// IP + TCP header bytes without options, added to every segment.
+    header_bytes: u32,
+    started: bool,
+    stopped: bool,
+    /// The sender handled an input since it last had nothing to send.
+    poll_sender: bool,
+    /// The receiver handled an input since it last had nothing to send.
+    poll_receiver: bool,
+    finished: bool,
+    tracing: bool,
+    events: EventBuffer,
+}
+
+impl TcpFlow {
+    pub fn new(sender: TcpSender<Controller>, receiver: TcpReceiver) -> Self {
+        TcpFlow {
+            header_bytes: sender.config().header_bytes,
+            sender,
+            receiver,
+            started: false,
+            stopped: false,
+            poll_sender: false,
+            poll_receiver: false,
+            finished: false,
+            tracing: false,
+            events: EventBuffer::default(),
+        }
+    }
+
+    pub fn sender(&self) -> &TcpSender<Controller> {
+        &self.sender
+    }
+    pub fn receiver(&self) -> &TcpReceiver {
+        &self.receiver
+    }
+
+    /// Started and not stopped: the sender may send and its timer runs.
+    fn is_active(&self) -> bool {
+        self.started && !self.stopped
+    }
+
+    fn cwnd_event(&mut self) {
+        if self.tracing {
+            self.events.push(TransportEvent::Cwnd {
+                path: PATH,
+                cwnd_bytes: self.sender.cwnd(),
+            });
+        }
+    }
+}
+
+impl Transport for TcpFlow {
+    fn kind(&self) -> &'static str {
+        "tcp"
+    }
+
+    fn handle_start(&mut self, _now: SimTime) {
+        self.started = true;
+        self.poll_sender = true;
+        self.poll_receiver = true;
+    }
+
+    fn handle_stop(&mut self, _now: SimTime) {
+        self.stopped = true;
+    }
+
+    fn set_tracing(&mut self, enabled: bool) {
+        self.tracing = enabled;
+    }
+
+    #[inline(always)]
+    fn handle_packet(&mut self, now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
+        match header {
+            Header::TcpData(seg) => {
+                self.receiver.handle_data(now, seg);
+                if self.tracing {
+                    self.events.push(TransportEvent::Delivered {
+                        path: PATH,
+                        bytes: seg.len,
+                    });
+                }
+                self.poll_receiver = true;
+            }
+            Header::TcpAck(ack) => {
+                let fast_retransmits = self.sender.stats().fast_retransmits;
+                let outcome = self.sender.handle_ack(now, ack);
+                if let Some(rtt) = outcome.rtt {
+                    self.events
+                        .push(TransportEvent::RttSample { path: PATH, rtt });
+                }
+                if self.sender.stats().fast_retransmits > fast_retransmits {
+                    self.events.push(TransportEvent::Loss { path: PATH });
+                }
+                if !self.finished && self.sender.is_finished() {
+                    self.finished = true;
+                    self.events.push(TransportEvent::Finished);
+                }
+                self.cwnd_event();
+                self.poll_sender = true;
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_timeout(&mut self, now: SimTime) {
+        if self.is_active() && self.sender.poll_timeout().is_some_and(|t| t <= now) {
+            let timeouts = self.sender.stats().timeouts;
+            self.sender.handle_timeout(now);
+            if self.sender.stats().timeouts > timeouts {
+                self.events.push(TransportEvent::Timeout { path: PATH });
+                self.cwnd_event();
+            }
+        }
+        if self.receiver.poll_timeout().is_some_and(|t| t <= now) {
+            self.receiver.handle_timeout(now);
+        }
+        self.poll_sender = true;
+        self.poll_receiver = true;
+    }
+
+    #[inline(always)]
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
+        if self.poll_sender {
+            if self.is_active() {
+                if let Some(seg) = self.sender.poll_transmit(now) {
+                    return Some(Transmit {
+                        path: PATH,
+                        direction: Direction::Forward,
+                        size_bytes: seg.len + self.header_bytes,
+                        header: Header::TcpData(seg),
+                    });
+                }
+            }
+            self.poll_sender = false;
+        }
+        if self.poll_receiver {
+            if let Some(ack) = self.receiver.poll_transmit(now) {
+                return Some(Transmit {
+                    path: PATH,
+                    direction: Direction::Reverse,
+                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
+                    header: Header::TcpAck(ack),
+                });
+            }
+            self.poll_receiver = false;
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn poll_timeout(&self) -> Option<SimTime> {
+        let s = if self.is_active() {
+            self.sender.poll_timeout()
+        } else {
+            None
+        };
+        match (s, self.receiver.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    #[inline(always)]
+    fn poll_event(&mut self) -> Option<TransportEvent> {
+        self.events.pop()
+    }
+
+    fn stats(&self) -> TransportStats {
+        let s = self.sender.stats();
+        TransportStats {
+            delivered_bytes: self.receiver.delivered_bytes(),
+            retransmissions: s.retransmitted_segments,
+            fast_retransmits: s.fast_retransmits,
+            timeouts: s.timeouts,
+        }
+    }
+
+    fn cwnd_bytes(&self) -> Option<u64> {
+        Some(self.sender.cwnd())
+    }
+
+    fn srtt(&self) -> Option<SimTime> {
+        Some(self.sender.srtt())
+    }
+}
