@@ -5,6 +5,7 @@
 
 use plait_core::scenario::Scenario;
 use plait_core::sim::{build, Simulator};
+use plait_core::trace::Observer;
 
 pub fn scenario(toml: &str) -> Scenario {
     Scenario::from_toml_str(toml, "<test>", &[]).unwrap_or_else(|e| panic!("{e}"))
@@ -21,7 +22,7 @@ pub fn run(toml: &str, seed: Option<u64>) -> Simulator {
 /// delivered in order exactly once: the receiver never hands the application more than the
 /// sender had acknowledged plus what is in flight, never delivers a byte twice, and a finished
 /// transfer delivered exactly its size.
-pub fn check_invariants(sim: &Simulator) {
+pub fn check_invariants<O: Observer>(sim: &Simulator<O>) {
     let c = sim.packet_counters();
     assert_eq!(
         c.created,

@@ -295,6 +295,37 @@ impl<O: Observer> Simulator<O> {
         self.finished
     }
 
+    /// The flow named `name`, if any.
+    pub fn flow_id(&self, name: &str) -> Option<FlowId> {
+        self.flows
+            .iter()
+            .position(|f| f.name == name)
+            .map(FlowId::from_index)
+    }
+
+    /// Replaces a flow's transport before the run starts: the extension point for protocols
+    /// defined outside the crate (`AnyTransport::Custom`). The flow keeps its name, ends,
+    /// paths, start and stop; its kind becomes the transport's and its controller name `cc`.
+    ///
+    /// # Errors
+    /// When the run has already processed an event (the old transport may have sent packets).
+    pub fn set_transport(
+        &mut self,
+        flow: FlowId,
+        mut transport: AnyTransport,
+        cc: &'static str,
+    ) -> Result<(), &'static str> {
+        if self.events_processed > 0 {
+            return Err("a flow's transport can only be replaced before the run starts");
+        }
+        transport.set_tracing(O::ENABLED);
+        let f = &mut self.flows[flow.index()];
+        f.kind = transport.kind();
+        f.cc = cc;
+        f.transport = transport;
+        Ok(())
+    }
+
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
         self.run_until(self.config.duration);
