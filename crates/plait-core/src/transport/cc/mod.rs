@@ -70,6 +70,12 @@ pub struct AckSample {
     pub is_cwnd_limited: bool,
     pub in_recovery: bool,
     pub mss: u32,
+    /// Bytes delivered (cumulatively acknowledged or SACKed) so far, counting this ACK; 0 when
+    /// the sender keeps no sent log.
+    pub delivered_bytes: u64,
+    /// Delivery rate in bit/s measured by this ACK (bytes delivered since the newest segment
+    /// it acknowledges was sent, over the time since then), when the sender keeps a sent log.
+    pub delivery_rate_bps: Option<f64>,
 }
 
 /// A congestion-control algorithm.
@@ -85,6 +91,13 @@ pub trait CongestionControl {
     }
     fn on_packet_sent(&mut self, _now: SimTime, _bytes: u32, _bytes_in_flight: u64) {}
     fn on_ack(&mut self, sample: &AckSample);
+    /// A segment sent with `tag` was cumulatively acknowledged (only from senders that keep a
+    /// sent log, see `transport::tcp::core`): per-packet accounting, e.g. by the window that
+    /// carried it.
+    fn on_tagged_ack(&mut self, _tag: u64, _bytes: u64) {}
+    /// A segment sent with `tag` is presumed lost (retransmitted by recovery, or outstanding
+    /// at a timeout); reported once per segment, from senders that keep a sent log.
+    fn on_tagged_loss(&mut self, _tag: u64, _bytes: u64) {}
     /// Loss detected by duplicate ACKs or SACK: reduce the window once.
     fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64);
     fn on_recovery_exit(&mut self, _now: SimTime) {}
@@ -329,6 +342,12 @@ impl CongestionControl for Controller {
     fn on_ack(&mut self, sample: &AckSample) {
         dispatch!(self, c => c.on_ack(sample))
     }
+    fn on_tagged_ack(&mut self, tag: u64, bytes: u64) {
+        dispatch!(self, c => c.on_tagged_ack(tag, bytes))
+    }
+    fn on_tagged_loss(&mut self, tag: u64, bytes: u64) {
+        dispatch!(self, c => c.on_tagged_loss(tag, bytes))
+    }
     #[inline]
     fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
         dispatch!(self, c => c.on_congestion_event(now, bytes_in_flight))
@@ -367,6 +386,8 @@ pub(crate) mod testing {
             is_cwnd_limited: true,
             in_recovery: false,
             mss,
+            delivered_bytes: 0,
+            delivery_rate_bps: None,
         }
     }
 
@@ -688,6 +709,8 @@ mod tests {
                             is_cwnd_limited: cwnd_limited,
                             in_recovery,
                             mss,
+                            delivered_bytes: 0,
+                            delivery_rate_bps: None,
                         };
                         cc.on_ack(&sample);
                         prop_assert!(cc.cwnd() >= before, "an ACK shrank the window");

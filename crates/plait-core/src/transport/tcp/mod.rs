@@ -3,7 +3,10 @@
 //! The simulator (or a test harness) drives them: after every `handle_*` call it drains
 //! `poll_transmit` and re-arms the single timer from `poll_timeout`.
 //!
-//! - [`sender`]: [`TcpSender`], generic over its congestion controller;
+//! - [`core`]: [`TcpCore`], the sequence-space core of a sender (scoreboard, recovery, RTO,
+//!   RTT, the optional sent log with tags), owning neither controller nor data;
+//! - [`sender`]: [`TcpSender`], the core composed with its controller and a bulk source;
+//! - [`flow`]: [`TcpFlow`], sender and receiver as one [`crate::transport::Transport`];
 //! - [`receiver`]: [`TcpReceiver`], reassembly, SACK generation (RFC 2018), delayed ACKs;
 //! - [`sack`]: the sender's SACK scoreboard (RFC 6675 §2–§4) on sorted byte ranges;
 //! - [`recovery`]: fast recovery with SACK (RFC 6675) or NewReno (RFC 6582), and go-back-N
@@ -12,6 +15,7 @@
 
 use crate::time::SimTime;
 
+pub mod core;
 pub mod flow;
 pub mod receiver;
 pub mod recovery;
@@ -22,6 +26,7 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
+pub use self::core::{CoreEvent, SentSegment, TcpCore};
 pub use flow::TcpFlow;
 pub use receiver::{TcpReceiver, SACK_BLOCKS_PER_ACK};
 pub use recovery::{LossRecovery, RecoveryPhase};

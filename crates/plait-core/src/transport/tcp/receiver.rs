@@ -30,6 +30,8 @@
 //! - **Echo.** Each ACK carries `sent_at` and `is_retransmission` of the most recently received
 //!   segment, the one that triggered it (for a timer-driven ACK, the last segment received).
 
+use std::ops::Range;
+
 use crate::packet::{AckSegment, DataSegment, SackBlocks};
 use crate::time::SimTime;
 
@@ -65,6 +67,8 @@ pub struct TcpReceiver {
     ack_deadline: Option<SimTime>,
     echo_sent_at: SimTime,
     echo_is_retransmission: bool,
+    /// The advertised window when the owner sets it.
+    window_override: Option<u64>,
 }
 
 impl TcpReceiver {
@@ -88,13 +92,16 @@ impl TcpReceiver {
             ack_deadline: None,
             echo_sent_at: SimTime::ZERO,
             echo_is_retransmission: false,
+            window_override: None,
         }
     }
 
-    /// A data segment arrived.
-    pub fn handle_data(&mut self, now: SimTime, segment: &DataSegment) {
+    /// A data segment arrived. Returns the bytes it delivered in order to the owner,
+    /// `[previous rcv_nxt, rcv_nxt)` (empty when it landed out of order or was a duplicate):
+    /// what a connection above this receiver (an MPTCP connection) reassembles.
+    pub fn handle_data(&mut self, now: SimTime, segment: &DataSegment) -> Range<u64> {
         if segment.len == 0 {
-            return;
+            return self.rcv_nxt..self.rcv_nxt;
         }
         self.segments_received += 1;
         self.echo_sent_at = segment.sent_at;
@@ -141,15 +148,23 @@ impl TcpReceiver {
         let in_order_without_gap = advanced && !had_gap && duplicates == 0 && beyond_window == 0;
         if !in_order_without_gap || !self.delayed_ack {
             self.ack_now = true;
-            return;
+        } else {
+            self.unacked_bytes += newly;
+            if self.unacked_bytes >= 2 * self.mss as u64 {
+                // "at least every second full-sized segment".
+                self.ack_now = true;
+            } else if self.ack_deadline.is_none() {
+                self.ack_deadline = Some(now + self.delayed_ack_timeout);
+            }
         }
-        self.unacked_bytes += newly;
-        if self.unacked_bytes >= 2 * self.mss as u64 {
-            // "at least every second full-sized segment".
-            self.ack_now = true;
-        } else if self.ack_deadline.is_none() {
-            self.ack_deadline = Some(now + self.delayed_ack_timeout);
-        }
+        previous_rcv_nxt..self.rcv_nxt
+    }
+
+    /// Lets the owner set the advertised window (an MPTCP connection advertises its
+    /// connection-level window on every subflow); `None` returns to the receiver's own
+    /// (the receive buffer minus the out-of-order bytes held).
+    pub fn set_advertised_window(&mut self, window: Option<u64>) {
+        self.window_override = window;
     }
 
     /// Rebuilds the SACK blocks: the range holding the triggering segment first (if it landed
@@ -241,10 +256,13 @@ impl TcpReceiver {
         self.out_of_window_bytes
     }
 
-    /// Advertised window: the receive buffer minus out-of-order bytes held.
+    /// Advertised window: the receive buffer minus out-of-order bytes held, unless the owner
+    /// set one ([`TcpReceiver::set_advertised_window`]).
     pub fn rwnd(&self) -> u64 {
-        self.receive_buffer
-            .saturating_sub(self.out_of_order.total_bytes())
+        self.window_override.unwrap_or_else(|| {
+            self.receive_buffer
+                .saturating_sub(self.out_of_order.total_bytes())
+        })
     }
 
     /// The SACK blocks the next ACK carries (empty when SACK is off).
@@ -497,5 +515,49 @@ mod tests {
         let ack = rx.poll_transmit(SimTime::ZERO).unwrap();
         assert!(ack.echo_is_retransmission);
         assert_eq!(ack.echo_sent_at, SimTime::from_millis(7));
+    }
+}
+
+#[cfg(test)]
+mod owner_tests {
+    //! What the receiver tells, and takes from, an owner above it.
+
+    use super::*;
+
+    fn seg(seq: u64, len: u32) -> DataSegment {
+        DataSegment {
+            seq,
+            len,
+            sent_at: SimTime::ZERO,
+            is_retransmission: false,
+        }
+    }
+
+    #[test]
+    fn each_segment_reports_the_bytes_it_delivered_in_order() {
+        let mut r = TcpReceiver::new(&TcpConfig::default());
+        let t = SimTime::ZERO;
+        assert_eq!(r.handle_data(t, &seg(0, 100)), 0..100);
+        // Out of order: nothing delivered yet.
+        assert_eq!(r.handle_data(t, &seg(200, 100)), 100..100);
+        // The hole filled: its bytes and the queued ones.
+        assert_eq!(r.handle_data(t, &seg(100, 100)), 100..300);
+        // A duplicate delivers nothing.
+        assert_eq!(r.handle_data(t, &seg(0, 100)), 300..300);
+    }
+
+    #[test]
+    fn the_owner_can_set_the_advertised_window() {
+        let config = TcpConfig {
+            receive_buffer: 10_000,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(&config);
+        r.handle_data(SimTime::ZERO, &seg(1000, 500));
+        assert_eq!(r.rwnd(), 9_500);
+        r.set_advertised_window(Some(3_000));
+        assert_eq!(r.poll_transmit(SimTime::ZERO).unwrap().rwnd, 3_000);
+        r.set_advertised_window(None);
+        assert_eq!(r.rwnd(), 9_500);
     }
 }

@@ -50,6 +50,9 @@ pub(crate) struct TestReno {
     /// `bytes_in_flight` given to the latest `on_congestion_event` / timeout.
     pub last_flight: u64,
     pub last_sample: Option<AckSample>,
+    /// (tag, bytes) of each `on_tagged_ack` / `on_tagged_loss`.
+    pub tagged_acks: Vec<(u64, u64)>,
+    pub tagged_losses: Vec<(u64, u64)>,
 }
 
 impl TestReno {
@@ -66,6 +69,8 @@ impl TestReno {
             packets_sent: 0,
             last_flight: 0,
             last_sample: None,
+            tagged_acks: Vec::new(),
+            tagged_losses: Vec::new(),
         }
     }
 
@@ -110,6 +115,12 @@ impl CongestionControl for TestReno {
             self.ssthresh = (bytes_in_flight / 2).max(2 * self.mss);
             self.cwnd = self.ssthresh;
         }
+    }
+    fn on_tagged_ack(&mut self, tag: u64, bytes: u64) {
+        self.tagged_acks.push((tag, bytes));
+    }
+    fn on_tagged_loss(&mut self, tag: u64, bytes: u64) {
+        self.tagged_losses.push((tag, bytes));
     }
     fn on_recovery_exit(&mut self, _now: SimTime) {
         self.recovery_exits += 1;

@@ -1,0 +1,720 @@
+//! The TCP sequence-space core of a sender: window-limited transmission, ACK processing, RTT
+//! measurement, the retransmission timer, and loss recovery — owning neither its congestion
+//! controller nor its application data.
+//!
+//! [`TcpCore`] is what a single-path connection ([`super::TcpSender`]), an MPTCP subflow and an
+//! MPAT window have in common. Its owner passes the controller (`&mut impl CongestionControl`)
+//! to [`TcpCore::handle_ack`], [`TcpCore::handle_timeout`] and [`TcpCore::poll_transmit`],
+//! and to `poll_transmit` also how far the application data it offers extends and the tag to
+//! attach to a new segment. The owner calls `handle_*`, then drains `poll_transmit` (one
+//! segment per call) and re-arms its one timer from [`TcpCore::poll_timeout`]. Timers that
+//! fire late or stale are harmless: a `handle_timeout` before the current deadline does
+//! nothing.
+//!
+//! **Sent log** (on request, [`TcpCore::with_sent_log`]): one entry per segment in sequence
+//! order — its range, the owner's tag, when it was (last) sent, and the delivered-bytes count
+//! and time at that moment — trimmed at `snd_una`. From it the core reports, through
+//! [`TcpCore::poll_event`] and the controller's [`CongestionControl::on_tagged_ack`] /
+//! [`CongestionControl::on_tagged_loss`], which tagged segments were acknowledged and which
+//! were lost (retransmitted by recovery, or outstanding when the timer fired), and it fills
+//! the delivery-rate fields of [`AckSample`] (delivered bytes over the time since the
+//! acknowledged segment was sent, as in the delivery-rate estimation of
+//! draft-cheng-iccrg-delivery-rate-estimation §3, without its send-rate bound). Without the
+//! log (the single-path default) nothing of this costs anything.
+//!
+//! **Sending.** A segment goes out when `pipe + len <= cwnd` (RFC 6675 §5 (C): "If
+//! `cwnd - pipe >= 1 SMSS`"; outside recovery `pipe` is RFC 5681's FlightSize when there is no
+//! SACK state, which makes this RFC 5681 §3.1's rule that nothing above the highest
+//! acknowledged byte plus `min(cwnd, rwnd)` is sent). When nothing is in flight one segment may always go, so a window below one segment cannot
+//! stall the connection. New data must also fit the peer's window: it may not extend past
+//! `snd_una + rwnd` (RFC 9293 §3.8.6.2.1 send window). A new segment is as large as the MSS
+//! and the remaining application data allow; a shorter one is sent only when nothing is
+//! outstanding (sender-side silly-window avoidance). `rwnd` starts at the configured receive
+//! buffer (both ends share the configuration; there is no handshake). What to send is
+//! [`LossRecovery::next_segment`]'s choice.
+//!
+//! **ACKs.** An ACK below `snd_una` (reordered) or above `snd_nxt` (acknowledging unsent
+//! data) is ignored. Otherwise the scoreboard is updated (RFC 6675 `Update()`), the RTT is
+//! sampled and the recovery state advanced; the controller then hears, in this order,
+//! `on_recovery_exit` (if the ACK ended fast recovery), `on_congestion_event` (if it started
+//! one; with RFC 5681's FlightSize, `snd_nxt - snd_una`, as its `bytes_in_flight`), and
+//! `on_ack` (if the ACK acknowledged or newly SACKed anything). The ACK that ends recovery is
+//! reported with `in_recovery = true`, so the bytes it acknowledges, repaired during recovery,
+//! do not grow the window.
+//!
+//! **RTT** (RFC 6298 §3, Karn): a sample `now - echo_sent_at` is taken only from an ACK that
+//! acknowledges new data and whose triggering segment was not a retransmission.
+//!
+//! **`is_cwnd_limited`** (RFC 7661 §4): true when the bytes in flight at the moment the ACK
+//! arrived left no room for another full segment, `pipe + SMSS >= cwnd` (with NewReno's
+//! inflation counted in the window). An application-limited or receive-window-limited sender
+//! leaves such room, so it reports false.
+//!
+//! **Retransmission timer** (RFC 6298 §5): armed when a segment is sent and the timer is not
+//! running (5.1), stopped when all data is acknowledged (5.2), restarted by every ACK that
+//! acknowledges new data (5.3; during NewReno recovery this is the "Slow-but-Steady" variant of
+//! RFC 6582 §4). On expiry (5.4–5.6): the controller's `on_retransmission_timeout` (RFC 5681
+//! §3.1, FlightSize capped at cwnd passed: see [`TcpSender::flight_size_for_timeout`]), recovery switches to go-back-N from `snd_una`
+//! ([`RecoveryPhase::Timeout`]), the RTO is doubled, and the timer restarted with it. A
+//! timeout during fast recovery ends it without `on_recovery_exit`: the controller hears
+//! `on_retransmission_timeout` instead.
+//!
+//! Per-ACK and per-segment work does not allocate once the scoreboard has grown to its
+//! working size; without loss the scoreboard is empty and every step is O(1).
+
+use std::collections::VecDeque;
+
+use crate::packet::{AckSegment, DataSegment};
+use crate::time::SimTime;
+use crate::transport::cc::{AckSample, CongestionControl};
+use crate::transport::rtt::RttEstimator;
+
+use super::recovery::{LossRecovery, RecoveryPhase, SegmentKind};
+use super::sack::Scoreboard;
+use super::{SenderStats, TcpConfig};
+
+/// What one ACK told the sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckOutcome {
+    /// The RTT sample taken from this ACK, if Karn's rule allowed one.
+    pub rtt: Option<SimTime>,
+    /// Bytes newly acknowledged by the cumulative ACK.
+    pub newly_acked: u64,
+}
+
+/// One segment in the sent log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SentSegment {
+    pub seq: u64,
+    pub end: u64,
+    /// The owner's tag, given to [`TcpCore::poll_transmit`] when the segment was first sent.
+    pub tag: u64,
+    /// When it was last (re)sent.
+    pub sent_at: SimTime,
+    /// The core's delivered-bytes count, and the time it last grew, when it was last sent.
+    pub delivered: u64,
+    pub delivered_at: SimTime,
+    /// Reported lost (it will not be reported again).
+    pub lost: bool,
+}
+
+/// What the sent log reports to the owner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoreEvent {
+    /// `[seq, end)`, sent with `tag`, was cumulatively acknowledged.
+    Acked { seq: u64, end: u64, tag: u64 },
+    /// `[seq, end)`, sent with `tag`, is presumed lost: recovery retransmits it, or it was
+    /// outstanding when the retransmission timer fired.
+    Lost { seq: u64, end: u64, tag: u64 },
+}
+
+#[derive(Clone, Debug, Default)]
+struct SentLog {
+    segments: VecDeque<SentSegment>,
+    /// Bytes delivered so far (cumulatively acknowledged or SACKed), and when that last grew.
+    delivered: u64,
+    delivered_at: SimTime,
+    events: VecDeque<CoreEvent>,
+}
+
+impl SentLog {
+    /// The index of the entry holding `seq`, if any.
+    fn find(&self, seq: u64) -> Option<usize> {
+        let i = self.segments.partition_point(|s| s.end <= seq);
+        (i < self.segments.len() && self.segments[i].seq <= seq).then_some(i)
+    }
+
+    /// Marks every unreported entry overlapping `[seq, end)` lost.
+    fn mark_lost<C: CongestionControl + ?Sized>(&mut self, seq: u64, end: u64, cc: &mut C) {
+        let mut i = self.segments.partition_point(|s| s.end <= seq);
+        while let Some(s) = self.segments.get_mut(i) {
+            if s.seq >= end {
+                break;
+            }
+            if !s.lost {
+                s.lost = true;
+                let (seq, end, tag) = (s.seq, s.end, s.tag);
+                cc.on_tagged_loss(tag, end - seq);
+                self.events.push_back(CoreEvent::Lost { seq, end, tag });
+            }
+            i += 1;
+        }
+    }
+}
+
+/// The sequence-space state of a TCP sender over a byte space starting at 0.
+#[derive(Clone, Debug)]
+pub struct TcpCore {
+    config: TcpConfig,
+    rtt: RttEstimator,
+    scoreboard: Scoreboard,
+    recovery: LossRecovery,
+    /// First unacknowledged byte.
+    snd_una: u64,
+    /// One past the highest byte ever sent (RFC 6675 `HighData + 1`; never moved back).
+    snd_nxt: u64,
+    /// Peer's advertised window from the latest ACK.
+    rwnd: u64,
+    /// RFC 6675 `pipe` (FlightSize without SACK), kept current after every event.
+    pipe: u64,
+    rto_deadline: Option<SimTime>,
+    stats: SenderStats,
+    log: Option<Box<SentLog>>,
+}
+
+impl TcpCore {
+    pub fn new(config: TcpConfig) -> Self {
+        assert!(config.mss > 0, "TcpConfig::mss must be positive");
+        assert!(
+            config.receive_buffer > 0,
+            "TcpConfig::receive_buffer must be positive"
+        );
+        TcpCore {
+            rtt: RttEstimator::from_config(&config),
+            scoreboard: Scoreboard::new(),
+            recovery: LossRecovery::new(&config),
+            snd_una: 0,
+            snd_nxt: 0,
+            rwnd: config.receive_buffer,
+            pipe: 0,
+            rto_deadline: None,
+            stats: SenderStats::default(),
+            config,
+            log: None,
+        }
+    }
+
+    /// Keeps the sent log (tags, acknowledged and lost segments, delivery-rate samples).
+    pub fn with_sent_log(mut self) -> Self {
+        self.log = Some(Box::default());
+        self
+    }
+
+    /// Processes an acknowledgement.
+    pub fn handle_ack<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        ack: &AckSegment,
+        cc: &mut C,
+    ) -> AckOutcome {
+        if ack.ack < self.snd_una || ack.ack > self.snd_nxt {
+            return AckOutcome::default();
+        }
+        let mss = self.config.mss as u64;
+        let is_cwnd_limited = self.pipe + mss >= self.send_window(cc);
+
+        let newly_acked = ack.ack - self.snd_una;
+        self.snd_una = ack.ack;
+        self.rwnd = ack.rwnd;
+        let newly_sacked = if self.config.sack {
+            self.scoreboard
+                .update(ack.ack, self.snd_nxt, ack.sack.as_slice())
+        } else {
+            self.scoreboard.advance(ack.ack);
+            0
+        };
+        self.stats.bytes_acked += newly_acked;
+
+        // Karn (RFC 6298 §3): no sample from an ACK triggered by a retransmitted segment.
+        let rtt = if newly_acked > 0 && !ack.echo_is_retransmission {
+            Some(now.saturating_sub(ack.echo_sent_at))
+        } else {
+            None
+        };
+        if let Some(sample) = rtt {
+            self.rtt.on_sample(sample);
+        }
+
+        let transition = self.recovery.on_ack(
+            &self.scoreboard,
+            self.snd_una,
+            self.snd_nxt,
+            newly_acked,
+            newly_sacked,
+        );
+        if transition.exited {
+            cc.on_recovery_exit(now);
+        }
+        if transition.entered {
+            self.stats.fast_retransmits += 1;
+            cc.on_congestion_event(now, self.flight_size());
+        }
+        self.pipe = self
+            .recovery
+            .pipe(&self.scoreboard, self.snd_una, self.snd_nxt);
+
+        if newly_acked > 0 {
+            // RFC 6298 (5.2) "When all outstanding data has been acknowledged, turn off the
+            // retransmission timer"; (5.3) "When an ACK is received that acknowledges new
+            // data, restart the retransmission timer".
+            self.rto_deadline = if self.snd_una == self.snd_nxt {
+                None
+            } else {
+                Some(now + self.rtt.rto())
+            };
+        }
+
+        if newly_acked > 0 || newly_sacked > 0 {
+            let (delivered_bytes, delivery_rate_bps) =
+                self.log_ack(now, newly_acked + newly_sacked, ack, cc);
+            let sample = AckSample {
+                now,
+                acked_bytes: newly_acked,
+                newly_sacked_bytes: newly_sacked,
+                rtt,
+                srtt: self.rtt.srtt(),
+                min_rtt: self.rtt.min_rtt(),
+                bytes_in_flight: self.pipe,
+                is_cwnd_limited,
+                in_recovery: transition.was_in_fast_recovery || self.recovery.in_fast_recovery(),
+                mss: self.config.mss,
+                delivered_bytes,
+                delivery_rate_bps,
+            };
+            cc.on_ack(&sample);
+        }
+        AckOutcome { rtt, newly_acked }
+    }
+
+    /// The sent log's part of an ACK that delivered `newly_delivered` bytes: a delivery-rate
+    /// sample from the newest segment it acknowledges, then the acknowledged entries trimmed.
+    /// Returns (delivered bytes so far, delivery rate in bit/s), zero and `None` without log.
+    fn log_ack<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        newly_delivered: u64,
+        ack: &AckSegment,
+        cc: &mut C,
+    ) -> (u64, Option<f64>) {
+        let Some(log) = self.log.as_deref_mut() else {
+            return (0, None);
+        };
+        log.delivered += newly_delivered;
+        log.delivered_at = now;
+        // The newest segment this ACK covers: the one below the cumulative ACK, or the one
+        // holding the end of the first (most recent) SACK block.
+        let newest = match ack.sack.as_slice().first() {
+            Some(&(_, end)) if end > ack.ack => log.find(end - 1),
+            _ => ack.ack.checked_sub(1).and_then(|s| log.find(s)),
+        };
+        let rate = newest.and_then(|i| {
+            let s = log.segments[i];
+            let interval = now.saturating_sub(s.delivered_at).as_nanos();
+            (interval > 0).then(|| (log.delivered - s.delivered) as f64 * 8e9 / interval as f64)
+        });
+        while let Some(s) = log.segments.front() {
+            if s.end > self.snd_una {
+                break;
+            }
+            let (seq, end, tag) = (s.seq, s.end, s.tag);
+            log.segments.pop_front();
+            cc.on_tagged_ack(tag, end - seq);
+            log.events.push_back(CoreEvent::Acked { seq, end, tag });
+        }
+        (log.delivered, rate)
+    }
+
+    /// The retransmission timer fired (calls before the current deadline are ignored).
+    pub fn handle_timeout<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
+        let Some(deadline) = self.rto_deadline else {
+            return;
+        };
+        if now < deadline {
+            return;
+        }
+        if self.snd_una == self.snd_nxt {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        cc.on_retransmission_timeout(now, self.flight_size_for_timeout(cc));
+        self.recovery.on_timeout(self.snd_una, self.snd_nxt);
+        if let Some(log) = self.log.as_deref_mut() {
+            // Everything outstanding and not SACKed is presumed lost (RFC 6298 §5: go-back-N).
+            let mut seq = self.snd_una;
+            while seq < self.snd_nxt {
+                let hole_end = self
+                    .scoreboard
+                    .next_sacked_start(seq)
+                    .unwrap_or(self.snd_nxt)
+                    .min(self.snd_nxt);
+                log.mark_lost(seq, hole_end, cc);
+                seq = self.scoreboard.next_unsacked(hole_end.max(seq + 1));
+            }
+        }
+        // RFC 6298 (5.5) "back off the timer", (5.6) "Start the retransmission timer, such
+        // that it expires after RTO seconds (for the value of RTO after the doubling".
+        self.rtt.back_off();
+        self.rto_deadline = Some(now + self.rtt.rto());
+        self.pipe = self
+            .recovery
+            .pipe(&self.scoreboard, self.snd_una, self.snd_nxt);
+    }
+
+    /// The next segment to send now, if the windows allow one. New data may extend up to
+    /// `app_end` (the end of what the owner offers; `u64::MAX` for an unbounded source) and is
+    /// logged with `tag`.
+    pub fn poll_transmit<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        tag: u64,
+    ) -> Option<DataSegment> {
+        let new_len = self.new_data_len(app_end);
+        let t =
+            self.recovery
+                .next_segment(&self.scoreboard, self.snd_una, self.snd_nxt, new_len)?;
+        if !t.ignores_window() && self.pipe > 0 && self.pipe + t.len as u64 > self.send_window(cc) {
+            return None;
+        }
+        let pipe_growth = self.recovery.on_transmit(&t);
+        if t.kind == SegmentKind::NewData {
+            self.snd_nxt = t.end();
+        }
+        self.pipe += pipe_growth;
+        debug_assert_eq!(
+            self.pipe,
+            self.recovery
+                .pipe(&self.scoreboard, self.snd_una, self.snd_nxt)
+        );
+
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += t.len as u64;
+        if t.is_retransmission() {
+            self.stats.retransmitted_segments += 1;
+        }
+        if let Some(log) = self.log.as_deref_mut() {
+            let (delivered, delivered_at) = (log.delivered, log.delivered_at);
+            if t.kind == SegmentKind::NewData {
+                log.segments.push_back(SentSegment {
+                    seq: t.seq,
+                    end: t.end(),
+                    tag,
+                    sent_at: now,
+                    delivered,
+                    delivered_at,
+                    lost: false,
+                });
+            } else {
+                log.mark_lost(t.seq, t.end(), cc);
+                let mut i = log.segments.partition_point(|s| s.end <= t.seq);
+                while let Some(s) = log.segments.get_mut(i).filter(|s| s.seq < t.end()) {
+                    s.sent_at = now;
+                    s.delivered = delivered;
+                    s.delivered_at = delivered_at;
+                    i += 1;
+                }
+            }
+        }
+        cc.on_packet_sent(now, t.len, self.pipe);
+        // RFC 6298 (5.1): "if the timer is not running, start it running".
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        Some(DataSegment {
+            seq: t.seq,
+            len: t.len,
+            sent_at: now,
+            is_retransmission: t.is_retransmission(),
+        })
+    }
+
+    /// What the sent log has to report (nothing without it).
+    pub fn poll_event(&mut self) -> Option<CoreEvent> {
+        self.log.as_deref_mut()?.events.pop_front()
+    }
+
+    /// The sent log, oldest first (empty without it).
+    pub fn sent_log(&self) -> impl Iterator<Item = &SentSegment> {
+        self.log.iter().flat_map(|l| l.segments.iter())
+    }
+
+    /// The retransmission timer's deadline, if it is running.
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    /// Length of the next new segment the offered data and the peer's window allow.
+    fn new_data_len(&self, app_end: u64) -> u32 {
+        if self.snd_nxt >= app_end {
+            return 0;
+        }
+        let full = (app_end - self.snd_nxt).min(self.config.mss as u64);
+        let room = self
+            .snd_una
+            .saturating_add(self.rwnd)
+            .saturating_sub(self.snd_nxt);
+        if room >= full {
+            full as u32
+        } else if self.snd_nxt == self.snd_una {
+            room as u32
+        } else {
+            0
+        }
+    }
+
+    /// Congestion window plus NewReno's inflation.
+    fn send_window<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
+        let window = cc.cwnd() as i128 + self.recovery.window_inflation() as i128;
+        window.max(0) as u64
+    }
+
+    /// RFC 5681 FlightSize: sent and not cumulatively acknowledged.
+    pub fn flight_size(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    /// The amount of data in flight a timeout's ssthresh is computed from: FlightSize, capped
+    /// at the congestion window.
+    ///
+    /// RFC 5681 eq. (4) uses FlightSize. When the timer fires during SACK recovery, though,
+    /// FlightSize also counts every hole and every new segment the recovery sent, and after a
+    /// large loss it can be several times the window the path carried: ssthresh would then be
+    /// set *above* the window in force, and the next slow start would overshoot again (a CUBIC
+    /// flow in the dumbbell timed out once per loss episode this way). The cap keeps the
+    /// RFC's value whenever FlightSize is within the window, and otherwise uses the window, as
+    /// ns-2 (`window()`) and Linux (`snd_cwnd`) do.
+    pub fn flight_size_for_timeout<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
+        self.flight_size().min(cc.cwnd())
+    }
+
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    /// Smoothed RTT, zero before the first sample.
+    pub fn srtt(&self) -> SimTime {
+        self.rtt.srtt()
+    }
+
+    /// Current retransmission timeout, backoff included.
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto()
+    }
+
+    pub fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// RFC 6675 `pipe` with SACK, FlightSize without (both exclude data presumed lost after a
+    /// timeout until it is resent).
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.pipe
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+
+    /// In fast recovery (RFC 6675 / RFC 6582); false after a timeout.
+    pub fn in_recovery(&self) -> bool {
+        self.recovery.in_fast_recovery()
+    }
+
+    pub fn recovery_phase(&self) -> RecoveryPhase {
+        self.recovery.phase()
+    }
+
+    pub fn recovery(&self) -> &LossRecovery {
+        &self.recovery
+    }
+
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.scoreboard
+    }
+
+    /// The peer's advertised window from the latest ACK.
+    pub fn rwnd(&self) -> u64 {
+        self.rwnd
+    }
+
+    pub fn config(&self) -> &TcpConfig {
+        &self.config
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::SackBlocks;
+    use crate::transport::tcp::tests::TestReno;
+
+    const MSS: u32 = 100;
+
+    fn core() -> (TcpCore, TestReno) {
+        let config = TcpConfig {
+            mss: MSS,
+            initial_window: 4,
+            receive_buffer: 1_000_000,
+            ..TcpConfig::default()
+        };
+        (
+            TcpCore::new(config).with_sent_log(),
+            TestReno::new(MSS, config.initial_window),
+        )
+    }
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    fn ack(ack: u64, sack: &[(u64, u64)], echo: SimTime) -> AckSegment {
+        let mut blocks = SackBlocks::EMPTY;
+        for &(a, b) in sack {
+            blocks.push(a, b);
+        }
+        AckSegment {
+            ack,
+            sack: blocks,
+            rwnd: 1_000_000,
+            echo_sent_at: echo,
+            echo_is_retransmission: false,
+        }
+    }
+
+    /// Sends what the window allows, tagging new segments `first_tag`, `first_tag + 1`, ...
+    fn send(c: &mut TcpCore, cc: &mut TestReno, now: SimTime, first_tag: u64) -> Vec<DataSegment> {
+        let mut out = Vec::new();
+        while let Some(seg) = c.poll_transmit(now, cc, u64::MAX, first_tag + out.len() as u64) {
+            out.push(seg);
+        }
+        out
+    }
+
+    fn events(c: &mut TcpCore) -> Vec<CoreEvent> {
+        std::iter::from_fn(|| c.poll_event()).collect()
+    }
+
+    #[test]
+    fn acknowledged_segments_come_back_with_their_tags_and_leave_the_log() {
+        let (mut c, mut cc) = core();
+        assert_eq!(send(&mut c, &mut cc, ms(0), 10).len(), 4);
+        assert_eq!(
+            c.sent_log().map(|s| s.tag).collect::<Vec<_>>(),
+            [10, 11, 12, 13]
+        );
+        c.handle_ack(ms(40), &ack(200, &[], ms(0)), &mut cc);
+        assert_eq!(
+            events(&mut c),
+            [
+                CoreEvent::Acked {
+                    seq: 0,
+                    end: 100,
+                    tag: 10
+                },
+                CoreEvent::Acked {
+                    seq: 100,
+                    end: 200,
+                    tag: 11
+                },
+            ]
+        );
+        assert_eq!(cc.tagged_acks, [(10, 100), (11, 100)]);
+        assert_eq!(c.sent_log().map(|s| s.seq).collect::<Vec<_>>(), [200, 300]);
+        assert!(cc.tagged_losses.is_empty());
+    }
+
+    #[test]
+    fn a_retransmitted_hole_is_reported_lost_once_with_its_tag() {
+        let (mut c, mut cc) = core();
+        send(&mut c, &mut cc, ms(0), 0);
+        // Segment 0 lost; 1, 2, 3 SACKed: three duplicate ACKs start recovery (RFC 6675).
+        c.handle_ack(ms(40), &ack(0, &[(100, 200)], ms(0)), &mut cc);
+        c.handle_ack(ms(41), &ack(0, &[(100, 300)], ms(0)), &mut cc);
+        c.handle_ack(ms(42), &ack(0, &[(100, 400)], ms(0)), &mut cc);
+        assert!(c.in_recovery());
+        let resent = send(&mut c, &mut cc, ms(42), 100);
+        assert_eq!((resent[0].seq, resent[0].is_retransmission), (0, true));
+        let ev = events(&mut c);
+        assert_eq!(
+            ev[0],
+            CoreEvent::Lost {
+                seq: 0,
+                end: 100,
+                tag: 0
+            }
+        );
+        assert_eq!(cc.tagged_losses, [(0, 100)]);
+        // A timeout reports the new segment recovery sent with tag 101 (outstanding, not
+        // SACKed) but not segment 0 again.
+        c.handle_timeout(ms(5000), &mut cc);
+        assert_eq!(cc.tagged_losses, [(0, 100), (101, 100)]);
+        // The repair acknowledges everything, tags in sequence order.
+        c.handle_ack(ms(5040), &ack(400, &[], ms(42)), &mut cc);
+        let acked: Vec<u64> = cc.tagged_acks.iter().map(|a| a.0).collect();
+        assert_eq!(&acked[..4], [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_timeout_reports_every_outstanding_segment_not_sacked() {
+        let (mut c, mut cc) = core();
+        send(&mut c, &mut cc, ms(0), 0);
+        // Only segment 2 arrives (one duplicate ACK, no recovery).
+        c.handle_ack(ms(40), &ack(0, &[(200, 300)], ms(0)), &mut cc);
+        assert!(!c.in_recovery());
+        c.handle_timeout(c.poll_timeout().unwrap(), &mut cc);
+        assert_eq!(cc.tagged_losses, [(0, 100), (1, 100), (3, 100)]);
+        assert_eq!(
+            events(&mut c),
+            [
+                CoreEvent::Lost {
+                    seq: 0,
+                    end: 100,
+                    tag: 0
+                },
+                CoreEvent::Lost {
+                    seq: 100,
+                    end: 200,
+                    tag: 1
+                },
+                CoreEvent::Lost {
+                    seq: 300,
+                    end: 400,
+                    tag: 3
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn delivery_rate_is_bytes_delivered_since_the_segment_was_sent_over_the_time_taken() {
+        let (mut c, mut cc) = core();
+        send(&mut c, &mut cc, ms(0), 0);
+        // First ACK: 100 bytes delivered over the 10 ms since the segment went out (the log's
+        // delivered clock starts at 0): 80 kbit/s.
+        c.handle_ack(ms(10), &ack(100, &[], ms(0)), &mut cc);
+        let s = cc.last_sample.unwrap();
+        assert_eq!(s.delivered_bytes, 100);
+        assert_eq!(s.delivery_rate_bps, Some(100.0 * 8.0 / 0.010));
+        // Segments sent at 10 ms carry (delivered 100, at 10 ms). Their ACK at 30 ms, after
+        // 400 bytes in all: (400 - 100) bytes over 20 ms.
+        send(&mut c, &mut cc, ms(10), 4);
+        c.handle_ack(ms(20), &ack(300, &[], ms(0)), &mut cc);
+        c.handle_ack(ms(30), &ack(500, &[], ms(10)), &mut cc);
+        let s = cc.last_sample.unwrap();
+        assert_eq!(s.delivered_bytes, 500);
+        assert_eq!(s.delivery_rate_bps, Some(400.0 * 8.0 / 0.020));
+    }
+
+    #[test]
+    fn without_the_log_nothing_is_reported() {
+        let config = TcpConfig {
+            mss: MSS,
+            ..TcpConfig::default()
+        };
+        let mut c = TcpCore::new(config);
+        let mut cc = TestReno::new(MSS, 10);
+        send(&mut c, &mut cc, ms(0), 0);
+        c.handle_ack(ms(10), &ack(300, &[], ms(0)), &mut cc);
+        assert_eq!(c.poll_event(), None);
+        assert_eq!(c.sent_log().count(), 0);
+        let s = cc.last_sample.unwrap();
+        assert_eq!((s.delivered_bytes, s.delivery_rate_bps), (0, None));
+        assert!(cc.tagged_acks.is_empty());
+    }
+}
