@@ -105,9 +105,18 @@ def check_seed(seed: Any) -> None:
         raise ValueError(f"seed: expected an integer in [0, 2**64), got {seed!r}")
 
 
+#: The result tables, in the order they are written.
+TABLES = ("flows", "links", "paths", "flow_series", "link_series", "path_series")
+
+
 @dataclass
 class Result:
-    """Result tables of one run (pandas DataFrames) and the run's identity."""
+    """Result tables of one run (pandas DataFrames) and the run's identity.
+
+    `flows`, `links` and `paths` (one row per path of each multipath flow; empty otherwise)
+    are over the measurement window; `flow_series`, `link_series` and `path_series` are the
+    sampled time series (empty unless the scenario sets `sample_interval`), whose `flow` and
+    `link` columns are categoricals of the flow and link names."""
 
     seed: int
     duration_s: float
@@ -117,11 +126,17 @@ class Result:
     jain_fairness: float
     flows: pd.DataFrame
     links: pd.DataFrame
-    timeseries: pd.DataFrame
+    paths: pd.DataFrame
+    flow_series: pd.DataFrame
+    link_series: pd.DataFrame
+    path_series: pd.DataFrame
     wall_seconds: float = math.nan
 
     @classmethod
     def _from_core(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
+        flows = _frame(raw["flows"], ["name", "kind", "cc", "src", "dst"], {})
+        links = _frame(raw["links"], ["name", "direction", "from", "to"], {})
+        tables = {"flows": flows, "links": links}
         return cls(
             seed=int(raw["seed"]),
             duration_s=float(raw["duration_s"]),
@@ -129,9 +144,12 @@ class Result:
             events=int(raw["events"]),
             delivered_packets=int(raw["delivered_packets"]),
             jain_fairness=float(raw["jain_fairness"]),
-            flows=_frame(raw["flows"], ["name", "kind", "cc", "src", "dst"]),
-            links=_frame(raw["links"], ["name", "direction", "from", "to"]),
-            timeseries=_timeseries(raw["timeseries"]),
+            flows=flows,
+            links=links,
+            paths=_frame(raw["paths"], ["flow", "path"], tables),
+            flow_series=_frame(raw["flow_series"], ["time_s", "flow"], tables),
+            link_series=_frame(raw["link_series"], ["time_s", "link"], tables),
+            path_series=_frame(raw["path_series"], ["time_s", "flow", "path"], tables),
             wall_seconds=wall_seconds,
         )
 
@@ -144,6 +162,7 @@ class Result:
             "warmup_s": self.warmup_s,
             "flows": _records(self.flows),
             "links": _records(self.links),
+            "paths": _records(self.paths),
             "jain_fairness": _clean(self.jain_fairness),
             "events": self.events,
             "delivered_packets": self.delivered_packets,
@@ -163,23 +182,21 @@ class Result:
         return json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
 
     def to_parquet(self, directory: str | os.PathLike) -> None:
-        """Writes flows.parquet, links.parquet and timeseries.parquet (empty when nothing was
-        sampled, so that no file of an earlier run is left beside these) into `directory`,
-        all or nothing."""
+        """Writes one Parquet file per table (:data:`PARQUET_FILES`; empty tables too, so that
+        no file of an earlier run is left beside these) into `directory`, all or nothing."""
         outputs = Outputs()
         folder = outputs.folder("out", directory, PARQUET_FILES)
         with outputs.writing() as tx:
             self.stage_parquet(tx, folder)
 
     def stage_parquet(self, tx: Transaction, folder: FolderTarget | None) -> None:
-        """Adds the three Parquet tables to a transaction of :mod:`plait.output`."""
+        """Adds the Parquet tables to a transaction of :mod:`plait.output`."""
         if folder is None:
             return
-        tables = (self.flows, self.links, self.timeseries)
-        for name, frame in zip(PARQUET_FILES, tables):
-            table = frame.assign(seed=self.seed)
+        for name, file in zip(TABLES, PARQUET_FILES):
+            table = getattr(self, name).assign(seed=self.seed)
             tx.write_with(
-                folder.file(name),
+                folder.file(file),
                 lambda path, t=table: t.to_parquet(path, index=False),
             )
 
@@ -192,29 +209,37 @@ def write_atomic(path: Path, data: bytes) -> None:
         tx.write_bytes(target, data)
 
 
-def _timeseries(columns: dict[str, Any]) -> pd.DataFrame:
-    """The sampled time series: rows name their series by index (`series`), turned here into
-    categorical `entity` and `name` columns, so that no row carries a string of its own."""
-    codes = columns.pop("series").astype("int64")
-    entities = columns.pop("series_entity")
-    names = columns.pop("series_name")
-    kinds = sorted(set(entities))
-    entity_codes = pd.Series([kinds.index(e) for e in entities], dtype="int64").to_numpy()
-    entity = pd.Categorical.from_codes(
-        entity_codes[codes] if len(codes) else codes, categories=kinds
-    )
-    if len(set(names)) == len(names):
-        name = pd.Categorical.from_codes(codes, categories=names)
-    else:
-        # A flow named like a link direction ("l:forward"): categories must be unique.
-        name = pd.Categorical(pd.Series(names, dtype="object").to_numpy()[codes])
-    columns = {"time_s": columns.pop("time_s"), "entity": entity, "name": name, **columns}
-    return pd.DataFrame(columns)
-
-
-def _frame(columns: dict[str, Any], first: list[str]) -> pd.DataFrame:
+def _frame(
+    columns: dict[str, Any], first: list[str], tables: dict[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """A table from the core's columns, `first` columns first. Columns of row indices into
+    another table (listed under `__index__`) become categoricals of that table's names; a link
+    index becomes `link` (the name) and `direction`."""
+    columns = dict(columns)
+    index = columns.pop("__index__", {})
+    for column, of in index.items():
+        codes = columns[column].astype("int64")
+        rows = tables[of]
+        if of == "links":
+            columns[column] = _categorical(rows["name"], codes)
+            columns["direction"] = _categorical(rows["direction"], codes)
+        else:
+            columns[column] = _categorical(rows["name"], codes)
     order = [c for c in first if c in columns] + [c for c in columns if c not in first]
+    if "direction" in columns and "direction" not in first and "link" in order:
+        order.remove("direction")
+        order.insert(order.index("link") + 1, "direction")
     return pd.DataFrame({c: columns[c] for c in order})
+
+
+def _categorical(names: pd.Series, codes) -> pd.Categorical:
+    """`names[codes]` as a categorical over the distinct names, in order of first appearance."""
+    values = pd.Series(names, dtype="object").to_numpy()
+    categories = list(dict.fromkeys(values))
+    position = {name: i for i, name in enumerate(categories)}
+    mapped = [position[v] for v in values]
+    remap = pd.Series(mapped, dtype="int64").to_numpy()
+    return pd.Categorical.from_codes(remap[codes] if len(codes) else codes, categories=categories)
 
 
 def _clean(x: Any) -> Any:
@@ -238,7 +263,7 @@ def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
 
 
 #: The files :meth:`Result.to_parquet` writes.
-PARQUET_FILES = ("flows.parquet", "links.parquet", "timeseries.parquet")
+PARQUET_FILES = tuple(f"{name}.parquet" for name in TABLES)
 
 #: Default limit on a run's estimated memory (see :func:`estimate_memory`).
 DEFAULT_MAX_MEMORY = 4 * 2**30

@@ -59,22 +59,33 @@ LINK_COLUMNS = [
     "mean_queue_bytes",
     "max_queue_packets",
 ]
-TIMESERIES_COLUMNS = [
-    "time_s",
-    "entity",
-    "name",
-    "cwnd_bytes",
-    "srtt_s",
-    "goodput_bps",
-    "queue_packets",
-    "queue_bytes",
+PATH_COLUMNS = [
+    "flow",
+    "path",
+    "route",
+    "reverse_route",
+    "packets_sent",
+    "throughput_bps",
+    "fast_retransmits",
+    "timeouts",
+    "rtt_samples",
+    "rtt_mean_s",
+    "rtt_min_s",
 ]
+FLOW_SERIES_COLUMNS = ["time_s", "flow", "cwnd_bytes", "srtt_s", "goodput_bps"]
+LINK_SERIES_COLUMNS = ["time_s", "link", "direction", "queue_packets", "queue_bytes"]
+PATH_SERIES_COLUMNS = ["time_s", "flow", "path", "cwnd_bytes", "srtt_s"]
+SERIES = ("flow_series", "link_series", "path_series")
+PARQUET_NAMES = sorted(
+    f"{t}.parquet" for t in ("flows", "links", "paths", "flow_series", "link_series", "path_series")
+)
 SUMMARY_KEYS = {
     "seed",
     "duration_s",
     "warmup_s",
     "flows",
     "links",
+    "paths",
     "jain_fairness",
     "events",
     "delivered_packets",
@@ -125,7 +136,8 @@ def unsampled(tmp_path: Path, scenario_toml: str) -> Path:
 def assert_same_tables(a: plait.Result, b: plait.Result) -> None:
     pd.testing.assert_frame_equal(a.flows, b.flows)
     pd.testing.assert_frame_equal(a.links, b.links)
-    pd.testing.assert_frame_equal(a.timeseries, b.timeseries)
+    for name in ("paths", *SERIES):
+        pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name))
     assert (a.seed, a.events, a.delivered_packets) == (b.seed, b.events, b.delivered_packets)
     assert a.jain_fairness == b.jain_fairness
 
@@ -142,11 +154,16 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 def test_result_tables_are_dataframes_with_documented_columns(scenario):
     r = plait.run(scenario)
     assert isinstance(r, plait.Result)
-    for frame in (r.flows, r.links, r.timeseries):
+    for frame in (r.flows, r.links, r.paths, r.flow_series, r.link_series, r.path_series):
         assert isinstance(frame, pd.DataFrame)
     assert list(r.flows.columns) == FLOW_COLUMNS
     assert list(r.links.columns) == LINK_COLUMNS
-    assert list(r.timeseries.columns) == TIMESERIES_COLUMNS
+    assert list(r.paths.columns) == PATH_COLUMNS
+    assert list(r.flow_series.columns) == FLOW_SERIES_COLUMNS
+    assert list(r.link_series.columns) == LINK_SERIES_COLUMNS
+    assert list(r.path_series.columns) == PATH_SERIES_COLUMNS
+    # Single-path flows only: the per-path tables are present and empty.
+    assert len(r.paths) == 0 and len(r.path_series) == 0
     assert (r.duration_s, r.warmup_s) == (3.0, 1.0)
     assert r.events > 0
     assert r.delivered_packets > 0
@@ -207,55 +224,49 @@ def test_link_table_contents(scenario):
     assert ((links.utilization - started).abs() <= two_packets).all()
 
 
-def test_timeseries_present_when_sample_interval_set(scenario):
-    ts = plait.run(scenario).timeseries
-    assert len(ts) > 0
-    times = sorted(ts.time_s.unique())
+def test_series_present_when_sample_interval_set(scenario):
+    r = plait.run(scenario)
+    fs, ls = r.flow_series, r.link_series
+    times = sorted(fs.time_s.unique())
     assert {0.5, 1.0, 1.5, 2.0, 2.5} <= set(times)
     assert all(0 < t <= 3.0 for t in times)
-    expected_names = {
-        "bulk.0",
-        "bulk.1",
-        "bulk.2",
-        "access:forward",
-        "access:reverse",
-        "bottleneck:forward",
-        "bottleneck:reverse",
-    }
-    for _, rows in ts.groupby("time_s"):
-        assert set(rows.name) == expected_names
-        assert len(rows) == len(expected_names)
-    flows = ts[ts.entity == "flow"]
-    links = ts[ts.entity == "link"]
-    assert set(ts.entity) == {"flow", "link"}
-    assert flows[["queue_packets", "queue_bytes"]].isna().all().all()
-    assert links[["cwnd_bytes", "srtt_s", "goodput_bps"]].isna().all().all()
-    assert (flows.cwnd_bytes > 0).all()
-    assert links[links.name == "bottleneck:forward"].queue_packets.max() > 0
-    # Names are categorical: one string per series, not per row.
-    assert isinstance(ts.name.dtype, pd.CategoricalDtype)
-    assert isinstance(ts.entity.dtype, pd.CategoricalDtype)
+    assert sorted(ls.time_s.unique()) == times
+    for _, rows in fs.groupby("time_s"):
+        assert list(rows.flow) == ["bulk.0", "bulk.1", "bulk.2"]
+    for _, rows in ls.groupby("time_s"):
+        assert list(zip(rows.link, rows.direction)) == [
+            ("access", "forward"),
+            ("access", "reverse"),
+            ("bottleneck", "forward"),
+            ("bottleneck", "reverse"),
+        ]
+    assert (fs.cwnd_bytes > 0).all() and (fs.srtt_s >= 0).all()
+    assert (fs[fs.time_s == 2.5].srtt_s > 0).all()
+    assert not fs.goodput_bps.isna().any()
+    bottleneck = ls[(ls.link == "bottleneck") & (ls.direction == "forward")]
+    assert bottleneck.queue_packets.max() > 0
+    # Names are categorical: one string per flow or link, not per row.
+    for column in (fs.flow, ls.link, ls.direction):
+        assert isinstance(column.dtype, pd.CategoricalDtype)
 
 
-def test_timeseries_names_when_a_flow_is_named_like_a_link_direction(scenario_toml, tmp_path):
+def test_series_names_when_a_flow_is_named_like_a_link(scenario_toml, tmp_path):
     path = tmp_path / "clash.toml"
-    path.write_text(scenario_toml.replace('name = "bulk"\ncount = 3', 'name = "access:forward"'))
-    ts = plait.run(path).timeseries
-    first = ts[ts.time_s == ts.time_s.min()]
-    assert list(first.name) == [
-        "access:forward",
-        "access:forward",
-        "access:reverse",
-        "bottleneck:forward",
-        "bottleneck:reverse",
-    ]
-    assert list(first.entity) == ["flow", "link", "link", "link", "link"]
+    path.write_text(scenario_toml.replace('name = "bulk"\ncount = 3', 'name = "access"'))
+    r = plait.run(path)
+    assert set(r.flow_series.flow) == {"access"}
+    first = r.link_series[r.link_series.time_s == r.link_series.time_s.min()]
+    assert list(first.link) == ["access", "access", "bottleneck", "bottleneck"]
 
 
-def test_no_timeseries_without_sample_interval(unsampled):
-    ts = plait.run(unsampled).timeseries
-    assert len(ts) == 0
-    assert list(ts.columns) == TIMESERIES_COLUMNS
+def test_no_series_without_sample_interval(unsampled):
+    r = plait.run(unsampled)
+    for name, columns in zip(
+        SERIES, (FLOW_SERIES_COLUMNS, LINK_SERIES_COLUMNS, PATH_SERIES_COLUMNS)
+    ):
+        frame = getattr(r, name)
+        assert len(frame) == 0
+        assert list(frame.columns) == columns
 
 
 # --- path, dict, seed, overrides -----------------------------------------------------------------
@@ -396,30 +407,26 @@ def test_to_parquet_writes_tables_with_seed(scenario, tmp_path):
     r = plait.run(scenario, seed=8)
     out = tmp_path / "tables"
     r.to_parquet(out)
-    assert sorted(p.name for p in out.iterdir()) == [
-        "flows.parquet",
-        "links.parquet",
-        "timeseries.parquet",
-    ]
-    for name in ("flows", "links", "timeseries"):
+    assert sorted(p.name for p in out.iterdir()) == PARQUET_NAMES
+    for name in ("flows", "links", "paths", *SERIES):
         back = pd.read_parquet(out / f"{name}.parquet")
         assert (back.seed == 8).all()
-        pd.testing.assert_frame_equal(back.drop(columns="seed"), getattr(r, name))
+        ours = getattr(r, name)
+        if len(ours):
+            pd.testing.assert_frame_equal(back.drop(columns="seed"), ours)
+        else:  # an empty categorical comes back without its categories
+            assert list(back.columns) == [*ours.columns, "seed"] and len(back) == 0
 
 
-def test_to_parquet_without_timeseries_writes_an_empty_table(unsampled, tmp_path):
-    # An empty timeseries.parquet replaces one left by an earlier, sampled run in the same
+def test_to_parquet_without_series_writes_empty_tables(unsampled, tmp_path):
+    # An empty flow_series.parquet replaces one left by an earlier, sampled run in the same
     # folder: the folder never mixes two runs.
     (tmp_path / "out").mkdir()
-    (tmp_path / "out" / "timeseries.parquet").write_bytes(b"from an earlier run")
+    (tmp_path / "out" / "flow_series.parquet").write_bytes(b"from an earlier run")
     r = plait.run(unsampled)
     r.to_parquet(tmp_path / "out")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "flows.parquet",
-        "links.parquet",
-        "timeseries.parquet",
-    ]
-    assert len(pd.read_parquet(tmp_path / "out" / "timeseries.parquet")) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == PARQUET_NAMES
+    assert len(pd.read_parquet(tmp_path / "out" / "flow_series.parquet")) == 0
     flows = pd.read_parquet(tmp_path / "out" / "flows.parquet")
     assert list(flows.columns) == [*FLOW_COLUMNS, "seed"]
     assert (flows.seed == 5).all()

@@ -98,7 +98,14 @@ SCENARIO_DICT = {
     ],
 }
 
-RUN_OUTPUTS = ("flows.parquet", "links.parquet", "timeseries.parquet")
+RUN_OUTPUTS = (
+    "flows.parquet",
+    "links.parquet",
+    "paths.parquet",
+    "flow_series.parquet",
+    "link_series.parquet",
+    "path_series.parquet",
+)
 EXPERIMENT_OUTPUTS = ("utilization.csv", "utilization.md", "utilization.png")
 
 

@@ -123,9 +123,12 @@ def test_missing_parent_folders_created_and_removed_on_failure(capsys, scenario,
     code, _, _ = cli(capsys, "run", scenario, "--out", tmp_path / "a" / "b", "--quiet")
     assert code == 0
     assert files_under(tmp_path / "a" / "b") == [
+        "flow_series.parquet",
         "flows.parquet",
+        "link_series.parquet",
         "links.parquet",
-        "timeseries.parquet",
+        "path_series.parquet",
+        "paths.parquet",
     ]
 
 

@@ -122,7 +122,7 @@ fn check_run(sim: &Simulator, scenario: &Scenario) {
         if let Some(d) = f.transport.as_datagram() {
             let (next_seq, received_packets) = (d.sent_packets(), d.received_packets());
             assert!(
-                received_packets <= next_seq && next_seq == f.data_packets_sent,
+                received_packets <= next_seq && next_seq == f.meters.data_packets_sent,
                 "flow {}: received {received_packets} of {next_seq} datagrams",
                 f.name
             );
@@ -202,14 +202,30 @@ fn check_run(sim: &Simulator, scenario: &Scenario) {
         "Jain index {}",
         r.jain_fairness
     );
-    let times = &r.timeseries.time_s;
-    assert!(
-        times.windows(2).all(|w| w[0] <= w[1]),
-        "time series out of order"
-    );
-    assert!(times
-        .last()
-        .is_none_or(|&t| t <= duration.as_secs_f64() + 1e-9));
+    for times in [&r.flow_series.time_s, &r.link_series.time_s] {
+        assert!(
+            times.windows(2).all(|w| w[0] <= w[1]),
+            "time series out of order"
+        );
+        assert!(times
+            .last()
+            .is_none_or(|&t| t <= duration.as_secs_f64() + 1e-9));
+    }
+    // Every table's columns have one length (what Python receives is rectangular).
+    use crate::trace::table::Table;
+    fn rectangular<T: Table>(t: &T) {
+        let cols = t.columns();
+        let n = t.rows();
+        for (name, c) in &cols {
+            assert_eq!(c.len(), n, "{}.{name}: {} rows, not {n}", T::NAME, c.len());
+        }
+    }
+    rectangular(&r.flows);
+    rectangular(&r.links);
+    rectangular(&r.paths);
+    rectangular(&r.flow_series);
+    rectangular(&r.link_series);
+    rectangular(&r.path_series);
 }
 
 // ---- Drawing a scenario from bytes ---------------------------------------------------------

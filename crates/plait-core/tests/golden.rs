@@ -71,7 +71,7 @@ pub fn summary(path: &Path) -> Value {
     let mut out = Map::new();
     for (k, v) in result.as_object().expect("an object") {
         match k.as_str() {
-            "timeseries" => {}
+            "flow_series" | "link_series" | "path_series" => {}
             "flows" | "links" | "paths" => {
                 out.insert(k.clone(), records(v));
             }

@@ -215,19 +215,22 @@ fn observer_sees_drops_and_rtt_samples() {
 fn timeseries_sampled_at_interval() {
     let toml = single("2s", "", "").replace("seed = 1", "seed = 1\nsample_interval = \"100ms\"");
     let r = run(&toml, None).results();
-    // 19 samples (0.1 .. 1.9 s) x (1 flow + 4 link directions).
-    let ts = &r.timeseries;
-    assert_eq!(ts.time_s.len(), 19 * 5);
-    assert!(ts.cwnd_bytes[0] > 0.0);
-    // Each sampling instant has one row per series: the flow, then the link directions.
-    assert_eq!(ts.series_name.len(), 5);
-    for (i, &s) in ts.series.iter().enumerate() {
-        assert_eq!(s as usize, i % 5);
-        assert!((ts.time_s[i] - 0.1 * (i / 5 + 1) as f64).abs() < 1e-12);
+    // 19 samples (0.1 .. 1.9 s): one flow row and four link-direction rows each.
+    let fs = &r.flow_series;
+    assert_eq!(fs.time_s.len(), 19);
+    assert!(fs.flow.iter().all(|&f| f == 0));
+    assert!(fs.cwnd_bytes.iter().all(|&c| c > 0.0));
+    assert!(fs.srtt_s[5] > 0.04 && fs.goodput_bps[5] > 0.0);
+    let ls = &r.link_series;
+    assert_eq!(ls.time_s.len(), 19 * 4);
+    for (i, &l) in ls.link.iter().enumerate() {
+        assert_eq!(l as usize, i % 4);
+        assert!((ls.time_s[i] - 0.1 * (i / 4 + 1) as f64).abs() < 1e-12);
+        assert!(ls.queue_packets[i] >= 0.0);
     }
-    assert_eq!((ts.name(0), ts.entity(0)), ("f", "flow"));
-    assert_eq!((ts.name(3), ts.entity(3)), ("bottleneck:forward", "link"));
-    assert!(ts.cwnd_bytes[3].is_nan() && ts.queue_packets[3] >= 0.0);
+    assert_eq!(r.links.name[ls.link[2] as usize], "bottleneck");
+    // No multipath flow: the path tables are there, empty.
+    assert!(r.paths.flow.is_empty() && r.path_series.time_s.is_empty());
 }
 
 #[test]

@@ -6,7 +6,10 @@ use numpy::IntoPyArray;
 use plait_core::scenario::{catalog, Scenario};
 use plait_core::sim::build;
 use plait_core::time::SimTime;
-use plait_core::trace::results::RunResult;
+use plait_core::trace::results::{
+    FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, RunResult,
+};
+use plait_core::trace::table::{Column, Table};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -62,13 +65,26 @@ fn validate_scenario(
     Ok(d.into())
 }
 
-macro_rules! columns {
-    ($py:expr, $dict:expr, $table:expr, numeric: [$($n:ident),*], text: [$($t:ident),*]) => {{
-        let d = PyDict::new_bound($py);
-        $( d.set_item(stringify!($n), $table.$n.clone().into_pyarray_bound($py))?; )*
-        $( d.set_item(stringify!($t), $table.$t.clone())?; )*
-        $dict.set_item(d)?;
-    }};
+/// A table as a dict of columns: numpy arrays for numbers and row indices, lists for text.
+/// Row-index columns are also listed under `"__index__"` (column -> table they index), so that
+/// Python can turn them into categoricals. The columns come from the table's one definition
+/// (`plait_core::trace::table`), so none can be forgotten here.
+fn table_to_dict<'py, T: Table>(py: Python<'py>, table: &T) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new_bound(py);
+    let index = PyDict::new_bound(py);
+    for (name, column) in table.columns() {
+        match column {
+            Column::F64(v) => d.set_item(name, v.to_vec().into_pyarray_bound(py))?,
+            Column::U64(v) => d.set_item(name, v.to_vec().into_pyarray_bound(py))?,
+            Column::Text(v) => d.set_item(name, v.to_vec())?,
+            Column::Index { rows, of } => {
+                d.set_item(name, rows.to_vec().into_pyarray_bound(py))?;
+                index.set_item(name, of)?;
+            }
+        }
+    }
+    d.set_item("__index__", index)?;
+    Ok(d)
 }
 
 fn result_to_dict(py: Python<'_>, r: &RunResult) -> PyResult<PyObject> {
@@ -79,31 +95,13 @@ fn result_to_dict(py: Python<'_>, r: &RunResult) -> PyResult<PyObject> {
     out.set_item("events", r.events)?;
     out.set_item("delivered_packets", r.delivered_packets)?;
     out.set_item("jain_fairness", r.jain_fairness)?;
-    let f = &r.flows;
-    columns!(py, SetIn(&out, "flows"), f,
-        numeric: [start_s, goodput_bps, throughput_bps, bytes_delivered, packets_sent,
-                  retransmissions, fast_retransmits, timeouts, drops, rtt_samples, rtt_mean_s,
-                  rtt_min_s, rtt_p50_s, rtt_p95_s, rtt_p99_s, rtt_max_s, completion_s],
-        text: [name, kind, cc, src, dst]);
-    let l = &r.links;
-    columns!(py, SetIn(&out, "links"), l,
-        numeric: [rate_bps, utilization, tx_packets, tx_bytes, drops, loss_drops,
-                  mean_queue_packets, mean_queue_bytes, max_queue_packets],
-        text: [name, direction, from, to]);
-    let t = &r.timeseries;
-    columns!(py, SetIn(&out, "timeseries"), t,
-        numeric: [time_s, series, cwnd_bytes, srtt_s, goodput_bps, queue_packets, queue_bytes],
-        text: [series_entity, series_name]);
+    out.set_item(FlowTable::NAME, table_to_dict(py, &r.flows)?)?;
+    out.set_item(LinkTable::NAME, table_to_dict(py, &r.links)?)?;
+    out.set_item(PathTable::NAME, table_to_dict(py, &r.paths)?)?;
+    out.set_item(FlowSeries::NAME, table_to_dict(py, &r.flow_series)?)?;
+    out.set_item(LinkSeries::NAME, table_to_dict(py, &r.link_series)?)?;
+    out.set_item(PathSeries::NAME, table_to_dict(py, &r.path_series)?)?;
     Ok(out.into())
-}
-
-/// Sets `key` of a dict (used by `columns!`).
-struct SetIn<'a, 'py>(&'a Bound<'py, PyDict>, &'static str);
-
-impl<'py> SetIn<'_, 'py> {
-    fn set_item(&self, value: Bound<'py, PyDict>) -> PyResult<()> {
-        self.0.set_item(self.1, value)
-    }
 }
 
 /// Events per slice: between slices the run checks for cancellation and reports progress, so

@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_seed(p, "replace the scenario's seed (an integer in [0, 2^64))")
     add_overrides(p)
     p.add_argument(
-        "--out", metavar="DIR", help="write flows, links and timeseries .parquet into this folder"
+        "--out",
+        metavar="DIR",
+        help="write the result tables (flows, links, paths, series) as .parquet here",
     )
     p.add_argument("--json", metavar="FILE", help="write the summary as JSON here (- for stdout)")
     add_max_memory(p)

@@ -54,6 +54,15 @@ pub struct LinkCounters {
     pub max_queue_packets: u64,
 }
 
+/// Why a link dropped a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    /// The queue discipline (DropTail overflow, RED, the threshold-dropper).
+    Queue,
+    /// The link's loss model, on arrival, before the queue.
+    LossModel,
+}
+
 /// What the simulator must do after the link handled an input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Started {
@@ -117,7 +126,7 @@ pub struct Link {
     /// Packets on the wire or propagating, with their arrival times at the far end. Arrival
     /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
     /// one event, for the head, instead of one per packet.
-    pub(crate) pipeline: VecDeque<(SimTime, PacketId)>,
+    pipeline: VecDeque<(SimTime, PacketId)>,
 }
 
 impl Link {
@@ -244,15 +253,26 @@ impl Link {
         now: SimTime,
         item: QueueItem,
         dropped: &mut Vec<QueueItem>,
-    ) -> Option<Started> {
+    ) -> (Option<Started>, DropCause) {
         self.counters.arrivals += 1;
         if let Some(loss) = self.loss.as_mut() {
             if loss.should_drop(&mut self.rng) {
                 self.counters.loss_drops += 1;
                 dropped.push(item);
-                return None;
+                return (None, DropCause::LossModel);
             }
         }
+        (self.admit(now, item, dropped), DropCause::Queue)
+    }
+
+    /// The queue's part of an arrival.
+    #[inline]
+    fn admit(
+        &mut self,
+        now: SimTime,
+        item: QueueItem,
+        dropped: &mut Vec<QueueItem>,
+    ) -> Option<Started> {
         if let Discipline::Scheduled(f) = &mut self.discipline {
             f.trim(now);
             if !f.limit.admits(f.waiting.len(), f.waiting_bytes, item.bytes) {
@@ -291,6 +311,36 @@ impl Link {
         } else {
             None
         }
+    }
+
+    /// A transmission started: the packet joins the pipeline (on the wire, then propagating).
+    /// Returns its arrival time at the far end when it is the pipeline's head, i.e. when the
+    /// caller must schedule an arrival event (otherwise the one pending covers it).
+    #[inline]
+    pub fn launch(&mut self, s: Started) -> Option<SimTime> {
+        let at = s.tx_end.saturating_add(self.delay);
+        let was_empty = self.pipeline.is_empty();
+        self.pipeline.push_back((at, s.item.packet));
+        was_empty.then_some(at)
+    }
+
+    /// The pipeline's head reached the far end: returns it, and the arrival time of the next
+    /// one, if any (for the caller to schedule).
+    ///
+    /// # Panics
+    /// If the pipeline is empty (an arrival event without a packet).
+    #[inline]
+    pub fn pop_arrival(&mut self) -> (PacketId, Option<SimTime>) {
+        let (_, id) = self
+            .pipeline
+            .pop_front()
+            .expect("an arrival event has a packet");
+        (id, self.pipeline.front().map(|&(at, _)| at))
+    }
+
+    /// Packets on the wire or propagating.
+    pub fn in_pipeline(&self) -> usize {
+        self.pipeline.len()
     }
 
     /// The current transmission ended: start the next packet, if any (event-driven queues).
@@ -373,6 +423,45 @@ mod tests {
         }
     }
 
+    #[test]
+    fn drops_are_reported_with_their_cause_and_launches_with_their_arrival() {
+        let mut l = link(QueueSpec::DropTail {
+            limit: Limit::Packets(1),
+        });
+        let mut d = Vec::new();
+        // Idle: starts at once; 1 ms on the wire, 5 ms propagation; the pipeline's head.
+        let (s, cause) = l.handle_arrival(SimTime::ZERO, item(0), &mut d);
+        assert_eq!(cause, DropCause::Queue);
+        let s = s.unwrap();
+        assert_eq!(l.launch(s), Some(SimTime::from_millis(6)));
+        // One waits; the third overflows the one-packet queue.
+        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).0.is_some());
+        let (started, cause) = l.handle_arrival(SimTime::ZERO, item(2), &mut d);
+        assert_eq!((started, cause, d.len()), (None, DropCause::Queue, 1));
+        // A second launch behind the head needs no new arrival event.
+        let second = Started {
+            item: item(1),
+            tx_end: SimTime::from_millis(2),
+        };
+        assert_eq!(l.launch(second), None);
+        assert_eq!(l.in_pipeline(), 2);
+        assert_eq!(
+            l.pop_arrival(),
+            (PacketId(0), Some(SimTime::from_millis(7)))
+        );
+        assert_eq!(l.pop_arrival(), (PacketId(1), None));
+
+        let mut lossy = link(QueueSpec::DropTail {
+            limit: Limit::Packets(10),
+        });
+        lossy.loss = Some(crate::net::loss::LossSpec::Bernoulli { p: 1.0 }.build());
+        d.clear();
+        let (started, cause) = lossy.handle_arrival(SimTime::ZERO, item(3), &mut d);
+        assert_eq!((started, cause), (None, DropCause::LossModel));
+        assert_eq!(d, [item(3)]);
+        assert_eq!(lossy.loss_drops(), 1);
+    }
+
     /// Drives an event-driven link like the simulator does and returns (packet, tx_end) in
     /// transmission order, plus the dropped packets.
     fn drive(
@@ -398,7 +487,7 @@ mod tests {
                 }
             } else {
                 let mut d = Vec::new();
-                if let Some(s) = l.handle_arrival(now, item(arrivals[i].1), &mut d) {
+                if let (Some(s), _) = l.handle_arrival(now, item(arrivals[i].1), &mut d) {
                     out.push((s.item.packet.0, s.tx_end));
                 }
                 dropped.extend(d.iter().map(|x| x.packet.0));
@@ -435,7 +524,7 @@ mod tests {
             let mut dropped = Vec::new();
             for &(t, p) in &arrivals {
                 let mut d = Vec::new();
-                if let Some(s) = l.handle_arrival(SimTime::from_micros(t), item(p), &mut d) {
+                if let (Some(s), _) = l.handle_arrival(SimTime::from_micros(t), item(p), &mut d) {
                     out.push((s.item.packet.0, s.tx_end));
                 }
                 assert!(l.needs_done_event(SimTime::from_micros(t)).is_none());
@@ -538,9 +627,9 @@ mod tests {
             rng_from_seed(1),
         );
         let mut d = Vec::new();
-        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).0.unwrap();
         assert_eq!(s.tx_end, SimTime::from_millis(1));
-        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).is_none());
+        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).0.is_none());
         assert_eq!(l.counters_at(SimTime::from_micros(400)).busy_ns, 400_000);
         let done = l.needs_done_event(SimTime::from_micros(400)).unwrap();
         assert!(l.handle_transmit_done(done).is_some());
@@ -585,7 +674,7 @@ mod tests {
         });
         l.rate = Rate::from_mbps(100);
         l.ns_per_byte = Some(80);
-        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).0.unwrap();
         assert_eq!(s.tx_end, SimTime(80_000));
         // 3 Mb/s: 8000/3 us per 1000 B, remainders carried: three packets take exactly 8 ms.
         let rate = Rate(3_000_000);
@@ -607,6 +696,7 @@ mod tests {
         let ends: Vec<SimTime> = (0..3)
             .map(|p| {
                 l.handle_arrival(SimTime::ZERO, item(p), &mut d)
+                    .0
                     .unwrap()
                     .tx_end
             })
@@ -621,7 +711,7 @@ mod tests {
         });
         let mut d = Vec::new();
         let started: Vec<bool> = (0..5)
-            .map(|p| l.handle_arrival(SimTime::ZERO, item(p), &mut d).is_some())
+            .map(|p| l.handle_arrival(SimTime::ZERO, item(p), &mut d).0.is_some())
             .collect();
         // One on the wire, two waiting (2000 B <= 2500 B), the rest dropped.
         assert_eq!(started, vec![true, true, true, false, false]);

@@ -15,12 +15,12 @@ use crate::net::topology::{NodeRole, Topology};
 use crate::rng::RngStreams;
 use crate::scenario::{FlowKind, NodeKind, PeriodSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
-use crate::trace::histogram::LogHistogram;
+use crate::trace::meters::FlowMeters;
 use crate::transport::tcp::{TcpFlow, TcpReceiver, TcpSender};
 use crate::transport::{AnyTransport, Transport};
 use rand::Rng;
 
-use super::flow::{Flow, FlowCounters, FlowPath};
+use super::flow::{Flow, FlowPath};
 use super::{RunConfig, Simulator};
 
 /// Hold time of a threshold-dropper when no flow crosses its link.
@@ -253,15 +253,9 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             }],
             start,
             stop: f.stop,
-            completed_at: None,
             timer_scheduled: None,
             transport,
-            data_packets_sent: 0,
-            wire_bytes_sent: 0,
-            drops: 0,
-            rtt: LogHistogram::new(),
-            at_warmup: FlowCounters::default(),
-            delivered_at_last_sample: 0,
+            meters: FlowMeters::new(1),
         });
     }
 

@@ -18,12 +18,12 @@ mod pool;
 
 use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, LinkId, PacketId, PathId};
-use crate::net::link::{Link, LinkCounters, Started};
+use crate::net::link::{DropCause, Link, Started};
 use crate::net::queue::QueueItem;
 use crate::packet::{Header, Packet};
 use crate::time::SimTime;
-use crate::trace::histogram::LogHistogram;
-use crate::trace::results::{jain_index, FlowTable, LinkTable, RunResult, TimeSeries};
+use crate::trace::meters::{FlowMeters, Measurements};
+use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
 use crate::transport::{AnyTransport, Direction, Transport, TransportEvent};
 
@@ -57,9 +57,7 @@ struct Step<'a, O> {
     warmed: bool,
     flow: FlowId,
     paths: &'a [FlowPath],
-    data_packets_sent: &'a mut u64,
-    rtt: &'a mut LogHistogram,
-    completed_at: &'a mut Option<SimTime>,
+    meters: &'a mut FlowMeters,
     pool: &'a mut PacketPool,
     transmits: &'a mut Vec<PacketId>,
     observer: &'a mut O,
@@ -79,7 +77,10 @@ impl<O: Observer> Step<'_, O> {
         }
         while let Some(x) = t.poll_transmit(now) {
             if x.direction == Direction::Forward {
-                *self.data_packets_sent += 1;
+                self.meters.data_packets_sent += 1;
+                if let Some(m) = self.meters.path_mut(x.path) {
+                    m.counters.packets_sent += 1;
+                }
             }
             // Into the pool now (one copy of the header); onto the first link after the
             // wake-up is re-armed.
@@ -103,9 +104,12 @@ impl<O: Observer> Step<'_, O> {
     fn on_event(&mut self, event: TransportEvent) {
         let (time, flow) = (self.now, self.flow);
         match event {
-            TransportEvent::RttSample { rtt, .. } => {
+            TransportEvent::RttSample { path, rtt } => {
                 if self.warmed {
-                    self.rtt.record(rtt.as_nanos());
+                    self.meters.rtt.record(rtt.as_nanos());
+                    if let Some(m) = self.meters.path_mut(path) {
+                        m.rtt.record(rtt.as_nanos());
+                    }
                 }
                 if O::ENABLED {
                     self.observer
@@ -113,8 +117,8 @@ impl<O: Observer> Step<'_, O> {
                 }
             }
             TransportEvent::Finished => {
-                if self.completed_at.is_none() {
-                    *self.completed_at = Some(time);
+                if self.meters.completed_at.is_none() {
+                    self.meters.completed_at = Some(time);
                 }
             }
             TransportEvent::Cwnd { cwnd_bytes, .. } => {
@@ -132,7 +136,16 @@ impl<O: Observer> Step<'_, O> {
                         .on_event(&TraceEvent::Delivered { time, flow, bytes });
                 }
             }
-            TransportEvent::Loss { .. } | TransportEvent::Timeout { .. } => {}
+            TransportEvent::Loss { path } => {
+                if let Some(m) = self.meters.path_mut(path) {
+                    m.counters.fast_retransmits += 1;
+                }
+            }
+            TransportEvent::Timeout { path } => {
+                if let Some(m) = self.meters.path_mut(path) {
+                    m.counters.timeouts += 1;
+                }
+            }
         }
     }
 }
@@ -161,11 +174,7 @@ pub struct Simulator<O: Observer = NoTrace> {
     events_processed: u64,
     dropped_buf: Vec<QueueItem>,
     transmit_buf: Vec<PacketId>,
-    link_at_warmup: Vec<LinkCounters>,
-    /// Link counters as of the end of the last `run_until` slice.
-    link_now: Vec<LinkCounters>,
-    warmed_up: bool,
-    timeseries: TimeSeries,
+    measure: Measurements,
     finished: bool,
 }
 
@@ -189,8 +198,7 @@ impl<O: Observer> Simulator<O> {
                 events.push(stop, Event::FlowStop(id));
             }
         }
-        let warmed_up = config.warmup == SimTime::ZERO;
-        if !warmed_up {
+        if config.warmup > SimTime::ZERO {
             events.push(config.warmup, Event::WarmupEnd);
         }
         if let Some(dt) = config.sample_interval {
@@ -198,21 +206,7 @@ impl<O: Observer> Simulator<O> {
                 events.push(dt, Event::Sample);
             }
         }
-        let link_at_warmup = vec![LinkCounters::default(); links.len()];
-        let mut timeseries = TimeSeries::default();
-        if config.sample_interval.is_some() {
-            for f in &flows {
-                timeseries.series_entity.push("flow".into());
-                timeseries.series_name.push(f.name.clone());
-            }
-            for l in &links {
-                timeseries.series_entity.push("link".into());
-                timeseries
-                    .series_name
-                    .push(format!("{}:{}", l.name, l.direction()));
-            }
-        }
-        let link_now = link_at_warmup.clone();
+        let measure = Measurements::new(&config, links.len());
         Simulator {
             now: SimTime::ZERO,
             config,
@@ -227,10 +221,7 @@ impl<O: Observer> Simulator<O> {
             events_processed: 0,
             dropped_buf: Vec::new(),
             transmit_buf: Vec::new(),
-            link_at_warmup,
-            link_now,
-            warmed_up,
-            timeseries,
+            measure,
             finished: false,
         }
     }
@@ -254,10 +245,7 @@ impl<O: Observer> Simulator<O> {
             events_processed: self.events_processed,
             dropped_buf: self.dropped_buf,
             transmit_buf: self.transmit_buf,
-            link_at_warmup: self.link_at_warmup,
-            link_now: self.link_now,
-            warmed_up: self.warmed_up,
-            timeseries: self.timeseries,
+            measure: self.measure,
             finished: self.finished,
         }
     }
@@ -373,10 +361,7 @@ impl<O: Observer> Simulator<O> {
                 self.finished = true;
             }
         }
-        let now = self.now;
-        for (i, l) in self.links.iter_mut().enumerate() {
-            self.link_now[i] = l.counters_at(now);
-        }
+        self.measure.on_slice_end(self.now, &mut self.links);
         self.finished
     }
 
@@ -407,8 +392,7 @@ impl<O: Observer> Simulator<O> {
         let now = self.now;
         self.dropped_buf.clear();
         let l = &mut self.links[link.index()];
-        let loss_before = l.loss_drops();
-        let started = l.handle_arrival(now, item, &mut self.dropped_buf);
+        let (started, cause) = l.handle_arrival(now, item, &mut self.dropped_buf);
         let done = l.needs_done_event(now);
         if let Some(s) = started {
             self.launch(link, s);
@@ -417,7 +401,7 @@ impl<O: Observer> Simulator<O> {
             self.events.push(t, Event::TransmitDone(link));
         }
         if !self.dropped_buf.is_empty() {
-            let by_loss_model = self.links[link.index()].loss_drops() > loss_before;
+            let by_loss_model = cause == DropCause::LossModel;
             let mut dropped = std::mem::take(&mut self.dropped_buf);
             for d in dropped.drain(..) {
                 self.drop_packet(link, d, by_loss_model);
@@ -428,18 +412,15 @@ impl<O: Observer> Simulator<O> {
 
     #[inline]
     fn launch(&mut self, link: LinkId, s: Started) {
-        let l = &mut self.links[link.index()];
-        let at = s.tx_end.saturating_add(l.delay);
-        if l.pipeline.is_empty() {
+        if let Some(at) = self.links[link.index()].launch(s) {
             self.events.push(at, Event::Arrive(link));
         }
-        l.pipeline.push_back((at, s.item.packet));
     }
 
     fn drop_packet(&mut self, link: LinkId, item: QueueItem, by_loss_model: bool) {
         self.pool.free(item.packet);
         self.counters.dropped += 1;
-        self.flows[item.flow.index()].drops += 1;
+        self.flows[item.flow.index()].meters.drops += 1;
         if O::ENABLED {
             self.observer.on_event(&TraceEvent::Drop {
                 time: self.now,
@@ -466,27 +447,23 @@ impl<O: Observer> Simulator<O> {
 
     #[inline]
     fn handle_arrive(&mut self, link: LinkId) {
-        let l = &mut self.links[link.index()];
-        let (_, id) = l
-            .pipeline
-            .pop_front()
-            .expect("an arrival event has a packet");
-        if let Some(&(next, _)) = l.pipeline.front() {
+        let (id, next) = self.links[link.index()].pop_arrival();
+        if let Some(next) = next {
             self.events.push(next, Event::Arrive(link));
         }
         let p = self.pool.get_mut(id);
         p.hop += 1;
         let (route, hop) = (p.route, p.hop as usize);
-        if hop == 1 {
+        if hop == 1 && !p.is_feedback() {
             // Wire throughput counts the data that left the sender's access link (the first
             // hop of its route), so not what that link's queue or loss model dropped. Feedback
             // (ACKs) finishes the first hop of the reverse route and adds nothing.
-            let data_bytes = if p.is_feedback() {
-                0
-            } else {
-                p.size_bytes as u64
-            };
-            self.flows[p.flow.index()].wire_bytes_sent += data_bytes;
+            let bytes = p.size_bytes as u64;
+            let meters = &mut self.flows[p.flow.index()].meters;
+            meters.wire_bytes_sent += bytes;
+            if let Some(m) = meters.path_mut(p.path) {
+                m.counters.wire_bytes_sent += bytes;
+            }
         }
         if hop < self.routes[route.index()].len() {
             self.enter_link(id);
@@ -518,12 +495,10 @@ impl<O: Observer> Simulator<O> {
         let mut transmits = std::mem::take(&mut self.transmit_buf);
         let mut step = Step {
             now,
-            warmed: self.warmed_up,
+            warmed: self.measure.warmed_up,
             flow: f,
             paths: &flow.paths,
-            data_packets_sent: &mut flow.data_packets_sent,
-            rtt: &mut flow.rtt,
-            completed_at: &mut flow.completed_at,
+            meters: &mut flow.meters,
             pool: &mut self.pool,
             transmits: &mut transmits,
             observer: &mut self.observer,
@@ -572,14 +547,8 @@ impl<O: Observer> Simulator<O> {
     // ---- measurement ---------------------------------------------------------------------
 
     fn handle_warmup_end(&mut self) {
-        let now = self.now;
-        for f in &mut self.flows {
-            f.at_warmup = f.counters();
-        }
-        for (i, l) in self.links.iter_mut().enumerate() {
-            self.link_at_warmup[i] = l.counters_at(now);
-        }
-        self.warmed_up = true;
+        self.measure
+            .on_warmup_end(self.now, &mut self.flows, &mut self.links);
     }
 
     fn handle_sample(&mut self) {
@@ -587,33 +556,8 @@ impl<O: Observer> Simulator<O> {
         let Some(dt) = self.config.sample_interval else {
             return;
         };
-        let ts = &mut self.timeseries;
-        let t = now.as_secs_f64();
-        for (i, f) in self.flows.iter_mut().enumerate() {
-            let delivered = f.delivered_bytes();
-            let goodput = (delivered - f.delivered_at_last_sample) as f64 * 8.0 / dt.as_secs_f64();
-            f.delivered_at_last_sample = delivered;
-            let cwnd = f.transport.cwnd_bytes().map_or(f64::NAN, |c| c as f64);
-            let srtt = f.transport.srtt().map_or(f64::NAN, |t| t.as_secs_f64());
-            ts.time_s.push(t);
-            ts.series.push(i as u32);
-            ts.cwnd_bytes.push(cwnd);
-            ts.srtt_s.push(srtt);
-            ts.goodput_bps.push(goodput);
-            ts.queue_packets.push(f64::NAN);
-            ts.queue_bytes.push(f64::NAN);
-        }
-        let first_link = self.flows.len();
-        for (j, l) in self.links.iter_mut().enumerate() {
-            ts.time_s.push(t);
-            ts.series.push((first_link + j) as u32);
-            ts.cwnd_bytes.push(f64::NAN);
-            ts.srtt_s.push(f64::NAN);
-            ts.goodput_bps.push(f64::NAN);
-            let (packets, bytes) = l.queue_len(now);
-            ts.queue_packets.push(packets as f64);
-            ts.queue_bytes.push(bytes as f64);
-        }
+        self.measure
+            .sample(now, dt, &mut self.flows, &mut self.links);
         let next = now.saturating_add(dt);
         if next < self.config.duration {
             self.events.push(next, Event::Sample);
@@ -624,110 +568,15 @@ impl<O: Observer> Simulator<O> {
     /// that is [warmup, duration]; after a slice that stopped earlier, the part simulated so
     /// far (rates and utilisations are NaN before the warm-up ends).
     pub fn results(&self) -> RunResult {
-        let window = self
-            .now
-            .min(self.config.duration)
-            .saturating_sub(self.config.warmup);
-        let interval = window.as_secs_f64();
-        let per_s = |x: u64| {
-            if interval > 0.0 {
-                x as f64 / interval
-            } else {
-                f64::NAN
-            }
-        };
-        let secs = |x: Option<f64>| x.map_or(f64::NAN, |ns| ns * 1e-9);
-        let mut flows = FlowTable::default();
-        for f in &self.flows {
-            let now = f.counters();
-            let w = f.at_warmup;
-            let (t, tw) = (now.transport, w.transport);
-            flows.name.push(f.name.clone());
-            flows.kind.push(f.kind.to_string());
-            flows.cc.push(f.cc.to_string());
-            flows.src.push(self.node_names[f.src.index()].clone());
-            flows.dst.push(self.node_names[f.dst.index()].clone());
-            flows.start_s.push(f.start.as_secs_f64());
-            flows
-                .goodput_bps
-                .push(per_s(t.delivered_bytes - tw.delivered_bytes) * 8.0);
-            flows
-                .throughput_bps
-                .push(per_s(now.wire_bytes_sent - w.wire_bytes_sent) * 8.0);
-            flows
-                .bytes_delivered
-                .push(t.delivered_bytes - tw.delivered_bytes);
-            flows
-                .packets_sent
-                .push(now.data_packets_sent - w.data_packets_sent);
-            flows
-                .retransmissions
-                .push(t.retransmissions - tw.retransmissions);
-            flows
-                .fast_retransmits
-                .push(t.fast_retransmits - tw.fast_retransmits);
-            flows.timeouts.push(t.timeouts - tw.timeouts);
-            flows.drops.push(now.drops - w.drops);
-            let h: &LogHistogram = &f.rtt;
-            flows.rtt_samples.push(h.count());
-            flows.rtt_mean_s.push(secs(h.mean()));
-            flows.rtt_min_s.push(secs(h.min().map(|v| v as f64)));
-            flows.rtt_p50_s.push(secs(h.quantile(0.5)));
-            flows.rtt_p95_s.push(secs(h.quantile(0.95)));
-            flows.rtt_p99_s.push(secs(h.quantile(0.99)));
-            flows.rtt_max_s.push(secs(h.max().map(|v| v as f64)));
-            flows
-                .completion_s
-                .push(f.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
-        }
-        let mut links = LinkTable::default();
-        let window_ns = window.as_nanos();
-        for (i, l) in self.links.iter().enumerate() {
-            let c = self.link_now[i];
-            let w = self.link_at_warmup[i];
-            links.name.push(l.name.clone());
-            links.direction.push(l.direction().to_string());
-            links.from.push(self.node_names[l.from.index()].clone());
-            links.to.push(self.node_names[l.to.index()].clone());
-            links.rate_bps.push(l.rate.bps());
-            // The fraction of the window the link spent serialising: both readings exclude
-            // serialisation still to come (`Link::counters_at`), so the difference is the busy
-            // time inside [warmup, duration] and never exceeds the window. (Bytes started in the
-            // window over rate x window would count whole the packets cut by its edges.)
-            links.utilization.push(if window_ns > 0 {
-                (c.busy_ns - w.busy_ns) as f64 / window_ns as f64
-            } else {
-                f64::NAN
-            });
-            links.tx_packets.push(c.tx_packets - w.tx_packets);
-            links.tx_bytes.push(c.tx_bytes - w.tx_bytes);
-            links.drops.push(c.queue_drops - w.queue_drops);
-            links.loss_drops.push(c.loss_drops - w.loss_drops);
-            let area_p = (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64;
-            let area_b = (c.queue_area_bytes_ns - w.queue_area_bytes_ns) as f64;
-            links.mean_queue_packets.push(if window_ns > 0 {
-                area_p / window_ns as f64
-            } else {
-                f64::NAN
-            });
-            links.mean_queue_bytes.push(if window_ns > 0 {
-                area_b / window_ns as f64
-            } else {
-                f64::NAN
-            });
-            links.max_queue_packets.push(c.max_queue_packets);
-        }
-        let jain_fairness = jain_index(&flows.goodput_bps);
-        RunResult {
-            seed: self.config.seed,
-            duration_s: self.config.duration.as_secs_f64(),
-            warmup_s: self.config.warmup.as_secs_f64(),
-            flows,
-            links,
-            timeseries: self.timeseries.clone(),
-            events: self.events_processed,
-            delivered_packets: self.counters.data_delivered,
-            jain_fairness,
-        }
+        self.measure.results(
+            self.now,
+            &self.config,
+            &self.flows,
+            &self.links,
+            &self.routes,
+            &self.node_names,
+            self.events_processed,
+            self.counters.data_delivered,
+        )
     }
 }

@@ -2,7 +2,9 @@
 //! tables are accumulated as counters and emitted as columns.
 
 pub mod histogram;
+pub mod meters;
 pub mod results;
+pub mod table;
 
 use crate::ids::{FlowId, LinkId};
 use crate::time::SimTime;

@@ -5,105 +5,146 @@
 
 use serde::Serialize;
 
-/// Per-flow results over [warmup, duration].
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct FlowTable {
-    pub name: Vec<String>,
-    /// "tcp", "cbr" or "onoff".
-    pub kind: Vec<String>,
-    /// Congestion controller ("" for datagram flows).
-    pub cc: Vec<String>,
-    pub src: Vec<String>,
-    pub dst: Vec<String>,
-    pub start_s: Vec<f64>,
-    /// Payload bytes delivered in order to the receiving application, per second.
-    pub goodput_bps: Vec<f64>,
-    /// Bits per second of the flow's data packets that left the sender's access link (headers
-    /// and retransmissions included), counted when they reach the far end of the first link
-    /// of the forward route: at most that link's rate plus one packet per window.
-    pub throughput_bps: Vec<f64>,
-    pub bytes_delivered: Vec<u64>,
-    /// Data packets the sender emitted (retransmissions included), counting those the first
-    /// link dropped, so `packets_sent` can exceed what `throughput_bps` carried.
-    pub packets_sent: Vec<u64>,
-    pub retransmissions: Vec<u64>,
-    pub fast_retransmits: Vec<u64>,
-    pub timeouts: Vec<u64>,
-    /// Packets of this flow (data or ACK) dropped anywhere.
-    pub drops: Vec<u64>,
-    pub rtt_samples: Vec<u64>,
-    pub rtt_mean_s: Vec<f64>,
-    pub rtt_min_s: Vec<f64>,
-    pub rtt_p50_s: Vec<f64>,
-    pub rtt_p95_s: Vec<f64>,
-    pub rtt_p99_s: Vec<f64>,
-    pub rtt_max_s: Vec<f64>,
-    /// When a finite transfer was fully acknowledged, from the start of the run, whole run
-    /// (NaN if it was not, or is unbounded).
-    pub completion_s: Vec<f64>,
+use super::table::table;
+
+table! {
+    /// Per-flow results over [warmup, duration].
+    pub struct FlowTable ("flows") {
+        name: String,
+        /// "tcp", "cbr" or "onoff".
+        kind: String,
+        /// Congestion controller ("" for datagram flows).
+        cc: String,
+        src: String,
+        dst: String,
+        start_s: f64,
+        /// Payload bytes delivered in order to the receiving application, per second.
+        goodput_bps: f64,
+        /// Bits per second of the flow's data packets that left the sender's access link (headers
+        /// and retransmissions included), counted when they reach the far end of the first link
+        /// of the forward route: at most that link's rate plus one packet per window.
+        throughput_bps: f64,
+        bytes_delivered: u64,
+        /// Data packets the sender emitted (retransmissions included), counting those the first
+        /// link dropped, so `packets_sent` can exceed what `throughput_bps` carried.
+        packets_sent: u64,
+        retransmissions: u64,
+        fast_retransmits: u64,
+        timeouts: u64,
+        /// Packets of this flow (data or ACK) dropped anywhere.
+        drops: u64,
+        rtt_samples: u64,
+        rtt_mean_s: f64,
+        rtt_min_s: f64,
+        rtt_p50_s: f64,
+        rtt_p95_s: f64,
+        rtt_p99_s: f64,
+        rtt_max_s: f64,
+        /// When a finite transfer was fully acknowledged, from the start of the run, whole run
+        /// (NaN if it was not, or is unbounded).
+        completion_s: f64,
+}
 }
 
-/// Per link-direction results over [warmup, duration].
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct LinkTable {
-    pub name: Vec<String>,
-    /// "forward" (from -> to as declared) or "reverse".
-    pub direction: Vec<String>,
-    pub from: Vec<String>,
-    pub to: Vec<String>,
-    pub rate_bps: Vec<u64>,
-    /// Fraction of the window the link spent serialising packets: busy ns inside
-    /// [warmup, duration] / window ns, so at most 1. Packets cut by an edge of the window
-    /// count for their part inside it.
-    pub utilization: Vec<f64>,
-    /// Packets and bytes whose transmission started in the window (a packet cut by an edge
-    /// counts whole on the side where it started, so `tx_bytes * 8 / (rate * window)` can
-    /// differ from `utilization` by one packet per edge, and exceed 1).
-    pub tx_packets: Vec<u64>,
-    pub tx_bytes: Vec<u64>,
-    /// Packets dropped by the queue discipline.
-    pub drops: Vec<u64>,
-    /// Packets dropped by the link's loss model.
-    pub loss_drops: Vec<u64>,
-    /// Time averages over the window of the packets and bytes waiting (admitted, not yet
-    /// started; the packet being serialised is not counted): the integral over
-    /// [warmup, duration] / window, exact at the edges.
-    pub mean_queue_packets: Vec<f64>,
-    pub mean_queue_bytes: Vec<f64>,
-    /// Largest queue seen over the whole run (packets).
-    pub max_queue_packets: Vec<u64>,
+table! {
+    /// Per link-direction results over [warmup, duration].
+    pub struct LinkTable ("links") {
+        name: String,
+        /// "forward" (from -> to as declared) or "reverse".
+        direction: String,
+        from: String,
+        to: String,
+        rate_bps: u64,
+        /// Fraction of the window the link spent serialising packets: busy ns inside
+        /// [warmup, duration] / window ns, so at most 1. Packets cut by an edge of the window
+        /// count for their part inside it.
+        utilization: f64,
+        /// Packets and bytes whose transmission started in the window (a packet cut by an edge
+        /// counts whole on the side where it started, so `tx_bytes * 8 / (rate * window)` can
+        /// differ from `utilization` by one packet per edge, and exceed 1).
+        tx_packets: u64,
+        tx_bytes: u64,
+        /// Packets dropped by the queue discipline.
+        drops: u64,
+        /// Packets dropped by the link's loss model.
+        loss_drops: u64,
+        /// Time averages over the window of the packets and bytes waiting (admitted, not yet
+        /// started; the packet being serialised is not counted): the integral over
+        /// [warmup, duration] / window, exact at the edges.
+        mean_queue_packets: f64,
+        mean_queue_bytes: f64,
+        /// Largest queue seen over the whole run (packets).
+        max_queue_packets: u64,
+}
 }
 
-/// Sampled time series, one row per (time, series). A series is a flow or a link direction;
-/// rows name it by index into the per-series columns, so that a row costs 52 bytes and no
-/// string. Flow rows fill the flow columns and leave the queue columns NaN; link rows do the
-/// opposite.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct TimeSeries {
-    pub time_s: Vec<f64>,
-    /// Index into `series_entity` and `series_name`.
-    pub series: Vec<u32>,
-    pub cwnd_bytes: Vec<f64>,
-    pub srtt_s: Vec<f64>,
-    /// Goodput over the preceding sampling interval.
-    pub goodput_bps: Vec<f64>,
-    pub queue_packets: Vec<f64>,
-    pub queue_bytes: Vec<f64>,
-    /// Per series: "flow" or "link".
-    pub series_entity: Vec<String>,
-    /// Per series: the flow name, or "link_name:direction".
-    pub series_name: Vec<String>,
-}
-
-impl TimeSeries {
-    /// The series name of row `i`.
-    pub fn name(&self, i: usize) -> &str {
-        &self.series_name[self.series[i] as usize]
+table! {
+    /// Per-path results over [warmup, duration]: one row per path of each flow that has more
+    /// than one (a single-path flow's path is its row in `flows`), so empty until multipath
+    /// flows run, but always present.
+    pub struct PathTable ("paths") {
+        /// The flow (row of `flows`).
+        #[index(of = "flows")]
+        flow: u32,
+        /// The path's index within the flow, from 0.
+        path: u64,
+        /// Nodes of the forward route, joined by ">".
+        route: String,
+        /// Nodes of the reverse route (feedback), joined by ">".
+        reverse_route: String,
+        /// Data packets the flow emitted on this path (retransmissions included).
+        packets_sent: u64,
+        /// As `flows.throughput_bps`, for the data that left the first link of this path.
+        throughput_bps: f64,
+        /// Loss-recovery episodes and retransmission timeouts on this path.
+        fast_retransmits: u64,
+        timeouts: u64,
+        /// RTT samples taken on this path, and their mean and minimum (NaN without samples).
+        rtt_samples: u64,
+        rtt_mean_s: f64,
+        rtt_min_s: f64,
     }
+}
 
-    /// The entity ("flow" or "link") of row `i`.
-    pub fn entity(&self, i: usize) -> &str {
-        &self.series_entity[self.series[i] as usize]
+table! {
+    /// Flow time series, one row per (sample time, flow) when `sample_interval` is set.
+    pub struct FlowSeries ("flow_series") {
+        time_s: f64,
+        /// The flow (row of `flows`).
+        #[index(of = "flows")]
+        flow: u32,
+        /// Congestion window at the sample time (NaN for transports without one).
+        cwnd_bytes: f64,
+        /// Smoothed RTT at the sample time (NaN for transports that measure none).
+        srtt_s: f64,
+        /// Goodput over the preceding sampling interval.
+        goodput_bps: f64,
+    }
+}
+
+table! {
+    /// Link time series, one row per (sample time, link direction).
+    pub struct LinkSeries ("link_series") {
+        time_s: f64,
+        /// The link direction (row of `links`).
+        #[index(of = "links")]
+        link: u32,
+        /// Packets and bytes waiting at the sample time.
+        queue_packets: f64,
+        queue_bytes: f64,
+    }
+}
+
+table! {
+    /// Path time series, one row per (sample time, path) of each flow with more than one path.
+    pub struct PathSeries ("path_series") {
+        time_s: f64,
+        /// The flow (row of `flows`).
+        #[index(of = "flows")]
+        flow: u32,
+        path: u64,
+        cwnd_bytes: f64,
+        srtt_s: f64,
     }
 }
 
@@ -115,7 +156,10 @@ pub struct RunResult {
     pub warmup_s: f64,
     pub flows: FlowTable,
     pub links: LinkTable,
-    pub timeseries: TimeSeries,
+    pub paths: PathTable,
+    pub flow_series: FlowSeries,
+    pub link_series: LinkSeries,
+    pub path_series: PathSeries,
     /// Events processed.
     pub events: u64,
     /// Data packets (TCP segments and datagrams) that reached their destination, whole run.

@@ -141,14 +141,20 @@ pub trait Transport {
     /// ACK, [`TransportEvent::Delivered`]); off unless the driver has an observer.
     fn set_tracing(&mut self, _enabled: bool) {}
     fn stats(&self) -> TransportStats;
-    /// Congestion window in bytes, for time series (None: the transport has none).
-    fn cwnd_bytes(&self) -> Option<u64> {
-        None
+    /// The window and RTT of one path (`Some(path)`) or of the whole flow (`None`), for time
+    /// series; fields the transport does not have are `None`.
+    fn path_state(&self, _path: Option<PathId>) -> PathState {
+        PathState::default()
     }
-    /// Smoothed RTT, for time series (None: the transport measures none).
-    fn srtt(&self) -> Option<SimTime> {
-        None
-    }
+}
+
+/// What time series sample of a flow or of one of its paths.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathState {
+    /// Congestion window in bytes.
+    pub cwnd_bytes: Option<u64>,
+    /// Smoothed RTT.
+    pub srtt: Option<SimTime>,
 }
 
 /// The built-in transports, dispatched without a virtual call, and the extension point.
@@ -226,10 +232,7 @@ impl Transport for AnyTransport {
     fn stats(&self) -> TransportStats {
         dispatch!(self, t => t.stats())
     }
-    fn cwnd_bytes(&self) -> Option<u64> {
-        dispatch!(self, t => t.cwnd_bytes())
-    }
-    fn srtt(&self) -> Option<SimTime> {
-        dispatch!(self, t => t.srtt())
+    fn path_state(&self, path: Option<PathId>) -> PathState {
+        dispatch!(self, t => t.path_state(path))
     }
 }

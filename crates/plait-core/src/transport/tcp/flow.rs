@@ -12,7 +12,7 @@ use crate::packet::Header;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
 use crate::transport::{
-    Direction, EventBuffer, Transmit, Transport, TransportEvent, TransportStats,
+    Direction, EventBuffer, PathState, Transmit, Transport, TransportEvent, TransportStats,
 };
 
 use super::{TcpReceiver, TcpSender};
@@ -201,11 +201,10 @@ impl Transport for TcpFlow {
         }
     }
 
-    fn cwnd_bytes(&self) -> Option<u64> {
-        Some(self.sender.cwnd())
-    }
-
-    fn srtt(&self) -> Option<SimTime> {
-        Some(self.sender.srtt())
+    fn path_state(&self, _path: Option<PathId>) -> PathState {
+        PathState {
+            cwnd_bytes: Some(self.sender.cwnd()),
+            srtt: Some(self.sender.srtt()),
+        }
     }
 }

@@ -1,0 +1,324 @@
+//! Measurement: what the driver counts per flow and per path while a run goes on, the readings
+//! taken when the warm-up ends and at each sample, and the arithmetic that turns them into the
+//! result tables. The event loop (`crate::sim`) only feeds these; it computes nothing.
+
+use crate::ids::{LinkId, NodeId, PathId, RouteId};
+use crate::net::link::{Link, LinkCounters};
+use crate::sim::flow::Flow;
+use crate::sim::RunConfig;
+use crate::time::SimTime;
+use crate::transport::{Transport, TransportStats};
+
+use super::histogram::LogHistogram;
+use super::results::{
+    jain_index, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, RunResult,
+};
+
+/// Counters of a flow read when the warm-up ends and subtracted at the end of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    pub data_packets_sent: u64,
+    pub wire_bytes_sent: u64,
+    pub drops: u64,
+    pub transport: TransportStats,
+}
+
+/// Counters of one path of a multipath flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PathCounters {
+    pub packets_sent: u64,
+    pub wire_bytes_sent: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+}
+
+/// What is measured on one path of a flow with several.
+#[derive(Clone, Debug, Default)]
+pub struct PathMeters {
+    pub counters: PathCounters,
+    pub at_warmup: PathCounters,
+    /// RTT samples taken on this path after the warm-up.
+    pub rtt: LogHistogram,
+}
+
+/// What the driver measures for a flow.
+#[derive(Clone, Debug, Default)]
+pub struct FlowMeters {
+    /// Data packets (travelling forward) the flow emitted, retransmissions included, whole
+    /// run, whether or not they got past its first link.
+    pub data_packets_sent: u64,
+    /// Bytes (headers included) of the flow's data packets that left the sender's access link,
+    /// i.e. reached the far end of the first link of the forward route, whole run. Packets
+    /// dropped by that link's queue or loss model are not counted.
+    pub wire_bytes_sent: u64,
+    /// Packets of this flow dropped anywhere, whole run.
+    pub drops: u64,
+    /// RTT samples taken after the warm-up.
+    pub rtt: LogHistogram,
+    pub completed_at: Option<SimTime>,
+    pub at_warmup: FlowCounters,
+    /// Delivered bytes at the previous time-series sample.
+    pub delivered_at_last_sample: u64,
+    /// Per path, for flows with more than one (empty otherwise: a single path is the flow).
+    pub paths: Vec<PathMeters>,
+}
+
+impl FlowMeters {
+    /// Meters for a flow with `paths` paths.
+    pub fn new(paths: usize) -> Self {
+        FlowMeters {
+            paths: if paths > 1 {
+                vec![PathMeters::default(); paths]
+            } else {
+                Vec::new()
+            },
+            ..FlowMeters::default()
+        }
+    }
+
+    /// The meters of `path`, when the flow has several.
+    #[inline]
+    pub fn path_mut(&mut self, path: PathId) -> Option<&mut PathMeters> {
+        self.paths.get_mut(path.index())
+    }
+}
+
+/// The run's measurements: link readings, warm-up state and the sampled series.
+pub struct Measurements {
+    pub warmed_up: bool,
+    link_at_warmup: Vec<LinkCounters>,
+    /// Link counters as of the end of the last slice.
+    link_now: Vec<LinkCounters>,
+    flow_series: FlowSeries,
+    link_series: LinkSeries,
+    path_series: PathSeries,
+}
+
+impl Measurements {
+    pub fn new(config: &RunConfig, links: usize) -> Self {
+        Measurements {
+            warmed_up: config.warmup == SimTime::ZERO,
+            link_at_warmup: vec![LinkCounters::default(); links],
+            link_now: vec![LinkCounters::default(); links],
+            flow_series: FlowSeries::default(),
+            link_series: LinkSeries::default(),
+            path_series: PathSeries::default(),
+        }
+    }
+
+    /// The warm-up ends: read every counter.
+    pub fn on_warmup_end(&mut self, now: SimTime, flows: &mut [Flow], links: &mut [Link]) {
+        for f in flows {
+            f.meters.at_warmup = counters(f);
+            for p in &mut f.meters.paths {
+                p.at_warmup = p.counters;
+            }
+        }
+        for (i, l) in links.iter_mut().enumerate() {
+            self.link_at_warmup[i] = l.counters_at(now);
+        }
+        self.warmed_up = true;
+    }
+
+    /// A slice of the run ended at `now`: read the link counters for [`Measurements::results`].
+    pub fn on_slice_end(&mut self, now: SimTime, links: &mut [Link]) {
+        for (i, l) in links.iter_mut().enumerate() {
+            self.link_now[i] = l.counters_at(now);
+        }
+    }
+
+    /// Takes one time-series sample (`dt` after the previous one).
+    pub fn sample(&mut self, now: SimTime, dt: SimTime, flows: &mut [Flow], links: &mut [Link]) {
+        let t = now.as_secs_f64();
+        let fs = &mut self.flow_series;
+        let ps = &mut self.path_series;
+        for (i, f) in flows.iter_mut().enumerate() {
+            let delivered = f.transport.stats().delivered_bytes;
+            let m = &mut f.meters;
+            let goodput = (delivered - m.delivered_at_last_sample) as f64 * 8.0 / dt.as_secs_f64();
+            m.delivered_at_last_sample = delivered;
+            let state = f.transport.path_state(None);
+            fs.time_s.push(t);
+            fs.flow.push(i as u32);
+            fs.cwnd_bytes
+                .push(state.cwnd_bytes.map_or(f64::NAN, |c| c as f64));
+            fs.srtt_s
+                .push(state.srtt.map_or(f64::NAN, SimTime::as_secs_f64));
+            fs.goodput_bps.push(goodput);
+            for p in 0..m.paths.len() {
+                let state = f.transport.path_state(Some(PathId::from_index(p)));
+                ps.time_s.push(t);
+                ps.flow.push(i as u32);
+                ps.path.push(p as u64);
+                ps.cwnd_bytes
+                    .push(state.cwnd_bytes.map_or(f64::NAN, |c| c as f64));
+                ps.srtt_s
+                    .push(state.srtt.map_or(f64::NAN, SimTime::as_secs_f64));
+            }
+        }
+        let ls = &mut self.link_series;
+        for (j, l) in links.iter_mut().enumerate() {
+            let (packets, bytes) = l.queue_len(now);
+            ls.time_s.push(t);
+            ls.link.push(j as u32);
+            ls.queue_packets.push(packets as f64);
+            ls.queue_bytes.push(bytes as f64);
+        }
+    }
+
+    /// The result tables over the measurement window [warmup, now]: after a whole run that
+    /// is [warmup, duration]; after a slice that stopped earlier, the part simulated so far
+    /// (rates and utilisations are NaN before the warm-up ends).
+    #[allow(clippy::too_many_arguments)]
+    pub fn results(
+        &self,
+        now: SimTime,
+        config: &RunConfig,
+        flows: &[Flow],
+        links: &[Link],
+        routes: &[Box<[LinkId]>],
+        node_names: &[String],
+        events: u64,
+        delivered_packets: u64,
+    ) -> RunResult {
+        let window = now.min(config.duration).saturating_sub(config.warmup);
+        let interval = window.as_secs_f64();
+        let per_s = |x: u64| {
+            if interval > 0.0 {
+                x as f64 / interval
+            } else {
+                f64::NAN
+            }
+        };
+        let secs = |x: Option<f64>| x.map_or(f64::NAN, |ns| ns * 1e-9);
+        let node = |n: NodeId| node_names[n.index()].clone();
+        let route_names = |r: RouteId| {
+            let route = &routes[r.index()];
+            let mut names: Vec<&str> = Vec::with_capacity(route.len() + 1);
+            if let Some(first) = route.first() {
+                names.push(&node_names[links[first.index()].from.index()]);
+            }
+            names.extend(
+                route
+                    .iter()
+                    .map(|l| node_names[links[l.index()].to.index()].as_str()),
+            );
+            names.join(">")
+        };
+
+        let mut ft = FlowTable::default();
+        let mut pt = PathTable::default();
+        for (i, f) in flows.iter().enumerate() {
+            let now = counters(f);
+            let w = f.meters.at_warmup;
+            let (t, tw) = (now.transport, w.transport);
+            ft.name.push(f.name.clone());
+            ft.kind.push(f.kind.to_string());
+            ft.cc.push(f.cc.to_string());
+            ft.src.push(node(f.src));
+            ft.dst.push(node(f.dst));
+            ft.start_s.push(f.start.as_secs_f64());
+            ft.goodput_bps
+                .push(per_s(t.delivered_bytes - tw.delivered_bytes) * 8.0);
+            ft.throughput_bps
+                .push(per_s(now.wire_bytes_sent - w.wire_bytes_sent) * 8.0);
+            ft.bytes_delivered
+                .push(t.delivered_bytes - tw.delivered_bytes);
+            ft.packets_sent
+                .push(now.data_packets_sent - w.data_packets_sent);
+            ft.retransmissions
+                .push(t.retransmissions - tw.retransmissions);
+            ft.fast_retransmits
+                .push(t.fast_retransmits - tw.fast_retransmits);
+            ft.timeouts.push(t.timeouts - tw.timeouts);
+            ft.drops.push(now.drops - w.drops);
+            let h: &LogHistogram = &f.meters.rtt;
+            ft.rtt_samples.push(h.count());
+            ft.rtt_mean_s.push(secs(h.mean()));
+            ft.rtt_min_s.push(secs(h.min().map(|v| v as f64)));
+            ft.rtt_p50_s.push(secs(h.quantile(0.5)));
+            ft.rtt_p95_s.push(secs(h.quantile(0.95)));
+            ft.rtt_p99_s.push(secs(h.quantile(0.99)));
+            ft.rtt_max_s.push(secs(h.max().map(|v| v as f64)));
+            ft.completion_s
+                .push(f.meters.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
+            for (p, m) in f.meters.paths.iter().enumerate() {
+                let (c, cw) = (m.counters, m.at_warmup);
+                pt.flow.push(i as u32);
+                pt.path.push(p as u64);
+                pt.route.push(route_names(f.paths[p].forward));
+                pt.reverse_route.push(route_names(f.paths[p].reverse));
+                pt.packets_sent.push(c.packets_sent - cw.packets_sent);
+                pt.throughput_bps
+                    .push(per_s(c.wire_bytes_sent - cw.wire_bytes_sent) * 8.0);
+                pt.fast_retransmits
+                    .push(c.fast_retransmits - cw.fast_retransmits);
+                pt.timeouts.push(c.timeouts - cw.timeouts);
+                pt.rtt_samples.push(m.rtt.count());
+                pt.rtt_mean_s.push(secs(m.rtt.mean()));
+                pt.rtt_min_s.push(secs(m.rtt.min().map(|v| v as f64)));
+            }
+        }
+
+        let mut lt = LinkTable::default();
+        let window_ns = window.as_nanos();
+        let fraction = |x: f64| {
+            if window_ns > 0 {
+                x / window_ns as f64
+            } else {
+                f64::NAN
+            }
+        };
+        for (i, l) in links.iter().enumerate() {
+            let c = self.link_now[i];
+            let w = self.link_at_warmup[i];
+            lt.name.push(l.name.clone());
+            lt.direction.push(l.direction().to_string());
+            lt.from.push(node(l.from));
+            lt.to.push(node(l.to));
+            lt.rate_bps.push(l.rate.bps());
+            // The fraction of the window the link spent serialising: both readings exclude
+            // serialisation still to come (`Link::counters_at`), so the difference is the busy
+            // time inside [warmup, duration] and never exceeds the window. (Bytes started in the
+            // window over rate x window would count whole the packets cut by its edges.)
+            lt.utilization
+                .push(fraction((c.busy_ns - w.busy_ns) as f64));
+            lt.tx_packets.push(c.tx_packets - w.tx_packets);
+            lt.tx_bytes.push(c.tx_bytes - w.tx_bytes);
+            lt.drops.push(c.queue_drops - w.queue_drops);
+            lt.loss_drops.push(c.loss_drops - w.loss_drops);
+            lt.mean_queue_packets.push(fraction(
+                (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64,
+            ));
+            lt.mean_queue_bytes.push(fraction(
+                (c.queue_area_bytes_ns - w.queue_area_bytes_ns) as f64,
+            ));
+            lt.max_queue_packets.push(c.max_queue_packets);
+        }
+        let jain_fairness = jain_index(&ft.goodput_bps);
+        RunResult {
+            seed: config.seed,
+            duration_s: config.duration.as_secs_f64(),
+            warmup_s: config.warmup.as_secs_f64(),
+            flows: ft,
+            links: lt,
+            paths: pt,
+            flow_series: self.flow_series.clone(),
+            link_series: self.link_series.clone(),
+            path_series: self.path_series.clone(),
+            events,
+            delivered_packets,
+            jain_fairness,
+        }
+    }
+}
+
+/// A flow's counters now.
+pub fn counters(f: &Flow) -> FlowCounters {
+    FlowCounters {
+        data_packets_sent: f.meters.data_packets_sent,
+        wire_bytes_sent: f.meters.wire_bytes_sent,
+        drops: f.meters.drops,
+        transport: f.transport.stats(),
+    }
+}
