@@ -17,10 +17,10 @@ pub mod flow;
 mod pool;
 
 use crate::event::{Event, EventQueue};
-use crate::ids::{FlowId, LinkId, PacketId, PathId};
+use crate::ids::{FlowId, LinkId, PacketId};
 use crate::net::link::{DropCause, Link, Started};
 use crate::net::queue::QueueItem;
-use crate::packet::{Header, Packet};
+use crate::packet::Packet;
 use crate::time::SimTime;
 use crate::trace::meters::{FlowMeters, Measurements};
 use crate::trace::results::RunResult;
@@ -43,8 +43,9 @@ pub struct PacketCounters {
 
 /// An input the driver hands a transport.
 #[derive(Clone, Copy)]
-enum Input<'a> {
-    Packet(PathId, Direction, &'a Header),
+enum Input {
+    /// The packet in this pool slot arrived; the transport frees the slot after handling it.
+    Packet(PacketId),
     Timeout,
     Start,
     Stop,
@@ -67,10 +68,14 @@ impl<O: Observer> Step<'_, O> {
     /// Hands `input` to the transport, drains its transmits (into the pool) and its events;
     /// returns its next wake-up.
     #[inline(always)]
-    fn run<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input<'_>) -> Option<SimTime> {
+    fn run<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input) -> Option<SimTime> {
         let now = self.now;
         match input {
-            Input::Packet(path, direction, header) => t.handle_packet(now, path, direction, header),
+            Input::Packet(id) => {
+                let p = self.pool.get(id);
+                t.handle_packet(now, p.path, p.direction, &p.header);
+                self.pool.release(id);
+            }
             Input::Timeout => t.handle_timeout(now),
             Input::Start => t.handle_start(now),
             Input::Stop => t.handle_stop(now),
@@ -100,7 +105,7 @@ impl<O: Observer> Step<'_, O> {
         t.poll_timeout()
     }
 
-    #[inline]
+    #[inline(always)]
     fn on_event(&mut self, event: TransportEvent) {
         let (time, flow) = (self.now, self.flow);
         match event {
@@ -468,28 +473,29 @@ impl<O: Observer> Simulator<O> {
         if hop < self.routes[route.index()].len() {
             self.enter_link(id);
         } else {
-            let pkt = self.pool.free(id);
             self.counters.delivered += 1;
-            self.deliver(pkt);
+            self.deliver(id);
         }
     }
 
     // ---- endpoints -----------------------------------------------------------------------
 
+    /// A packet reached the end of its route: its transport handles it where it lies in the
+    /// pool (no copy of its header), and its slot is freed.
     #[inline]
-    fn deliver(&mut self, pkt: Packet) {
-        if pkt.direction == Direction::Forward {
+    fn deliver(&mut self, id: PacketId) {
+        let p = self.pool.get(id);
+        if p.direction == Direction::Forward {
             self.counters.data_delivered += 1;
         }
-        let input = Input::Packet(pkt.path, pkt.direction, &pkt.header);
-        self.handle(pkt.flow, input);
+        self.handle(p.flow, Input::Packet(id));
     }
 
     /// One input to flow `f`'s transport, and the driver's half of the contract after it:
     /// drain the transmits (into the pool) and the events, re-arm the flow's wake-up, then put
     /// the transmits on the first link of their routes, in the order they were polled.
     #[inline(always)]
-    fn handle(&mut self, f: FlowId, input: Input<'_>) {
+    fn handle(&mut self, f: FlowId, input: Input) {
         let now = self.now;
         let flow = &mut self.flows[f.index()];
         let mut transmits = std::mem::take(&mut self.transmit_buf);

@@ -39,6 +39,12 @@ impl PacketPool {
         self.slots[id.index()]
     }
 
+    /// Returns the slot to the free list, leaving the packet where it is (no copy).
+    #[inline]
+    pub fn release(&mut self, id: PacketId) {
+        self.free.push(id.0);
+    }
+
     /// Packets currently allocated.
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len()

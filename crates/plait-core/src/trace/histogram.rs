@@ -41,6 +41,7 @@ impl LogHistogram {
         (1u64 << octave) | (sub << (octave - SUB_BITS))
     }
 
+    #[inline]
     pub fn record(&mut self, v: u64) {
         let b = Self::bucket(v);
         if b >= self.counts.len() {

@@ -436,6 +436,7 @@ impl TcpCore {
     }
 
     /// Length of the next new segment the offered data and the peer's window allow.
+    #[inline]
     fn new_data_len(&self, app_end: u64) -> u32 {
         if self.snd_nxt >= app_end {
             return 0;
@@ -455,6 +456,7 @@ impl TcpCore {
     }
 
     /// Congestion window plus NewReno's inflation.
+    #[inline]
     fn send_window<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
         let window = cc.cwnd() as i128 + self.recovery.window_inflation() as i128;
         window.max(0) as u64

@@ -39,7 +39,7 @@ use super::sack::RangeSet;
 use super::TcpConfig;
 
 /// SACK blocks per ACK (RFC 2018 §3: three when the timestamp option is in use).
-pub const SACK_BLOCKS_PER_ACK: usize = 3;
+pub const SACK_BLOCKS_PER_ACK: usize = crate::packet::MAX_SACK_BLOCKS;
 
 /// A TCP receiver over a byte sequence space starting at 0.
 #[derive(Clone, Debug)]
