@@ -748,3 +748,40 @@ fn regression_results_of_an_unfinished_slice_divided_by_the_whole_window() {
     assert!(r.flows.goodput_bps[0].is_nan());
     assert!(r.links.utilization[i].is_nan());
 }
+
+/// What stopping means (`stop`): no new data after the stop time, but what was sent is still
+/// repaired — retransmitted until acknowledged — unless the flow aborts (`on_stop = "abort"`).
+fn stopped_under_loss(on_stop: &str) -> plait_core::sim::Simulator {
+    let toml = single(
+        "20s",
+        "loss = { kind = \"bernoulli\", p = 0.05 }",
+        &format!("stop = \"2s\"\n{on_stop}"),
+    );
+    let mut sim = build(&scenario(&toml), None).unwrap();
+    sim.run_until(SimTime::from_secs(2));
+    let sent_at_stop = sim.flows()[0]
+        .transport
+        .as_tcp()
+        .unwrap()
+        .sender()
+        .snd_nxt();
+    sim.run();
+    check_invariants(&sim);
+    let sender = sim.flows()[0].transport.as_tcp().unwrap().sender();
+    assert_eq!(sender.snd_nxt(), sent_at_stop, "new data after the stop");
+    sim
+}
+
+#[test]
+fn a_stopped_flow_sends_no_new_data_but_repairs_what_it_sent() {
+    let sim = stopped_under_loss("");
+    let f = &sim.flows()[0];
+    let sender = f.transport.as_tcp().unwrap().sender();
+    assert!(sender.is_closed());
+    // Every byte sent before the stop was delivered in the end, losses included.
+    assert_eq!(sender.snd_una(), sender.snd_nxt());
+    assert_eq!(f.delivered_bytes(), sender.snd_nxt());
+    assert!(sender.stats().retransmitted_segments > 0);
+    // A transfer cut short never completes.
+    assert!(sim.results().flows.completion_s[0].is_nan());
+}

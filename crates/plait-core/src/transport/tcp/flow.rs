@@ -5,7 +5,10 @@
 //! It keeps the driver's work per packet small: after a data segment arrives only the receiver
 //! can have something to send, after an ACK only the sender, so `poll_transmit` asks only the
 //! end that handled an input (the other's state did not change). Before the start and after
-//! the stop the sender neither sends nor times out; ACKs still update it.
+//! the stop what the sender does depends on [`StopMode`]: by default it sends no new data but
+//! goes on repairing what is in flight (retransmissions, its timer) until all of it is
+//! acknowledged; [`StopMode::Abort`] silences it at once (no retransmission, no timer). ACKs
+//! still update it either way.
 
 use crate::ids::PathId;
 use crate::packet::Header;
@@ -20,6 +23,16 @@ use super::{TcpReceiver, TcpSender};
 /// Path of a single-path connection.
 const PATH: PathId = PathId(0);
 
+/// What a TCP flow does when its application stops (the scenario's `stop`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StopMode {
+    /// No new data; what was sent is still repaired until acknowledged.
+    #[default]
+    Finish,
+    /// Nothing more is sent, not even retransmissions; the timer stops.
+    Abort,
+}
+
 /// Both ends of a TCP connection.
 pub struct TcpFlow {
     sender: TcpSender<Controller>,
@@ -27,7 +40,9 @@ pub struct TcpFlow {
     /// IP + TCP header bytes without options, added to every segment.
     header_bytes: u32,
     started: bool,
+    /// Aborted: the sender is silent.
     stopped: bool,
+    stop_mode: StopMode,
     /// The sender handled an input since it last had nothing to send.
     poll_sender: bool,
     /// The receiver handled an input since it last had nothing to send.
@@ -45,12 +60,19 @@ impl TcpFlow {
             receiver,
             started: false,
             stopped: false,
+            stop_mode: StopMode::default(),
             poll_sender: false,
             poll_receiver: false,
             finished: false,
             tracing: false,
             events: EventBuffer::default(),
         }
+    }
+
+    /// What the flow does at its stop time.
+    pub fn with_stop_mode(mut self, mode: StopMode) -> Self {
+        self.stop_mode = mode;
+        self
     }
 
     pub fn sender(&self) -> &TcpSender<Controller> {
@@ -87,7 +109,10 @@ impl Transport for TcpFlow {
     }
 
     fn handle_stop(&mut self, _now: SimTime) {
-        self.stopped = true;
+        match self.stop_mode {
+            StopMode::Finish => self.sender.close(),
+            StopMode::Abort => self.stopped = true,
+        }
     }
 
     fn set_tracing(&mut self, enabled: bool) {

@@ -27,7 +27,7 @@ pub mod sender;
 mod tests;
 
 pub use self::core::{CoreEvent, SentSegment, TcpCore};
-pub use flow::TcpFlow;
+pub use flow::{StopMode, TcpFlow};
 pub use receiver::{TcpReceiver, SACK_BLOCKS_PER_ACK};
 pub use recovery::{LossRecovery, RecoveryPhase};
 pub use sack::{RangeSet, Scoreboard};

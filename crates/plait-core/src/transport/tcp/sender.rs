@@ -25,6 +25,8 @@ pub struct TcpSender<C: CongestionControl> {
     cc: C,
     /// Bytes the application has handed over so far; `None` for an unbounded bulk source.
     app_bytes: Option<u64>,
+    /// Set by [`TcpSender::close`]: no new data beyond this sequence number.
+    closed_at: Option<u64>,
 }
 
 impl<C: CongestionControl> Deref for TcpSender<C> {
@@ -41,7 +43,20 @@ impl<C: CongestionControl> TcpSender<C> {
             core: TcpCore::new(config),
             cc,
             app_bytes,
+            closed_at: None,
         }
+    }
+
+    /// The application stops: nothing is sent beyond what has been sent so far, while the
+    /// data already sent is still retransmitted until it is acknowledged (the timer runs).
+    /// A finite transfer closed early never counts as finished.
+    pub fn close(&mut self) {
+        self.closed_at.get_or_insert(self.core.snd_nxt());
+    }
+
+    /// Whether [`TcpSender::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed_at.is_some()
     }
 
     /// The application wrote `bytes` more (ignored by an unbounded sender).
@@ -65,7 +80,10 @@ impl<C: CongestionControl> TcpSender<C> {
     /// The next segment to send now, if the windows allow one.
     #[inline]
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<DataSegment> {
-        let app_end = self.app_bytes.unwrap_or(u64::MAX);
+        let app_end = self
+            .app_bytes
+            .unwrap_or(u64::MAX)
+            .min(self.closed_at.unwrap_or(u64::MAX));
         self.core.poll_transmit(now, &mut self.cc, app_end, 0)
     }
 
