@@ -127,6 +127,7 @@ pub struct Link {
     /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
     /// one event, for the head, instead of one per packet.
     pipeline: VecDeque<(SimTime, PacketId)>,
+    drop_cause: DropCause,
 }
 
 impl Link {
@@ -168,6 +169,7 @@ impl Link {
             last_change: SimTime::ZERO,
             counters: LinkCounters::default(),
             pipeline: VecDeque::new(),
+            drop_cause: DropCause::Queue,
         }
     }
 
@@ -253,16 +255,23 @@ impl Link {
         now: SimTime,
         item: QueueItem,
         dropped: &mut Vec<QueueItem>,
-    ) -> (Option<Started>, DropCause) {
+    ) -> Option<Started> {
         self.counters.arrivals += 1;
         if let Some(loss) = self.loss.as_mut() {
             if loss.should_drop(&mut self.rng) {
                 self.counters.loss_drops += 1;
+                self.drop_cause = DropCause::LossModel;
                 dropped.push(item);
-                return (None, DropCause::LossModel);
+                return None;
             }
         }
-        (self.admit(now, item, dropped), DropCause::Queue)
+        self.drop_cause = DropCause::Queue;
+        self.admit(now, item, dropped)
+    }
+
+    /// Why the packets the last [`Link::handle_arrival`] put in `dropped` were dropped.
+    pub fn drop_cause(&self) -> DropCause {
+        self.drop_cause
     }
 
     /// The queue's part of an arrival.
@@ -430,14 +439,15 @@ mod tests {
         });
         let mut d = Vec::new();
         // Idle: starts at once; 1 ms on the wire, 5 ms propagation; the pipeline's head.
-        let (s, cause) = l.handle_arrival(SimTime::ZERO, item(0), &mut d);
-        assert_eq!(cause, DropCause::Queue);
-        let s = s.unwrap();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
         assert_eq!(l.launch(s), Some(SimTime::from_millis(6)));
         // One waits; the third overflows the one-packet queue.
-        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).0.is_some());
-        let (started, cause) = l.handle_arrival(SimTime::ZERO, item(2), &mut d);
-        assert_eq!((started, cause, d.len()), (None, DropCause::Queue, 1));
+        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).is_some());
+        let started = l.handle_arrival(SimTime::ZERO, item(2), &mut d);
+        assert_eq!(
+            (started, l.drop_cause(), d.len()),
+            (None, DropCause::Queue, 1)
+        );
         // A second launch behind the head needs no new arrival event.
         let second = Started {
             item: item(1),
@@ -456,8 +466,8 @@ mod tests {
         });
         lossy.loss = Some(crate::net::loss::LossSpec::Bernoulli { p: 1.0 }.build());
         d.clear();
-        let (started, cause) = lossy.handle_arrival(SimTime::ZERO, item(3), &mut d);
-        assert_eq!((started, cause), (None, DropCause::LossModel));
+        let started = lossy.handle_arrival(SimTime::ZERO, item(3), &mut d);
+        assert_eq!((started, lossy.drop_cause()), (None, DropCause::LossModel));
         assert_eq!(d, [item(3)]);
         assert_eq!(lossy.loss_drops(), 1);
     }
@@ -487,7 +497,7 @@ mod tests {
                 }
             } else {
                 let mut d = Vec::new();
-                if let (Some(s), _) = l.handle_arrival(now, item(arrivals[i].1), &mut d) {
+                if let Some(s) = l.handle_arrival(now, item(arrivals[i].1), &mut d) {
                     out.push((s.item.packet.0, s.tx_end));
                 }
                 dropped.extend(d.iter().map(|x| x.packet.0));
@@ -524,7 +534,7 @@ mod tests {
             let mut dropped = Vec::new();
             for &(t, p) in &arrivals {
                 let mut d = Vec::new();
-                if let (Some(s), _) = l.handle_arrival(SimTime::from_micros(t), item(p), &mut d) {
+                if let Some(s) = l.handle_arrival(SimTime::from_micros(t), item(p), &mut d) {
                     out.push((s.item.packet.0, s.tx_end));
                 }
                 assert!(l.needs_done_event(SimTime::from_micros(t)).is_none());
@@ -627,9 +637,9 @@ mod tests {
             rng_from_seed(1),
         );
         let mut d = Vec::new();
-        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).0.unwrap();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
         assert_eq!(s.tx_end, SimTime::from_millis(1));
-        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).0.is_none());
+        assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).is_none());
         assert_eq!(l.counters_at(SimTime::from_micros(400)).busy_ns, 400_000);
         let done = l.needs_done_event(SimTime::from_micros(400)).unwrap();
         assert!(l.handle_transmit_done(done).is_some());
@@ -674,7 +684,7 @@ mod tests {
         });
         l.rate = Rate::from_mbps(100);
         l.ns_per_byte = Some(80);
-        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).0.unwrap();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
         assert_eq!(s.tx_end, SimTime(80_000));
         // 3 Mb/s: 8000/3 us per 1000 B, remainders carried: three packets take exactly 8 ms.
         let rate = Rate(3_000_000);
@@ -696,7 +706,6 @@ mod tests {
         let ends: Vec<SimTime> = (0..3)
             .map(|p| {
                 l.handle_arrival(SimTime::ZERO, item(p), &mut d)
-                    .0
                     .unwrap()
                     .tx_end
             })
@@ -711,7 +720,7 @@ mod tests {
         });
         let mut d = Vec::new();
         let started: Vec<bool> = (0..5)
-            .map(|p| l.handle_arrival(SimTime::ZERO, item(p), &mut d).0.is_some())
+            .map(|p| l.handle_arrival(SimTime::ZERO, item(p), &mut d).is_some())
             .collect();
         // One on the wire, two waiting (2000 B <= 2500 B), the rest dropped.
         assert_eq!(started, vec![true, true, true, false, false]);

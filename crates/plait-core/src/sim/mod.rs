@@ -397,7 +397,7 @@ impl<O: Observer> Simulator<O> {
         let now = self.now;
         self.dropped_buf.clear();
         let l = &mut self.links[link.index()];
-        let (started, cause) = l.handle_arrival(now, item, &mut self.dropped_buf);
+        let started = l.handle_arrival(now, item, &mut self.dropped_buf);
         let done = l.needs_done_event(now);
         if let Some(s) = started {
             self.launch(link, s);
@@ -406,7 +406,7 @@ impl<O: Observer> Simulator<O> {
             self.events.push(t, Event::TransmitDone(link));
         }
         if !self.dropped_buf.is_empty() {
-            let by_loss_model = cause == DropCause::LossModel;
+            let by_loss_model = self.links[link.index()].drop_cause() == DropCause::LossModel;
             let mut dropped = std::mem::take(&mut self.dropped_buf);
             for d in dropped.drain(..) {
                 self.drop_packet(link, d, by_loss_model);

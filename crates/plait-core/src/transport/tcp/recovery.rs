@@ -288,9 +288,13 @@ impl LossRecovery {
     }
 
     /// Every un-SACKed octet in `[snd_una, boundary)` is considered lost, none above it.
+    #[inline]
     pub fn lost_boundary(&self, scoreboard: &Scoreboard, snd_una: u64) -> u64 {
         match self.phase {
             RecoveryPhase::Timeout => self.recovery_point.unwrap_or(snd_una).max(snd_una),
+            // Nothing SACKed (the common case): the scoreboard's boundary is HighACK, without
+            // setting up a walk over no ranges.
+            _ if self.sack && scoreboard.is_empty() => scoreboard.high_ack().max(snd_una),
             _ if self.sack => scoreboard
                 .lost_boundary(self.dupack_threshold, self.mss)
                 .max(snd_una),
@@ -332,20 +336,22 @@ impl LossRecovery {
             let end = (snd_una + mss).min(hole_end).min(snd_nxt);
             return Some(segment(snd_una, end, SegmentKind::FastRetransmit));
         }
+        if self.phase == RecoveryPhase::Open {
+            // Outside recovery only new data goes (rule (2) below), so no hole is looked for:
+            // the per-ACK fast path.
+            return (new_data_len > 0).then_some(Transmission {
+                seq: snd_nxt,
+                len: new_data_len,
+                kind: SegmentKind::NewData,
+            });
+        }
         let point = self.recovery_point.unwrap_or(snd_una).min(snd_nxt);
         let first_candidate = scoreboard.next_unsacked(self.high_rxt.max(snd_una));
-        if self.phase != RecoveryPhase::Open {
-            // Rule (1) (and go-back-N after a timeout): "the smallest unSACKed sequence number
-            // 'S2' ... greater than HighRxt ... IsLost (S2)", here kept below RecoveryPoint.
-            let limit = self.lost_boundary(scoreboard, snd_una).min(point);
-            if first_candidate < limit {
-                return Some(self.hole_segment(
-                    scoreboard,
-                    first_candidate,
-                    limit,
-                    SegmentKind::Lost,
-                ));
-            }
+        // Rule (1) (and go-back-N after a timeout): "the smallest unSACKed sequence number
+        // 'S2' ... greater than HighRxt ... IsLost (S2)", here kept below RecoveryPoint.
+        let limit = self.lost_boundary(scoreboard, snd_una).min(point);
+        if first_candidate < limit {
+            return Some(self.hole_segment(scoreboard, first_candidate, limit, SegmentKind::Lost));
         }
         if new_data_len > 0 {
             // Rule (2): "available unsent data and the receiver's advertised window allows".
