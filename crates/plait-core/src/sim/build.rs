@@ -2,21 +2,21 @@
 //! models, endpoints and their random streams.
 //!
 //! Random streams are named after what draws from them (`link.<name>.forward`,
-//! `flow.<name>.start`, `flow.<name>.onoff`), so adding a flow or a link never changes the
-//! draws of another.
+//! `flow.<name>.start`, `flow.<name>.<kind>` for a source, e.g. `flow.<name>.onoff`), so adding
+//! a flow or a link never changes the draws of another.
 
 use std::collections::HashMap;
 
-use crate::app::{onoff::Period, Cbr, DatagramSource, OnOff};
+use crate::app::{Source, SourceContext};
 use crate::ids::{LinkId, NodeId, RouteId};
 use crate::net::link::Link;
+use crate::net::queue::LinkInfo;
 use crate::net::routing::{path_from_nodes, shortest_path};
 use crate::net::topology::{NodeRole, Topology};
 use crate::rng::RngStreams;
-use crate::scenario::{FlowKind, NodeKind, PeriodSpec, Scenario, ScenarioError, StartSpec};
+use crate::scenario::{NodeKind, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::histogram::LogHistogram;
-use crate::transport::tcp::{TcpReceiver, TcpSender};
 use rand::Rng;
 
 use super::flow::{Endpoints, Flow, FlowCounters};
@@ -24,13 +24,6 @@ use super::{RunConfig, Simulator};
 
 /// Hold time of a threshold-dropper when no flow crosses its link.
 const FALLBACK_HOLD: SimTime = SimTime::from_millis(100);
-
-fn period(p: &PeriodSpec) -> Period {
-    match *p {
-        PeriodSpec::Exponential { mean } => Period::Exponential { mean },
-        PeriodSpec::Pareto { mean, shape } => Period::Pareto { mean, shape },
-    }
-}
 
 /// Builds the simulator for `scenario`, with `seed` replacing the scenario's seed if given.
 pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, ScenarioError> {
@@ -190,8 +183,11 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             to,
             spec.rate,
             spec.delay,
-            queue_spec.build(spec.rate, hold),
-            loss_spec.as_ref().map(|l| l.build()),
+            queue_spec.build(LinkInfo {
+                rate: spec.rate,
+                default_hold: hold,
+            }),
+            loss_spec.as_ref().map(|l| l.build(())),
             streams.stream(&format!("link.{}.{dir}", spec.name)),
         ));
     }
@@ -210,50 +206,28 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 })
             }
         };
-        let (kind, cc, endpoints) = match &f.kind {
-            FlowKind::Tcp { cc, bytes, tcp } => {
-                let controller = cc.build(tcp.mss, tcp.initial_window);
-                (
-                    "tcp",
-                    cc.name(),
-                    Endpoints::Tcp {
-                        sender: Box::new(TcpSender::new(*tcp, controller, *bytes)),
-                        receiver: Box::new(TcpReceiver::new(tcp)),
-                    },
-                )
-            }
-            FlowKind::Cbr { rate, packet_bytes } => (
-                "cbr",
-                "",
-                Endpoints::Datagram {
-                    source: DatagramSource::Cbr(Cbr::new(*rate, *packet_bytes)),
-                    next_seq: 0,
-                    received_packets: 0,
-                    received_bytes: 0,
-                },
-            ),
-            FlowKind::OnOff {
-                rate,
-                packet_bytes,
-                on,
-                off,
-            } => (
-                "onoff",
-                "",
-                Endpoints::Datagram {
-                    source: DatagramSource::OnOff(OnOff::new(
-                        *rate,
-                        *packet_bytes,
-                        period(on),
-                        period(off),
-                        streams.stream(&format!("flow.{}.onoff", f.name)),
-                    )),
-                    next_seq: 0,
-                    received_packets: 0,
-                    received_bytes: 0,
-                },
-            ),
+        let context = SourceContext {
+            rng: streams.stream(&format!("flow.{}.{}", f.name, f.kind.name())),
         };
+        let (kind, (cc, endpoints)) = (
+            f.kind.name(),
+            match f.kind.build(context) {
+                Source::Tcp {
+                    sender,
+                    receiver,
+                    cc,
+                } => (cc, Endpoints::Tcp { sender, receiver }),
+                Source::Datagram(source) => (
+                    "",
+                    Endpoints::Datagram {
+                        source,
+                        next_seq: 0,
+                        received_packets: 0,
+                        received_bytes: 0,
+                    },
+                ),
+            },
+        );
         flows.push(Flow {
             name: f.name.clone(),
             kind,
