@@ -1356,17 +1356,26 @@ fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
 
 // ---- Catalog -------------------------------------------------------------------------------
 
-/// A value for a required parameter, for building an instance of a catalog entry.
-fn sample(param: &str) -> &'static str {
-    match param {
-        "threshold" => "10",
-        "rate" => "\"1Mbps\"",
-        "on" | "off" => "{ exponential = \"1s\" }",
-        "p" => "0.01",
-        "every" => "100",
-        "p_good_to_bad" => "0.01",
-        "p_bad_to_good" => "0.5",
-        other => panic!("no sample value for required parameter {other}"),
+/// A value for a required parameter of a catalog entry, drawn from its declaration and
+/// written as TOML.
+fn sample(category: &str, entry: &str, param: &str) -> String {
+    let declared = crate::registry::Category::ALL
+        .iter()
+        .flat_map(|c| c.entries())
+        .find(|e| e.category.name() == category && e.name == entry)
+        .and_then(|e| e.params.iter().find(|p| p.name == param))
+        .unwrap_or_else(|| panic!("{category} {entry}: no parameter {param}"));
+    match declared.draw(0.5) {
+        Value::Number(x) => format!("{x:?}"),
+        Value::Integer(n) | Value::Size(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Duration(t) => format!("\"{}\"", format_duration(t)),
+        Value::Rate(r) => format!("\"{}\"", format_rate(r)),
+        Value::Choice(c) => format!("\"{c}\""),
+        Value::Period(Period::Exponential { mean }) => {
+            format!("{{ exponential = \"{}\" }}", format_duration(mean))
+        }
+        other => panic!("{category} {entry}: no TOML for {param} = {other}"),
     }
 }
 
@@ -1402,7 +1411,8 @@ fn catalog_defaults_are_what_the_parser_uses() {
         };
         let mut minimal = vec![(at.to_string(), base)];
         for p in entry.params.iter().filter(|p| p.default == REQUIRED) {
-            minimal.push((format!("{at}.{}", p.name), sample(&p.name).to_string()));
+            let value = sample(&entry.category, &entry.name, &p.name);
+            minimal.push((format!("{at}.{}", p.name), value));
         }
         let mut explicit = minimal.clone();
         for p in entry
