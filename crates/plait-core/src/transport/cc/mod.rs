@@ -39,6 +39,7 @@ use crate::time::{Rate, SimTime};
 
 pub mod aimd;
 pub mod cubic;
+pub mod multcp;
 pub mod reno;
 mod window;
 
@@ -246,6 +247,7 @@ macro_rules! builtin_controllers {
 builtin_controllers! {
     aimd::Aimd,
     cubic::Cubic,
+    multcp::MulTcp,
     reno::Reno,
 }
 
