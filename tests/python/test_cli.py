@@ -390,7 +390,9 @@ def test_listed_controllers_are_the_accepted_ones(capsys, scenario):
         required = {p["name"]: sample(p) for p in e["params"] if p["required"]}
         if required:
             # A controller with a required parameter is refused by name alone, saying which.
-            with pytest.raises(plait.ScenarioError, match=f"needs its parameter `{next(iter(required))}`"):
+            with pytest.raises(
+                plait.ScenarioError, match=f"needs its parameter `{next(iter(required))}`"
+            ):
                 plait.validate(scenario, overrides={"flow.bulk.cc": e["name"]})
         cc = {"name": e["name"], **required} if required else e["name"]
         assert plait.validate(scenario, overrides={"flow.bulk.cc": cc})["flows"] == 3
