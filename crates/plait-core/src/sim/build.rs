@@ -209,25 +209,23 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         let context = SourceContext {
             rng: streams.stream(&format!("flow.{}.{}", f.name, f.kind.name())),
         };
-        let (kind, (cc, endpoints)) = (
-            f.kind.name(),
-            match f.kind.build(context) {
-                Source::Tcp {
-                    sender,
-                    receiver,
-                    cc,
-                } => (cc, Endpoints::Tcp { sender, receiver }),
-                Source::Datagram(source) => (
-                    "",
-                    Endpoints::Datagram {
-                        source,
-                        next_seq: 0,
-                        received_packets: 0,
-                        received_bytes: 0,
-                    },
-                ),
-            },
-        );
+        let kind = f.kind.name();
+        let (cc, endpoints) = match f.kind.build(context) {
+            Source::Tcp {
+                sender,
+                receiver,
+                cc,
+            } => (cc, Endpoints::Tcp { sender, receiver }),
+            Source::Datagram(source) => (
+                "",
+                Endpoints::Datagram {
+                    source,
+                    next_seq: 0,
+                    received_packets: 0,
+                    received_bytes: 0,
+                },
+            ),
+        };
         flows.push(Flow {
             name: f.name.clone(),
             kind,
