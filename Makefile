@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PIP_QUIET := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench golden clean
+.PHONY: run test build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench golden docs clean
 
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -68,6 +68,11 @@ py-checks: lint-py
 # simulation results on purpose; its note says which fields changed and why.
 golden:
 	PLAIT_BLESS=1 $(CARGO) test --release -p plait-core --test golden
+
+# Regenerates the parameter tables of docs/scenario.md (between <!-- registry:... --> markers)
+# from the registry of controllers, queues, loss models and sources.
+docs:
+	PLAIT_BLESS=1 $(CARGO) test --release -p plait-core --lib generated_reference_tables
 
 bench: build
 	$(VENV)/bin/plait bench dumbbell --flows 10 --duration 20

@@ -299,6 +299,28 @@ def test_list_prints_controllers_and_queues(capsys):
         assert name in out
     for name in ("bernoulli", "gilbert_elliott", "onoff"):
         assert name in out
+    # Each parameter with its default, type and range; required and unset ones say so.
+    assert "beta = 0.7  number in (0, 1)" in out
+    assert "alpha = 1  number (MSS per RTT) > 0" in out
+    assert "p  probability in [0, 1], required" in out
+    assert "bytes  size (bytes) ≥ 1; unset: a long-lived flow" in out
+    assert "policy = first_arrival  first_arrival | rate_independent | largest_rate" in out
+    assert "mss = 1460  size (bytes) in [1, 65535]  (also [tcp])" in out
+
+
+PARAM_KEYS = {
+    "name",
+    "type",
+    "unit",
+    "default",
+    "required",
+    "when_unset",
+    "range",
+    "range_text",
+    "choices",
+    "section",
+    "description",
+}
 
 
 def test_list_json(capsys):
@@ -307,28 +329,88 @@ def test_list_json(capsys):
     entries = json.loads(out)
     by_category: dict[str, set[str]] = {}
     for e in entries:
-        assert {"category", "name", "description", "params"} <= set(e)
+        assert set(e) == {"category", "name", "description", "params"}
+        assert e["description"]
         for p in e["params"]:
-            assert {"name", "default", "description"} <= set(p)
+            assert set(p) == PARAM_KEYS, p
+            assert p["description"]
+            assert p["required"] == (p["default"] == "required")
+            assert (p["when_unset"] is not None) == (p["default"] == "none")
+            if p["choices"] is not None:
+                assert p["type"] == "choice"
+                assert p["required"] or p["default"] in p["choices"]
+            bounds = p["range"]
+            if bounds is None:
+                assert p["range_text"] == ""
+            else:
+                assert set(bounds) == {"min", "min_inclusive", "max", "max_inclusive"}
+                assert p["range_text"]
+                if bounds["min"] is not None and bounds["max"] is not None:
+                    assert bounds["min"] < bounds["max"]
         by_category.setdefault(e["category"], set()).add(e["name"])
     assert set(by_category) == {"controller", "queue", "source", "loss"}
-    assert by_category["controller"] == {"reno", "cubic", "aimd"}
+    assert {"reno", "cubic", "aimd"} <= by_category["controller"]
     assert by_category["queue"] == {"droptail", "red", "threshold_dropper"}
     assert by_category["source"] == {"tcp", "cbr", "onoff"}
     assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
+    names = [e["name"] for e in entries if e["category"] == "controller"]
+    assert names == sorted(names)
     aimd = next(e for e in entries if e["name"] == "aimd")
     assert {p["name"]: p["default"] for p in aimd["params"]} == {"alpha": "1", "beta": "0.5"}
+    beta = next(p for p in aimd["params"] if p["name"] == "beta")
+    assert beta["type"] == "number"
+    assert beta["range"] == {"min": 0.0, "min_inclusive": False, "max": 1.0, "max_inclusive": False}
+    alpha = next(p for p in aimd["params"] if p["name"] == "alpha")
+    assert (alpha["unit"], alpha["range_text"]) == ("MSS per RTT", "> 0")
+    tcp = next(e for e in entries if e["name"] == "tcp")
+    settings = {p["name"] for p in tcp["params"] if p["section"] == "tcp"}
+    assert {"mss", "sack", "min_rto", "dupack_threshold"} <= settings
+    assert "cc" not in settings
+    mss = next(p for p in tcp["params"] if p["name"] == "mss")
+    assert (mss["type"], mss["default"], mss["range_text"]) == ("size", "1460", "[1, 65535]")
+
+
+def sample(p: dict):
+    """A value inside a listed parameter's range, for a parameter that must be given."""
+    bounds = p["range"] or {}
+    lo, hi = bounds.get("min"), bounds.get("max")
+    if lo is not None and hi is not None:
+        x = (lo + hi) / 2
+    elif lo is not None:
+        x = lo + 1
+    elif hi is not None:
+        x = hi - 1
+    else:
+        x = 1.0
+    return round(x) if p["type"] == "integer" else x
 
 
 def test_listed_controllers_are_the_accepted_ones(capsys, scenario):
     main(["list", "--json"])
     entries = json.loads(capsys.readouterr().out)
-    controllers = sorted(e["name"] for e in entries if e["category"] == "controller")
-    for name in controllers:
-        assert plait.validate(scenario, overrides={"flow.bulk.cc": name})["flows"] == 3
+    controllers = [e for e in entries if e["category"] == "controller"]
+    for e in controllers:
+        required = {p["name"]: sample(p) for p in e["params"] if p["required"]}
+        if required:
+            # A controller with a required parameter is refused by name alone, saying which.
+            with pytest.raises(
+                plait.ScenarioError, match=f"needs its parameter `{next(iter(required))}`"
+            ):
+                plait.validate(scenario, overrides={"flow.bulk.cc": e["name"]})
+        cc = {"name": e["name"], **required} if required else e["name"]
+        assert plait.validate(scenario, overrides={"flow.bulk.cc": cc})["flows"] == 3
+        # Every listed default is accepted when written out.
+        written = {"name": e["name"], **required}
+        for p in e["params"]:
+            if not p["required"] and p["when_unset"] is None:
+                written[p["name"]] = p["default"]
+        overrides = [f"flow.bulk.cc.{k}={v}" for k, v in written.items()]
+        overrides.insert(0, "flow.bulk.cc={}")
+        assert plait.validate(scenario, overrides=overrides)["flows"] == 3
     with pytest.raises(plait.ScenarioError) as info:
         plait.validate(scenario, overrides={"flow.bulk.cc": "vegas"})
-    assert f"(known: {', '.join(controllers)})" in str(info.value)
+    names = sorted(e["name"] for e in controllers)
+    assert f"(known: {', '.join(names)})" in str(info.value)
 
 
 # --- plait bench ----------------------------------------------------------------------------

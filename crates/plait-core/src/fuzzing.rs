@@ -15,9 +15,11 @@
 
 use std::fmt::Write as _;
 
-use crate::scenario::{catalog, format_duration, format_rate, format_size, FlowKind, Scenario};
+use crate::registry::{ParamType, Value};
+use crate::scenario::{format_duration, format_rate, format_size, Scenario};
 use crate::sim::{build, Simulator};
 use crate::time::{Rate, SimTime};
+use crate::transport::cc::REGISTRY as CONTROLLERS;
 
 /// Most events one [`scenario_run`] input processes, so that an input costs a bounded time.
 /// With the fuzzing instrumentation an input costs about 0.4 ms at this budget, most of it
@@ -131,16 +133,15 @@ fn check_run(sim: &Simulator, scenario: &Scenario) {
     // A finite transfer delivers at most its size.
     for (f, spec) in sim.flows().iter().zip(&scenario.flows) {
         assert_eq!(f.name, spec.name);
-        if let (
-            Some(tcp),
-            FlowKind::Tcp {
-                bytes: Some(bytes), ..
-            },
-        ) = (f.transport.as_tcp(), &spec.kind)
-        {
+        let bytes = spec
+            .kind
+            .spec()
+            .param("bytes")
+            .and_then(|_| spec.kind.params().opt_size("bytes"));
+        if let (Some(tcp), Some(bytes)) = (f.transport.as_tcp(), bytes) {
             let receiver = tcp.receiver();
             assert!(
-                receiver.delivered_bytes() <= *bytes,
+                receiver.delivered_bytes() <= bytes,
                 "flow {}: delivered {} of a {bytes} B transfer",
                 f.name,
                 receiver.delivered_bytes()
@@ -389,30 +390,31 @@ fn loss(d: &mut Draw) -> String {
     }
 }
 
-/// A controller from the catalog, by name or as a table with parameters.
+/// A registered controller, by name or as a table with some of its parameters, each drawn from
+/// its declared range (required ones always given).
 fn controller(d: &mut Draw) -> String {
-    let controllers: Vec<_> = catalog()
-        .into_iter()
-        .filter(|e| e.category == "controller")
-        .collect();
-    let entry = d.pick(&controllers);
-    if entry.params.is_empty() || d.one_in(3) {
-        return format!("\"{}\"", entry.name);
+    let spec = *d.pick(CONTROLLERS);
+    let required = spec.params.iter().any(|p| p.is_required());
+    if spec.params.is_empty() || (!required && d.one_in(3)) {
+        return format!("\"{}\"", spec.name);
     }
-    let mut table = format!("{{ name = \"{}\"", entry.name);
-    for p in &entry.params {
-        if d.one_in(2) {
+    let mut table = format!("{{ name = \"{}\"", spec.name);
+    for p in spec.params {
+        if !p.is_required() && d.one_in(2) {
             continue;
         }
-        let value = match (p.name.as_str(), p.default.as_str()) {
-            (_, "true" | "false") => d.one_in(2).to_string(),
-            ("beta", _) => d.fraction(0.05, 0.95).to_string(),
-            ("c" | "alpha", _) => d.fraction(0.01, 10.0).to_string(),
-            (_, default) => default.to_string(),
+        let value = match p.draw(d.fraction(0.0, 1.0)) {
+            Value::Number(x) => format!("{x:?}"),
+            Value::Integer(n) | Value::Size(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Choice(c) => format!("\"{c}\""),
+            Value::Duration(t) => duration_text(t),
+            other => unreachable!("a controller parameter of type {}: {other}", p.ty.name()),
         };
         let _ = write!(table, ", {} = {value}", p.name);
     }
     table.push_str(" }");
+    debug_assert!(spec.params.iter().all(|p| p.ty != ParamType::Controller));
     table
 }
 

@@ -3,8 +3,9 @@
 //!
 //! Layout follows `DESIGN.md`: sans-IO protocol logic (`transport`), a single-threaded event
 //! loop with integer time (`sim`, `event`, `time`), arenas and typed ids (`ids`), named seeded
-//! random streams (`rng`), the network (`net`), traffic sources (`app`), scenarios (`scenario`),
-//! tracing and metrics (`trace`) and models (`model`).
+//! random streams (`rng`), the network (`net`), traffic sources (`app`), the registry that
+//! declares every controller, queue, loss model and source once (`registry`), scenarios
+//! (`scenario`), tracing and metrics (`trace`) and models (`model`).
 
 pub mod app;
 pub mod bench;
@@ -16,6 +17,7 @@ pub mod ids;
 pub mod model;
 pub mod net;
 pub mod packet;
+pub mod registry;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

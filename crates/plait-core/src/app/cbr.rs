@@ -1,8 +1,18 @@
 //! Constant-bit-rate datagram source: one packet every `8 · packet_bytes / rate` seconds,
 //! the fractional nanoseconds carried so that the long-run rate is exact.
 
-use super::Wake;
+use super::{Datagrams, SourceKind, Wake, PACKET_SIZE};
+use crate::registry::{AlgorithmSpec, Param};
 use crate::time::{Rate, SimTime};
+
+/// The registry declaration of the constant-bit-rate source.
+pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
+    name: "cbr",
+    summary: "constant bit rate: packets of packet_size sent evenly at rate",
+    params: &[Param::rate("rate", "sending rate"), PACKET_SIZE],
+    finish: None,
+    build: |params, _| Cbr::new(params.rate("rate"), params.size("packet_size") as u32).into(),
+};
 
 #[derive(Clone, Debug)]
 pub struct Cbr {
@@ -20,8 +30,14 @@ impl Cbr {
             carry: 0,
         }
     }
+}
 
-    pub fn wake(&mut self, now: SimTime) -> Wake {
+impl Datagrams for Cbr {
+    fn packet_bytes(&self) -> u32 {
+        self.packet_bytes
+    }
+
+    fn wake(&mut self, now: SimTime) -> Wake {
         let gap = self
             .rate
             .tx_time_carry(self.packet_bytes as u64, &mut self.carry);

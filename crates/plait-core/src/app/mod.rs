@@ -1,15 +1,33 @@
-//! Traffic sources. Bulk TCP transfers are a TCP sender with a (finite or unbounded) amount of
-//! application data; datagram sources (constant bit rate, on/off) live here.
+//! Traffic sources: what a flow sends. Datagram sources (constant bit rate, on/off) generate
+//! packets themselves; a TCP source ([`tcp`]) is a TCP sender with a finite or unbounded amount
+//! of application data, its congestion controller and the receiver.
+//!
+//! One source per file, each with its registry declaration (`SPEC`, see [`crate::registry`]);
+//! the built-ins are listed once in [`REGISTRY`], and the datagram sources are dispatched
+//! through the [`DatagramSource`] enum.
 
 pub mod cbr;
 pub mod datagram;
 pub mod onoff;
+pub mod tcp;
 
+use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
+use crate::rng::SimRng;
 use crate::time::SimTime;
+use crate::transport::cc::Controller;
+use crate::transport::tcp::{TcpReceiver, TcpSender};
 
 pub use cbr::Cbr;
 pub use datagram::DatagramFlow;
 pub use onoff::OnOff;
+
+/// Largest packet a source may send, and largest segment (the IPv4 total-length field).
+pub const MAX_PACKET_BYTES: u32 = 65_535;
+
+/// The packet size of the datagram sources, shared by their declarations.
+pub const PACKET_SIZE: Param = Param::size("packet_size", "size of each packet on the wire")
+    .between(1.0, MAX_PACKET_BYTES as f64)
+    .default(Scalar::Size(1000));
 
 /// What a datagram source wants after a wake-up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,26 +38,161 @@ pub struct Wake {
     pub next: SimTime,
 }
 
-/// A datagram source (enum dispatch).
-#[derive(Clone, Debug)]
-pub enum DatagramSource {
-    Cbr(Cbr),
-    OnOff(OnOff),
+/// A source that generates datagrams on its own schedule.
+pub trait Datagrams {
+    /// Size of every datagram on the wire.
+    fn packet_bytes(&self) -> u32;
+    /// Called at the source's start time and at every wake-up it asked for.
+    fn wake(&mut self, now: SimTime) -> Wake;
 }
 
-impl DatagramSource {
-    pub fn packet_bytes(&self) -> u32 {
-        match self {
-            DatagramSource::Cbr(s) => s.packet_bytes,
-            DatagramSource::OnOff(s) => s.packet_bytes,
+/// A built source: the endpoints a flow runs.
+pub enum Source {
+    /// A TCP connection, with the name of its congestion controller.
+    Tcp {
+        sender: Box<TcpSender<Controller>>,
+        receiver: Box<TcpReceiver>,
+        cc: &'static str,
+    },
+    Datagram(DatagramSource),
+}
+
+/// What a source's constructor is given besides its parameters.
+#[derive(Clone, Debug)]
+pub struct SourceContext {
+    /// The flow's own random stream (`flow.<name>.<kind>`), for sources that draw.
+    pub rng: SimRng,
+}
+
+/// A flow's source as named in a scenario (`kind = "tcp"`), with its validated parameters;
+/// built by [`Configured::build`].
+pub type SourceSpec = Configured<SourceKind>;
+
+/// Traffic sources as a registry category.
+#[derive(Debug)]
+pub struct SourceKind;
+
+impl Kind for SourceKind {
+    const CATEGORY: Category = Category::Source;
+    type Context = SourceContext;
+    type Output = Source;
+
+    fn registry() -> &'static [&'static AlgorithmSpec<Self>] {
+        REGISTRY
+    }
+}
+
+/// Generates, from one line `module::Type` per built-in datagram source and one line `module`
+/// per other source (each declaration is `module::SPEC`): [`REGISTRY`], and the
+/// [`DatagramSource`] enum with one variant per datagram source and its static dispatch.
+macro_rules! builtin_sources {
+    (
+        datagram: $($module:ident :: $variant:ident),+ ;
+        other: $($other:ident),* $(,)?
+    ) => {
+        /// The declarations of the built-in sources, sorted by name.
+        pub const REGISTRY: &[&AlgorithmSpec<SourceKind>] =
+            &[$(&$module::SPEC,)+ $(&$other::SPEC,)*];
+
+        /// A datagram source (enum dispatch).
+        #[derive(Clone, Debug)]
+        pub enum DatagramSource {
+            $($variant($module::$variant),)+
         }
+
+        impl DatagramSource {
+            pub fn packet_bytes(&self) -> u32 {
+                match self {
+                    $(DatagramSource::$variant(s) => s.packet_bytes(),)+
+                }
+            }
+
+            /// Called at the source's start time and at every wake-up it asked for.
+            pub fn wake(&mut self, now: SimTime) -> Wake {
+                match self {
+                    $(DatagramSource::$variant(s) => s.wake(now),)+
+                }
+            }
+        }
+
+        $(impl From<$module::$variant> for Source {
+            fn from(s: $module::$variant) -> Self {
+                Source::Datagram(DatagramSource::$variant(s))
+            }
+        })+
+    };
+}
+
+// The registry of traffic sources: one line per built-in.
+builtin_sources! {
+    datagram:
+        cbr::Cbr,
+        onoff::OnOff;
+    other:
+        tcp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Value;
+    use crate::rng::rng_from_seed;
+    use crate::time::Rate;
+
+    fn build(name: &str, given: &[(&str, Value)]) -> Source {
+        SourceSpec::new(name, given)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .build(SourceContext {
+                rng: rng_from_seed(1),
+            })
     }
 
-    /// Called at the source's start time and at every wake-up it asked for.
-    pub fn wake(&mut self, now: SimTime) -> Wake {
-        match self {
-            DatagramSource::Cbr(s) => s.wake(now),
-            DatagramSource::OnOff(s) => s.wake(now),
+    #[test]
+    fn datagram_sources_build_with_their_parameters() {
+        let rate = ("rate", Value::Rate(Rate::from_mbps(1)));
+        match build("cbr", std::slice::from_ref(&rate)) {
+            Source::Datagram(s @ DatagramSource::Cbr(_)) => assert_eq!(s.packet_bytes(), 1000),
+            _ => panic!("not a CBR source"),
+        }
+        let period = Value::Period(onoff::Period::Exponential {
+            mean: SimTime::from_millis(10),
+        });
+        let given = [
+            rate,
+            ("packet_size", Value::Size(1500)),
+            ("on", period.clone()),
+            ("off", period),
+        ];
+        match build("onoff", &given) {
+            Source::Datagram(mut s @ DatagramSource::OnOff(_)) => {
+                assert_eq!(s.packet_bytes(), 1500);
+                assert!(s.wake(SimTime::ZERO).send);
+            }
+            _ => panic!("not an on/off source"),
+        }
+        let err = SourceSpec::new("cbr", &[("packet_size", Value::Size(70_000))]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "source cbr: packet_size: must be between 1 and 65535 bytes, got 70000"
+        );
+    }
+
+    #[test]
+    fn tcp_sources_carry_their_controller() {
+        match build("tcp", &[]) {
+            Source::Tcp { cc, sender, .. } => {
+                assert_eq!(cc, "reno");
+                assert_eq!(
+                    sender.config(),
+                    &crate::transport::tcp::TcpConfig::default()
+                );
+            }
+            _ => panic!("not a TCP source"),
+        }
+        let cubic = crate::transport::cc::CcSpec::new("cubic", &[]).unwrap();
+        match build("tcp", &[("cc", Value::Controller(cubic))]) {
+            Source::Tcp { cc, .. } => assert_eq!(cc, "cubic"),
+            _ => panic!("not a TCP source"),
         }
     }
 }

@@ -6,9 +6,36 @@
 
 use rand_distr::{Distribution, Exp, Pareto};
 
-use super::Wake;
+use super::{Datagrams, SourceKind, Wake, PACKET_SIZE};
+use crate::registry::{AlgorithmSpec, Param};
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
+
+/// The registry declaration of the on/off source.
+pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
+    name: "onoff",
+    summary: "sends at rate during on periods and nothing during off periods",
+    params: &[
+        Param::rate("rate", "rate while on"),
+        PACKET_SIZE,
+        Param::period(
+            "on",
+            "on-period distribution: { exponential = MEAN } or { pareto = MEAN, shape = K }",
+        ),
+        Param::period("off", "off-period distribution, in the same forms as on"),
+    ],
+    finish: None,
+    build: |params, context| {
+        OnOff::new(
+            params.rate("rate"),
+            params.size("packet_size") as u32,
+            params.period("on"),
+            params.period("off"),
+            context.rng,
+        )
+        .into()
+    },
+};
 
 /// The distribution of a period's length.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -93,8 +120,14 @@ impl OnOff {
             next: now.saturating_add(gap).min(until),
         }
     }
+}
 
-    pub fn wake(&mut self, now: SimTime) -> Wake {
+impl Datagrams for OnOff {
+    fn packet_bytes(&self) -> u32 {
+        self.packet_bytes
+    }
+
+    fn wake(&mut self, now: SimTime) -> Wake {
         match self.state {
             State::Idle | State::Off { .. } => self.begin_on(now),
             State::On { until } => self.send_in_on(now, until),

@@ -406,10 +406,10 @@ impl Link {
 mod tests {
     use super::*;
     use crate::ids::{FlowId, PacketId};
-    use crate::net::queue::QueueSpec;
+    use crate::net::queue::DropTail;
     use crate::rng::rng_from_seed;
 
-    fn link(spec: QueueSpec) -> Link {
+    fn link(queue: Queue) -> Link {
         let rate = Rate::from_mbps(8); // 1000 B take 1 ms
         Link::new(
             "l".into(),
@@ -418,7 +418,7 @@ mod tests {
             NodeId(1),
             rate,
             SimTime::from_millis(5),
-            spec.build(rate, SimTime::from_millis(100)),
+            queue,
             None,
             rng_from_seed(1),
         )
@@ -434,9 +434,7 @@ mod tests {
 
     #[test]
     fn drops_are_reported_with_their_cause_and_launches_with_their_arrival() {
-        let mut l = link(QueueSpec::DropTail {
-            limit: Limit::Packets(1),
-        });
+        let mut l = link(Queue::from(DropTail::new(Limit::Packets(1))));
         let mut d = Vec::new();
         // Idle: starts at once; 1 ms on the wire, 5 ms propagation; the pipeline's head.
         let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
@@ -461,10 +459,8 @@ mod tests {
         );
         assert_eq!(l.pop_arrival(), (PacketId(1), None));
 
-        let mut lossy = link(QueueSpec::DropTail {
-            limit: Limit::Packets(10),
-        });
-        lossy.loss = Some(crate::net::loss::LossSpec::Bernoulli { p: 1.0 }.build());
+        let mut lossy = link(Queue::from(DropTail::new(Limit::Packets(10))));
+        lossy.loss = Some(crate::net::loss::bernoulli::Bernoulli::new(1.0).into());
         d.clear();
         let started = lossy.handle_arrival(SimTime::ZERO, item(3), &mut d);
         assert_eq!((started, lossy.drop_cause()), (None, DropCause::LossModel));
@@ -527,9 +523,7 @@ mod tests {
             (9000, 7),
         ];
         let scheduled = {
-            let mut l = link(QueueSpec::DropTail {
-                limit: Limit::Packets(3),
-            });
+            let mut l = link(Queue::from(DropTail::new(Limit::Packets(3))));
             let mut out = Vec::new();
             let mut dropped = Vec::new();
             for &(t, p) in &arrivals {
@@ -575,9 +569,7 @@ mod tests {
 
     #[test]
     fn counters_at_excludes_what_has_not_started() {
-        let mut l = link(QueueSpec::DropTail {
-            limit: Limit::Packets(10),
-        });
+        let mut l = link(Queue::from(DropTail::new(Limit::Packets(10))));
         let mut d = Vec::new();
         for p in 0..4 {
             l.handle_arrival(SimTime::ZERO, item(p), &mut d);
@@ -596,9 +588,7 @@ mod tests {
     fn busy_time_excludes_the_serialisation_still_to_come() {
         // Scheduled FIFO: four 1 ms packets admitted at 0 are committed up to 4 ms, but only
         // the time already spent serialising counts at each reading.
-        let mut l = link(QueueSpec::DropTail {
-            limit: Limit::Packets(10),
-        });
+        let mut l = link(Queue::from(DropTail::new(Limit::Packets(10))));
         let mut d = Vec::new();
         for p in 0..4 {
             l.handle_arrival(SimTime::ZERO, item(p), &mut d);
@@ -660,10 +650,7 @@ mod tests {
             NodeId(1),
             rate,
             SimTime::ZERO,
-            QueueSpec::DropTail {
-                limit: Limit::Packets(10),
-            }
-            .build(rate, SimTime::ZERO),
+            Queue::from(DropTail::new(Limit::Packets(10))),
             None,
             rng_from_seed(1),
         );
@@ -679,9 +666,7 @@ mod tests {
     fn whole_and_fractional_nanoseconds_per_byte() {
         let mut d = Vec::new();
         // 100 Mb/s: 80 ns per byte exactly.
-        let mut l = link(QueueSpec::DropTail {
-            limit: Limit::Packets(10),
-        });
+        let mut l = link(Queue::from(DropTail::new(Limit::Packets(10))));
         l.rate = Rate::from_mbps(100);
         l.ns_per_byte = Some(80);
         let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
@@ -695,10 +680,7 @@ mod tests {
             NodeId(1),
             rate,
             SimTime::ZERO,
-            QueueSpec::DropTail {
-                limit: Limit::Packets(10),
-            }
-            .build(rate, SimTime::ZERO),
+            Queue::from(DropTail::new(Limit::Packets(10))),
             None,
             rng_from_seed(1),
         );
@@ -715,9 +697,7 @@ mod tests {
 
     #[test]
     fn byte_limit_in_the_scheduled_fifo() {
-        let mut l = link(QueueSpec::DropTail {
-            limit: Limit::Bytes(2500),
-        });
+        let mut l = link(Queue::from(DropTail::new(Limit::Bytes(2500))));
         let mut d = Vec::new();
         let started: Vec<bool> = (0..5)
             .map(|p| l.handle_arrival(SimTime::ZERO, item(p), &mut d).is_some())

@@ -1,13 +1,13 @@
-//! What a scenario can name, for `plait list`: controllers, queues, traffic sources and loss
-//! models, each with its parameters and defaults. Defaults are read from the same constants
-//! and `Default` impls the parser uses, so the listing cannot disagree with the parser.
+//! What a scenario can name, for `plait list` and for the reference page: the registry's
+//! controllers, queues, sources and loss models (`crate::registry`), each with every field of
+//! each parameter. Nothing here is written by hand: the listing and the generated tables of
+//! `docs/scenario.md` ([`reference_block`]) are both read from the declarations, so they cannot
+//! disagree with the parser, which reads the same declarations.
 
 use serde::Serialize;
 
-use super::schema::*;
-use super::units::{format_duration, format_size};
-use crate::net::queue::{Limit, RedSpec};
-use crate::transport::tcp::TcpConfig;
+use super::units::{format_duration, format_rate, format_size};
+use crate::registry::{Category, Default, Entry, Param, ParamType, Scalar};
 
 /// Shown as the default of a parameter that must be given.
 pub const REQUIRED: &str = "required";
@@ -29,309 +29,226 @@ pub struct CatalogEntry {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ParamInfo {
     pub name: String,
+    /// `number`, `integer`, `bool`, `size`, `duration`, `rate`, `probability`, `choice`,
+    /// `number or size`, `period` or `controller`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The unit of a number (`"MSS per RTT"`, `"packets"`); empty when the type says it.
+    pub unit: String,
     /// The default as it would be written in a scenario, or [`REQUIRED`] / [`UNSET`].
     pub default: String,
+    pub required: bool,
+    /// For a parameter unset by default: what leaving it out means.
+    pub when_unset: Option<String>,
+    /// Allowed values, in the base unit of the type (bytes, seconds, bit/s); `None` when
+    /// unbounded.
+    pub range: Option<RangeInfo>,
+    /// The range as the documentation writes it (`> 0`, `(0, 1]`); empty when unbounded.
+    pub range_text: String,
+    /// The allowed strings of a `choice`.
+    pub choices: Option<Vec<String>>,
+    /// The scenario section that may give this parameter a default for every entry (`tcp`).
+    pub section: Option<String>,
     pub description: String,
 }
 
-fn entry(
-    category: &str,
-    name: &str,
-    description: &str,
-    params: &[(&str, String, &str)],
-) -> CatalogEntry {
-    CatalogEntry {
-        category: category.to_string(),
-        name: name.to_string(),
-        description: description.to_string(),
-        params: params
-            .iter()
-            .map(|(name, default, description)| ParamInfo {
-                name: name.to_string(),
-                default: default.clone(),
-                description: description.to_string(),
-            })
-            .collect(),
-    }
+/// Bounds of a parameter's range; a missing bound is `None`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RangeInfo {
+    pub min: Option<f64>,
+    pub min_inclusive: bool,
+    pub max: Option<f64>,
+    pub max_inclusive: bool,
 }
 
-fn s(text: &str) -> String {
-    text.to_string()
+/// The order of the categories in listings and in the reference page.
+const CATEGORIES: [Category; 4] = [
+    Category::Controller,
+    Category::Queue,
+    Category::Source,
+    Category::Loss,
+];
+
+/// The declarations of a category, sorted by name.
+fn entries(category: Category) -> Vec<Entry> {
+    let mut entries = category.entries();
+    entries.sort_by_key(|e| e.name);
+    entries
 }
 
 /// Everything a scenario can name, grouped by category and sorted by name within one.
 pub fn catalog() -> Vec<CatalogEntry> {
-    let red = RedSpec::default();
-    let (red_packets, red_bytes) = match red.limit {
-        Limit::Packets(n) => (n.to_string(), s(UNSET)),
-        Limit::Bytes(n) => (s(UNSET), format_size(n)),
+    CATEGORIES
+        .iter()
+        .flat_map(|&c| entries(c))
+        .map(|e| CatalogEntry {
+            category: e.category.name().to_string(),
+            name: e.name.to_string(),
+            description: e.summary.to_string(),
+            params: e.params.iter().map(|p| param_info(e, p)).collect(),
+        })
+        .collect()
+}
+
+fn param_info(entry: Entry, p: &Param) -> ParamInfo {
+    ParamInfo {
+        name: p.name.to_string(),
+        ty: p.ty.name().to_string(),
+        unit: p.unit.to_string(),
+        default: match p.default {
+            Default::Required => REQUIRED.to_string(),
+            Default::Unset(_) => UNSET.to_string(),
+            Default::Value(s) => scalar_text(s),
+        },
+        required: p.is_required(),
+        when_unset: match p.default {
+            Default::Unset(meaning) => Some(meaning.to_string()),
+            _ => None,
+        },
+        range: (!p.range.is_unbounded()).then(|| RangeInfo {
+            min: p.range.min.value(),
+            min_inclusive: p.range.min.is_inclusive(),
+            max: p.range.max.value(),
+            max_inclusive: p.range.max.is_inclusive(),
+        }),
+        range_text: p.range.text().unwrap_or_default(),
+        choices: match p.ty {
+            ParamType::Choice(options) => Some(options.iter().map(|o| o.to_string()).collect()),
+            _ => None,
+        },
+        section: p.in_section.then(|| entry.name.to_string()),
+        description: p.doc.to_string(),
+    }
+}
+
+/// A size as a scenario would write it: a plain number of bytes, or with a binary unit when
+/// that is exact (`64MiB`).
+fn size_text(bytes: u64) -> String {
+    let text = format_size(bytes);
+    if text.ends_with("iB") {
+        text
+    } else {
+        bytes.to_string()
+    }
+}
+
+/// A default as it would be written on the command line (`--set key=value`): `0.5`, `40ms`,
+/// `first_arrival`.
+fn scalar_text(s: Scalar) -> String {
+    match s {
+        Scalar::Number(x) => x.to_string(),
+        Scalar::Integer(n) => n.to_string(),
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Size(n) => size_text(n),
+        Scalar::Duration(t) => format_duration(t),
+        Scalar::Rate(r) => format_rate(r),
+        Scalar::Name(n) => n.to_string(),
+    }
+}
+
+/// A default as a TOML file writes it, strings quoted: `0.5`, `"40ms"`, `"first_arrival"`.
+fn scalar_toml(s: Scalar) -> String {
+    match s {
+        Scalar::Duration(_) | Scalar::Rate(_) | Scalar::Name(_) => {
+            format!("\"{}\"", scalar_text(s))
+        }
+        Scalar::Size(n) if !size_text(n).chars().all(|c| c.is_ascii_digit()) => {
+            format!("\"{}\"", size_text(n))
+        }
+        _ => scalar_text(s),
+    }
+}
+
+// ---- The reference page --------------------------------------------------------------------
+
+/// The blocks of `docs/scenario.md` generated from the registry, by marker name: each sits
+/// between `<!-- registry:NAME -->` and `<!-- /registry -->`.
+pub const REFERENCE_BLOCKS: &[&str] = &["controllers", "queues", "losses", "sources", "tcp"];
+
+/// The text of the generated block `name` of the reference page (one of
+/// [`REFERENCE_BLOCKS`]), without its markers.
+pub fn reference_block(name: &str) -> Option<String> {
+    let category = match name {
+        "controllers" => Category::Controller,
+        "queues" => Category::Queue,
+        "losses" => Category::Loss,
+        "sources" => Category::Source,
+        "tcp" => {
+            let tcp = entries(Category::Source)
+                .into_iter()
+                .find(|e| e.name == "tcp")?;
+            let settings: Vec<&Param> = tcp.params.iter().filter(|p| p.in_section).collect();
+            return Some(table(&settings));
+        }
+        _ => return None,
     };
-    let tcp = TcpConfig::default();
-    let tcp_params: Vec<(&str, String, &str)> = vec![
-        (
-            "cc",
-            s("reno"),
-            "congestion controller: a name, or a table { name = \"...\", ... }",
-        ),
-        (
-            "bytes",
-            s(UNSET),
-            "bytes to transfer; unset means a long-lived flow",
-        ),
-        (
-            "mss",
-            tcp.mss.to_string(),
-            "maximum segment size (payload bytes)",
-        ),
-        (
-            "initial_window",
-            tcp.initial_window.to_string(),
-            "initial window in segments (RFC 6928)",
-        ),
-        (
-            "sack",
-            tcp.sack.to_string(),
-            "SACK with RFC 6675 recovery; NewReno when false",
-        ),
-        (
-            "delayed_ack",
-            tcp.delayed_ack.to_string(),
-            "delayed ACKs at the receiver (RFC 5681 §4.2)",
-        ),
-        (
-            "delayed_ack_timeout",
-            format_duration(tcp.delayed_ack_timeout),
-            "longest an ACK is delayed",
-        ),
-        (
-            "min_rto",
-            format_duration(tcp.min_rto),
-            "lower bound of the retransmission timeout",
-        ),
-        (
-            "max_rto",
-            format_duration(tcp.max_rto),
-            "upper bound of the retransmission timeout",
-        ),
-        (
-            "initial_rto",
-            format_duration(tcp.initial_rto),
-            "timeout before the first RTT sample (RFC 6298)",
-        ),
-        (
-            "receive_buffer",
-            format_size(tcp.receive_buffer),
-            "receive buffer; bounds the advertised window",
-        ),
-        (
-            "dupack_threshold",
-            tcp.dupack_threshold.to_string(),
-            "duplicate ACKs that trigger fast retransmit",
-        ),
-    ];
-    let packet_size = format_size(DEFAULT_PACKET_SIZE as u64);
-    vec![
-        entry(
-            "controller",
-            "aimd",
-            "generic AIMD: +alpha MSS per RTT, window times beta on loss",
-            &[
-                (
-                    "alpha",
-                    AIMD_DEFAULT_ALPHA.to_string(),
-                    "additive increase, in MSS per RTT",
-                ),
-                (
-                    "beta",
-                    AIMD_DEFAULT_BETA.to_string(),
-                    "multiplicative decrease factor, in (0, 1)",
-                ),
-            ],
-        ),
-        entry(
-            "controller",
-            "cubic",
-            "CUBIC (RFC 9438)",
-            &[
-                ("c", CUBIC_DEFAULT_C.to_string(), "cubic scaling constant C"),
-                (
-                    "beta",
-                    CUBIC_DEFAULT_BETA.to_string(),
-                    "multiplicative decrease factor, in (0, 1)",
-                ),
-                (
-                    "fast_convergence",
-                    CUBIC_DEFAULT_FAST_CONVERGENCE.to_string(),
-                    "release bandwidth faster when the window shrinks (RFC 9438 §4.7)",
-                ),
-                (
-                    "tcp_friendliness",
-                    CUBIC_DEFAULT_TCP_FRIENDLINESS.to_string(),
-                    "Reno-friendly region (RFC 9438 §4.3)",
-                ),
-            ],
-        ),
-        entry(
-            "controller",
-            "reno",
-            "Reno/NewReno window rules (RFC 5681)",
-            &[],
-        ),
-        entry(
-            "queue",
-            "droptail",
-            "FIFO that drops arrivals when full; give exactly one of packets or bytes",
-            &[
-                ("packets", s(UNSET), "buffer limit in packets"),
-                ("bytes", s(UNSET), "buffer limit in bytes"),
-            ],
-        ),
-        entry(
-            "queue",
-            "red",
-            "Random Early Detection (Floyd & Jacobson 1993), ns-2 semantics",
-            &[
-                (
-                    "min_th",
-                    red.min_th.to_string(),
-                    "lower threshold on the average queue",
-                ),
-                (
-                    "max_th",
-                    red.max_th.to_string(),
-                    "upper threshold on the average queue",
-                ),
-                ("max_p", red.max_p.to_string(), "drop probability at max_th"),
-                (
-                    "w_q",
-                    red.w_q.to_string(),
-                    "weight of the average-queue EWMA",
-                ),
-                (
-                    "gentle",
-                    red.gentle.to_string(),
-                    "ramp from max_p to 1 between max_th and 2 max_th",
-                ),
-                (
-                    "wait",
-                    red.wait.to_string(),
-                    "space drops out more evenly (ns-2 wait_)",
-                ),
-                (
-                    "mode",
-                    s(if red.byte_mode { "bytes" } else { "packets" }),
-                    "thresholds in packets or in bytes",
-                ),
-                (
-                    "mean_packet_size",
-                    format_size(red.mean_packet_bytes as u64),
-                    "mean packet size, for byte mode and idle decay",
-                ),
-                ("packets", red_packets, "buffer limit in packets"),
-                (
-                    "bytes",
-                    red_bytes,
-                    "buffer limit in bytes (instead of packets)",
-                ),
-            ],
-        ),
-        entry(
-            "queue",
-            "threshold_dropper",
-            "drops when an arrival finds more than threshold packets queued (Altman et al.)",
-            &[
-                (
-                    "threshold",
-                    s(REQUIRED),
-                    "queue length in packets above which arrivals are dropped",
-                ),
-                (
-                    "hold",
-                    s(UNSET),
-                    "no further drop for this long; unset means one mean RTT",
-                ),
-                (
-                    "policy",
-                    s(DROP_POLICIES[0]),
-                    "which packet to drop: first_arrival, rate_independent, largest_rate",
-                ),
-            ],
-        ),
-        entry(
-            "source",
-            "cbr",
-            "constant bit rate",
-            &[
-                ("rate", s(REQUIRED), "sending rate"),
-                ("packet_size", packet_size.clone(), "packet size"),
-            ],
-        ),
-        entry(
-            "source",
-            "onoff",
-            "sends at rate during on periods, nothing during off periods",
-            &[
-                ("rate", s(REQUIRED), "rate while on"),
-                ("packet_size", packet_size, "packet size"),
-                (
-                    "on",
-                    s(REQUIRED),
-                    "on period: { exponential = MEAN } or { pareto = MEAN, shape = K }",
-                ),
-                ("off", s(REQUIRED), "off period, same forms as on"),
-            ],
-        ),
-        entry(
-            "source",
-            "tcp",
-            "a TCP connection, bulk or of a given size",
-            &tcp_params,
-        ),
-        entry(
-            "loss",
-            "bernoulli",
-            "each packet lost independently",
-            &[("p", s(REQUIRED), "loss probability")],
-        ),
-        entry(
-            "loss",
-            "gilbert_elliott",
-            "two-state Markov loss (bursty), starting in the good state",
-            &[
-                (
-                    "p_good_to_bad",
-                    s(REQUIRED),
-                    "per-packet probability of moving to the bad state",
-                ),
-                (
-                    "p_bad_to_good",
-                    s(REQUIRED),
-                    "per-packet probability of moving back",
-                ),
-                (
-                    "loss_good",
-                    DEFAULT_LOSS_GOOD.to_string(),
-                    "loss probability in the good state",
-                ),
-                (
-                    "loss_bad",
-                    DEFAULT_LOSS_BAD.to_string(),
-                    "loss probability in the bad state",
-                ),
-            ],
-        ),
-        entry(
-            "loss",
-            "periodic",
-            "every n-th packet lost",
-            &[
-                ("every", s(REQUIRED), "period in packets"),
-                (
-                    "offset",
-                    s("0"),
-                    "packets counted as already seen at the start",
-                ),
-            ],
-        ),
-    ]
+    let mut out = String::new();
+    for entry in entries(category) {
+        out.push_str(&format!("**`{}`**: {}.", entry.name, entry.summary));
+        let own: Vec<&Param> = entry.params.iter().filter(|p| !p.in_section).collect();
+        let shared = entry.params.len() - own.len();
+        if own.is_empty() && shared == 0 {
+            out.push_str(" No parameters.\n\n");
+            continue;
+        }
+        out.push_str("\n\n");
+        out.push_str(&table(&own));
+        if shared > 0 {
+            out.push_str(&format!(
+                "\nAnd every key of [`[{0}]`](#{0}-optional) ({shared} settings), which overrides \
+                 the section for this flow.\n",
+                entry.name
+            ));
+        }
+        out.push('\n');
+    }
+    Some(out.trim_end().to_string() + "\n")
+}
+
+/// A Markdown table of parameters: key, type (with unit), default, range, meaning.
+fn table(params: &[&Param]) -> String {
+    let mut out =
+        String::from("| Key | Type | Default | Range | Meaning |\n|---|---|---|---|---|\n");
+    for p in params {
+        let ty = match p.ty {
+            ParamType::Choice(options) => {
+                let quoted: Vec<String> = options.iter().map(|o| format!("`\"{o}\"`")).collect();
+                quoted.join(" or ")
+            }
+            _ if p.unit.is_empty() => p.ty.name().to_string(),
+            _ => format!("{} ({})", p.ty.name(), p.unit),
+        };
+        let default = match p.default {
+            Default::Required => REQUIRED.to_string(),
+            Default::Unset(meaning) => format!("unset: {meaning}"),
+            Default::Value(s) => format!("`{}`", scalar_toml(s)),
+        };
+        let range = p.range.text().unwrap_or_default();
+        out.push_str(&format!(
+            "| `{}` | {ty} | {default} | {range} | {} |\n",
+            p.name, p.doc
+        ));
+    }
+    out
+}
+
+/// `text` with every generated block replaced by what the registry gives now. Errors name a
+/// block whose markers are missing or unbalanced.
+pub fn regenerate_reference(text: &str) -> Result<String, String> {
+    let mut out = text.to_string();
+    for name in REFERENCE_BLOCKS {
+        let open = format!("<!-- registry:{name} -->\n");
+        let close = "<!-- /registry -->";
+        let start = out
+            .find(&open)
+            .ok_or_else(|| format!("no `{}` marker", open.trim_end()))?
+            + open.len();
+        let end = out[start..]
+            .find(close)
+            .ok_or_else(|| format!("no `{close}` after `{}`", open.trim_end()))?
+            + start;
+        let block = reference_block(name).expect("a known block");
+        out.replace_range(start..end, &block);
+    }
+    Ok(out)
 }

@@ -7,6 +7,7 @@
 //! what was expected; nothing here panics on bad input. The schema is documented in
 //! `docs/scenario.md`.
 
+mod algorithm;
 mod catalog;
 mod overrides;
 mod schema;
@@ -24,11 +25,11 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use toml::{Table, Value};
 
-pub use catalog::{catalog, CatalogEntry, ParamInfo};
-pub use schema::{
-    FlowKind, FlowSpec, LinkSpec, NodeKind, NodeSpec, PeriodSpec, Scenario, SimulationSpec,
-    StartSpec,
+pub use catalog::{
+    catalog, reference_block, regenerate_reference, CatalogEntry, ParamInfo, RangeInfo,
+    REFERENCE_BLOCKS,
 };
+pub use schema::{FlowSpec, LinkSpec, NodeKind, NodeSpec, Scenario, SimulationSpec, StartSpec};
 pub use units::{
     format_duration, format_rate, format_size, parse_duration, parse_rate, parse_size,
 };

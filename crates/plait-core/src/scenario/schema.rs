@@ -1,14 +1,15 @@
 //! The typed, validated form of a scenario, and the names and defaults of its schema.
 //!
-//! Everything here is plain data: `validate` produces it from the parsed tree, the simulator
-//! builder consumes it, and `catalog` describes it for `plait list`. The key lists and default
-//! values live here once so that the parser, the catalog and the documentation cannot drift.
+//! Everything here is plain data: `validate` produces it from the parsed tree and the simulator
+//! builder consumes it. The keys and defaults of the sections live here once; those of the
+//! algorithms a scenario names (controllers, queues, loss models, sources) are their registry
+//! declarations (`crate::registry`), which `catalog` describes for `plait list`.
 
+use crate::app::SourceSpec;
 use crate::net::loss::LossSpec;
-use crate::net::queue::{Limit, QueueSpec};
+use crate::net::queue::QueueSpec;
+use crate::registry::Value;
 use crate::time::{Rate, SimTime};
-use crate::transport::cc::CcSpec;
-use crate::transport::tcp::TcpConfig;
 
 /// A validated scenario, ready to be built into a simulator.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,54 +87,12 @@ impl StartSpec {
     }
 }
 
-/// Distribution of the length of an on or off period.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PeriodSpec {
-    Exponential {
-        mean: SimTime,
-    },
-    /// Pareto with the given mean and shape (> 1 so that the mean is finite).
-    Pareto {
-        mean: SimTime,
-        shape: f64,
-    },
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum FlowKind {
-    /// A TCP connection; `bytes: None` means a long-lived (infinite) transfer.
-    Tcp {
-        cc: CcSpec,
-        bytes: Option<u64>,
-        tcp: TcpConfig,
-    },
-    /// Constant bit rate: packets of `packet_bytes` sent at `rate`.
-    Cbr { rate: Rate, packet_bytes: u32 },
-    /// Sends at `rate` during on periods and nothing during off periods.
-    OnOff {
-        rate: Rate,
-        packet_bytes: u32,
-        on: PeriodSpec,
-        off: PeriodSpec,
-    },
-}
-
-impl FlowKind {
-    /// The scenario name of the kind.
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            FlowKind::Tcp { .. } => "tcp",
-            FlowKind::Cbr { .. } => "cbr",
-            FlowKind::OnOff { .. } => "onoff",
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     /// Unique; `name.i` for the copies of an entry with `count > 1`.
     pub name: String,
-    pub kind: FlowKind,
+    /// The traffic source (`kind = "tcp"`) with its validated parameters.
+    pub kind: SourceSpec,
     pub src: String,
     pub dst: String,
     pub start: StartSpec,
@@ -145,23 +104,13 @@ pub struct FlowSpec {
 
 // ---- Names and defaults of the schema -------------------------------------------------------
 
+/// The top-level sections. A section named after a source (`tcp`) gives defaults for the
+/// source's parameters declared `in_section` (its connection settings), for every flow of that
+/// kind.
 pub(crate) const SECTIONS: &[&str] = &["simulation", "tcp", "node", "link", "flow"];
 
 pub(crate) const SIMULATION_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 pub(crate) const DEFAULT_SEED: u64 = 1;
-
-pub(crate) const TCP_KEYS: &[&str] = &[
-    "mss",
-    "initial_window",
-    "sack",
-    "delayed_ack",
-    "delayed_ack_timeout",
-    "min_rto",
-    "max_rto",
-    "initial_rto",
-    "receive_buffer",
-    "dupack_threshold",
-];
 
 pub(crate) const NODE_KEYS: &[&str] = &["name", "kind"];
 
@@ -178,99 +127,15 @@ pub(crate) const LINK_KEYS: &[&str] = &[
     "reverse_loss",
 ];
 
-/// Queue of a link that does not name one.
-pub(crate) const DEFAULT_QUEUE: QueueSpec = QueueSpec::DropTail {
-    limit: Limit::Packets(1000),
-};
+/// Queue of a link that does not name one: drop-tail, 1000 packets.
+pub(crate) fn default_queue() -> QueueSpec {
+    QueueSpec::new("droptail", &[("packets", Value::Integer(1000))])
+        .expect("a valid drop-tail queue")
+}
 
-pub(crate) const QUEUE_KINDS: &[(&str, &[&str])] = &[
-    ("droptail", &["kind", "packets", "bytes"]),
-    (
-        "red",
-        &[
-            "kind",
-            "min_th",
-            "max_th",
-            "max_p",
-            "w_q",
-            "gentle",
-            "wait",
-            "mode",
-            "mean_packet_size",
-            "packets",
-            "bytes",
-        ],
-    ),
-    (
-        "threshold_dropper",
-        &["kind", "threshold", "hold", "policy"],
-    ),
-];
-
-pub(crate) const DROP_POLICIES: &[&str] = &["first_arrival", "rate_independent", "largest_rate"];
-
-pub(crate) const LOSS_KINDS: &[(&str, &[&str])] = &[
-    ("bernoulli", &["kind", "p"]),
-    ("periodic", &["kind", "every", "offset"]),
-    (
-        "gilbert_elliott",
-        &[
-            "kind",
-            "p_good_to_bad",
-            "p_bad_to_good",
-            "loss_good",
-            "loss_bad",
-        ],
-    ),
-];
-pub(crate) const DEFAULT_LOSS_GOOD: f64 = 0.0;
-pub(crate) const DEFAULT_LOSS_BAD: f64 = 1.0;
-
-pub(crate) const CONTROLLERS: &[(&str, &[&str])] = &[
-    ("aimd", &["name", "alpha", "beta"]),
-    (
-        "cubic",
-        &["name", "c", "beta", "fast_convergence", "tcp_friendliness"],
-    ),
-    ("reno", &["name"]),
-];
-pub(crate) const DEFAULT_CC: CcSpec = CcSpec::Reno;
-/// RFC 9438 §5: C = 0.4, beta_cubic = 0.7; fast convergence and the Reno-friendly region on.
-pub(crate) const CUBIC_DEFAULT_C: f64 = 0.4;
-pub(crate) const CUBIC_DEFAULT_BETA: f64 = 0.7;
-pub(crate) const CUBIC_DEFAULT_FAST_CONVERGENCE: bool = true;
-pub(crate) const CUBIC_DEFAULT_TCP_FRIENDLINESS: bool = true;
-/// AIMD(1, 0.5) is Reno's congestion avoidance.
-pub(crate) const AIMD_DEFAULT_ALPHA: f64 = 1.0;
-pub(crate) const AIMD_DEFAULT_BETA: f64 = 0.5;
-
-/// Keys every flow accepts, whatever its kind.
+/// Keys every flow accepts, whatever its kind (the source's parameters come on top).
 pub(crate) const FLOW_COMMON_KEYS: &[&str] = &[
     "name", "kind", "src", "dst", "count", "start", "stop", "route",
 ];
-pub(crate) const FLOW_KINDS: &[&str] = &["tcp", "cbr", "onoff"];
-/// Keys specific to each flow kind (the TCP settings of `TCP_KEYS` also belong to `tcp`).
-pub(crate) const FLOW_TCP_KEYS: &[&str] = &["cc", "bytes"];
-pub(crate) const FLOW_CBR_KEYS: &[&str] = &["rate", "packet_size"];
-pub(crate) const FLOW_ONOFF_KEYS: &[&str] = &["rate", "packet_size", "on", "off"];
-pub(crate) const DEFAULT_PACKET_SIZE: u32 = 1000;
-/// Largest packet a source may send (the IPv4 total-length field).
-pub(crate) const MAX_PACKET_SIZE: u32 = 65_535;
 /// Upper bound on `count`, so that a typo cannot exhaust memory.
 pub(crate) const MAX_COUNT: u64 = 1_000_000;
-pub(crate) const PERIOD_KINDS: &[&str] = &["exponential", "pareto"];
-
-/// Every key a flow of `kind` accepts.
-pub(crate) fn flow_keys(kind: &str) -> Vec<&'static str> {
-    let mut keys: Vec<&'static str> = FLOW_COMMON_KEYS.to_vec();
-    match kind {
-        "tcp" => {
-            keys.extend_from_slice(FLOW_TCP_KEYS);
-            keys.extend_from_slice(TCP_KEYS);
-        }
-        "cbr" => keys.extend_from_slice(FLOW_CBR_KEYS),
-        "onoff" => keys.extend_from_slice(FLOW_ONOFF_KEYS),
-        _ => {}
-    }
-    keys
-}

@@ -2,8 +2,10 @@
 //! JSON input and the catalog.
 
 use super::*;
-use crate::net::loss::LossSpec;
-use crate::net::queue::{DropPolicy, Limit, QueueSpec, RedSpec};
+use crate::app::onoff::Period;
+use crate::app::{tcp, SourceSpec};
+use crate::net::queue::{Limit, QueueSpec, RedSpec};
+use crate::registry::Value;
 use crate::time::{Rate, SimTime};
 use crate::transport::cc::CcSpec;
 use crate::transport::tcp::TcpConfig;
@@ -67,6 +69,33 @@ fn err_with(text: &str, overrides: &[(&str, &str)]) -> ScenarioError {
     }
 }
 
+/// An algorithm of category `K` configured in code, as a scenario would give it.
+fn configured<K: crate::registry::Kind>(
+    name: &str,
+    given: &[(&str, Value)],
+) -> crate::registry::Configured<K> {
+    crate::registry::Configured::new(name, given).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn droptail(limit: Limit) -> QueueSpec {
+    match limit {
+        Limit::Packets(n) => configured("droptail", &[("packets", Value::Integer(n))]),
+        Limit::Bytes(n) => configured("droptail", &[("bytes", Value::Size(n))]),
+    }
+}
+
+/// The controller of a TCP flow.
+fn cc_of(flow: &FlowSpec) -> &CcSpec {
+    assert_eq!(flow.kind.name(), "tcp");
+    flow.kind.params().controller("cc")
+}
+
+/// The connection settings of a TCP flow.
+fn tcp_of(flow: &FlowSpec) -> TcpConfig {
+    assert_eq!(flow.kind.name(), "tcp");
+    tcp::config(flow.kind.params())
+}
+
 /// BASE plus one TCP flow whose table gets `extra` lines.
 fn base_flow(extra: &str) -> String {
     format!("{BASE}{TCP_FLOW}{extra}\n")
@@ -98,12 +127,8 @@ fn dumbbell_file_parses_to_the_expected_values() {
             node("dst", NodeKind::Host),
         ]
     );
-    let default_queue = QueueSpec::DropTail {
-        limit: Limit::Packets(1000),
-    };
-    let bottleneck_queue = QueueSpec::DropTail {
-        limit: Limit::Packets(367),
-    };
+    let default_queue = droptail(Limit::Packets(1000));
+    let bottleneck_queue = droptail(Limit::Packets(367));
     let link = |name: &str, from: &str, to: &str, rate, delay, queue: &QueueSpec| LinkSpec {
         name: name.to_string(),
         from: from.to_string(),
@@ -139,11 +164,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
             flow,
             &FlowSpec {
                 name: format!("bulk.{i}"),
-                kind: FlowKind::Tcp {
-                    cc: CcSpec::Reno,
-                    bytes: None,
-                    tcp: TcpConfig::default()
-                },
+                kind: configured::<crate::app::SourceKind>("tcp", &[]),
                 src: "src".to_string(),
                 dst: "dst".to_string(),
                 start: StartSpec::Uniform(SimTime::ZERO, SimTime::from_secs(4)),
@@ -213,18 +234,31 @@ fn unknown_key_lists_the_fields_and_suggests_the_closest() {
     assert!(!e.message.contains("did you mean"), "{e}");
 }
 
+/// The registered controllers as an error message lists them: `aimd, cubic, ..., reno`.
+fn known_controllers() -> String {
+    let names = crate::registry::names::<crate::transport::cc::ControllerKind>();
+    assert!(names.starts_with(&["aimd", "cubic"]) && names.ends_with(&["reno"]));
+    names.join(", ")
+}
+
 #[test]
 fn unknown_controller_has_the_exact_message() {
     let e = err(&base_flow("cc = \"renoo\""));
     assert_eq!(
         e.to_string(),
-        "test.toml: flow[0].cc: unknown controller 'renoo' (known: aimd, cubic, reno)"
+        format!(
+            "test.toml: flow[0].cc: unknown controller 'renoo' (known: {})",
+            known_controllers()
+        )
     );
     let e = err(&base_flow("cc = { name = \"vegass\" }"));
     assert_eq!(e.path, "flow[0].cc.name");
     assert_eq!(
         e.message,
-        "unknown controller 'vegass' (known: aimd, cubic, reno)"
+        format!(
+            "unknown controller 'vegass' (known: {})",
+            known_controllers()
+        )
     );
 }
 
@@ -630,9 +664,10 @@ loss = { kind = "bernoulli", p = 0.01 }
     );
     let s = ok(&text);
     let a = s.link("a").unwrap();
+    assert_eq!(a.queue.name(), "red");
     assert_eq!(
-        a.queue,
-        QueueSpec::Red(RedSpec {
+        RedSpec::from(a.queue.params()),
+        RedSpec {
             min_th: 10.0,
             max_th: 30.5,
             max_p: 0.2,
@@ -642,40 +677,50 @@ loss = { kind = "bernoulli", p = 0.01 }
             byte_mode: false,
             mean_packet_bytes: RedSpec::default().mean_packet_bytes,
             limit: Limit::Packets(100),
-        })
-    );
-    assert_eq!(
-        a.reverse_queue,
-        QueueSpec::DropTail {
-            limit: Limit::Bytes(65_536)
         }
     );
+    assert_eq!(a.reverse_queue, droptail(Limit::Bytes(65_536)));
     assert_eq!(
         a.loss,
-        Some(LossSpec::Periodic {
-            every: 100,
-            offset: 0
-        })
+        Some(configured(
+            "periodic",
+            &[
+                ("every", Value::Integer(100)),
+                ("offset", Value::Integer(0))
+            ]
+        ))
     );
     assert_eq!(
         a.reverse_loss,
-        Some(LossSpec::GilbertElliott {
-            p_good_to_bad: 0.01,
-            p_bad_to_good: 0.5,
-            loss_good: 0.0,
-            loss_bad: 1.0
-        })
+        Some(configured(
+            "gilbert_elliott",
+            &[
+                ("p_good_to_bad", Value::Number(0.01)),
+                ("p_bad_to_good", Value::Number(0.5)),
+                ("loss_good", Value::Number(0.0)),
+                ("loss_bad", Value::Number(1.0)),
+            ]
+        ))
     );
     let b = s.link("b").unwrap();
     assert_eq!(
         b.queue,
-        QueueSpec::ThresholdDropper {
-            threshold: 20,
-            hold: Some(SimTime::from_millis(100)),
-            policy: DropPolicy::LargestRate
-        }
+        configured(
+            "threshold_dropper",
+            &[
+                ("threshold", Value::Integer(20)),
+                ("hold", Value::Duration(SimTime::from_millis(100))),
+                ("policy", Value::Choice("largest_rate")),
+            ]
+        )
     );
-    assert_eq!(b.loss, Some(LossSpec::Bernoulli { p: 0.01 }));
+    assert_eq!(
+        b.loss,
+        Some(configured::<crate::net::loss::LossKind>(
+            "bernoulli",
+            &[("p", Value::Number(0.01))]
+        ))
+    );
     assert_eq!(b.reverse_loss, None);
 }
 
@@ -686,9 +731,9 @@ fn red_in_byte_mode_scales_default_thresholds() {
         "delay = \"5ms\"\nqueue = { kind = \"red\", mode = \"bytes\", mean_packet_size = \"1000B\", bytes = \"100KB\" }",
         1,
     );
-    let QueueSpec::Red(red) = ok(&text).links[0].queue.clone() else {
-        panic!("not RED")
-    };
+    let queue = ok(&text).links[0].queue.clone();
+    assert_eq!(queue.name(), "red");
+    let red = RedSpec::from(queue.params());
     assert!(red.byte_mode);
     assert_eq!((red.min_th, red.max_th), (5_000.0, 15_000.0));
     assert_eq!(red.limit, Limit::Bytes(100_000));
@@ -696,32 +741,24 @@ fn red_in_byte_mode_scales_default_thresholds() {
 
 #[test]
 fn controllers_as_names_and_tables() {
-    let cc = |line: &str| match ok(&base_flow(line)).flows[0].kind {
-        FlowKind::Tcp { cc, .. } => cc,
-        _ => panic!("not tcp"),
-    };
-    assert_eq!(cc(""), CcSpec::Reno);
-    assert_eq!(
-        cc("cc = \"cubic\""),
-        CcSpec::Cubic {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            tcp_friendliness: true
-        }
-    );
+    let cc = |line: &str| cc_of(&ok(&base_flow(line)).flows[0]).clone();
+    assert_eq!(cc(""), configured("reno", &[]));
+    assert_eq!(cc("cc = \"cubic\""), configured("cubic", &[]));
     assert_eq!(
         cc("cc = { name = \"cubic\", c = 0.4, beta = 0.8, tcp_friendliness = false }"),
-        CcSpec::Cubic {
-            c: 0.4,
-            beta: 0.8,
-            fast_convergence: true,
-            tcp_friendliness: false
-        }
+        configured(
+            "cubic",
+            &[
+                ("beta", Value::Number(0.8)),
+                ("tcp_friendliness", Value::Bool(false)),
+            ]
+        )
     );
+    let aimd = cc("cc = { name = \"aimd\", alpha = 1, beta = 0.5 }");
+    assert_eq!(aimd, configured("aimd", &[]));
     assert_eq!(
-        cc("cc = { name = \"aimd\", alpha = 1, beta = 0.5 }"),
-        CcSpec::Aimd {
+        crate::transport::cc::AimdParams::from(aimd.params()),
+        crate::transport::cc::AimdParams {
             alpha: 1.0,
             beta: 0.5
         }
@@ -744,9 +781,8 @@ fn tcp_defaults_and_flow_overrides() {
         "[tcp]\nmss = \"1000B\"\nsack = false\nmin_rto = \"1s\"\n{}",
         base_flow("initial_window = 4\nbytes = \"1.5MB\"\nreceive_buffer = 65536")
     );
-    let FlowKind::Tcp { tcp, bytes, .. } = ok(&text).flows[0].kind.clone() else {
-        panic!("not tcp")
-    };
+    let flow = ok(&text).flows[0].clone();
+    let (tcp, bytes) = (tcp_of(&flow), flow.kind.params().opt_size("bytes"));
     assert_eq!(bytes, Some(1_500_000));
     assert_eq!(
         tcp,
@@ -786,26 +822,39 @@ fn cbr_and_onoff_sources() {
          on = {{ exponential = \"500ms\" }}\noff = {{ pareto = \"1s\", shape = 1.5 }}\n"
     );
     let s = ok(&text);
+    let source = |name: &str, given: &[(&str, Value)]| -> SourceSpec { configured(name, given) };
     assert_eq!(
         s.flows[0].kind,
-        FlowKind::Cbr {
-            rate: Rate(1_500_000),
-            packet_bytes: 1000
-        }
+        source(
+            "cbr",
+            &[
+                ("rate", Value::Rate(Rate(1_500_000))),
+                ("packet_size", Value::Size(1000))
+            ]
+        )
     );
     assert_eq!(
         s.flows[1].kind,
-        FlowKind::OnOff {
-            rate: Rate(64_000),
-            packet_bytes: 1500,
-            on: PeriodSpec::Exponential {
-                mean: SimTime::from_millis(500)
-            },
-            off: PeriodSpec::Pareto {
-                mean: SimTime::from_secs(1),
-                shape: 1.5
-            },
-        }
+        source(
+            "onoff",
+            &[
+                ("rate", Value::Rate(Rate(64_000))),
+                ("packet_size", Value::Size(1500)),
+                (
+                    "on",
+                    Value::Period(Period::Exponential {
+                        mean: SimTime::from_millis(500)
+                    })
+                ),
+                (
+                    "off",
+                    Value::Period(Period::Pareto {
+                        mean: SimTime::from_secs(1),
+                        shape: 1.5
+                    })
+                ),
+            ]
+        )
     );
     let onoff = |on: &str| {
         format!("{BASE}[[flow]]\nname = \"o\"\nkind = \"onoff\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\n{on}off = {{ exponential = 1 }}\n")
@@ -859,32 +908,11 @@ fn overrides_by_index() {
         s.simulation.sample_interval,
         Some(SimTime::from_millis(100))
     );
-    assert!(matches!(
-        s.flows[9].kind,
-        FlowKind::Tcp {
-            cc: CcSpec::Cubic { .. },
-            ..
-        }
-    ));
-    assert_eq!(
-        s.links[1].queue,
-        QueueSpec::DropTail {
-            limit: Limit::Packets(40)
-        }
-    );
+    assert_eq!(cc_of(&s.flows[9]).name(), "cubic");
+    assert_eq!(s.links[1].queue, droptail(Limit::Packets(40)));
     // A link without a queue table gets one; its kind defaults to droptail.
-    assert_eq!(
-        s.links[0].queue,
-        QueueSpec::DropTail {
-            limit: Limit::Packets(80)
-        }
-    );
-    assert_eq!(
-        s.links[2].queue,
-        QueueSpec::DropTail {
-            limit: Limit::Packets(1000)
-        }
-    );
+    assert_eq!(s.links[0].queue, droptail(Limit::Packets(80)));
+    assert_eq!(s.links[2].queue, droptail(Limit::Packets(1000)));
 }
 
 #[test]
@@ -900,18 +928,23 @@ fn overrides_by_name() {
         ],
     );
     assert_eq!(s.link("bottleneck").unwrap().rate, Rate::from_mbps(10));
+    let queue = &s.link("bottleneck").unwrap().queue;
+    assert_eq!(queue.name(), "red");
     assert_eq!(
-        s.link("bottleneck").unwrap().queue,
-        QueueSpec::Red(RedSpec {
+        RedSpec::from(queue.params()),
+        RedSpec {
             limit: Limit::Packets(100),
             ..RedSpec::default()
-        })
+        }
     );
     assert_eq!(s.flows.len(), 5);
     assert_eq!(s.flows[4].name, "bulk.4");
     assert_eq!(s.flows[0].start, StartSpec::At(SimTime::from_secs(1)));
-    assert!(
-        matches!(s.flows[0].kind, FlowKind::Tcp { cc: CcSpec::Aimd { alpha, beta }, .. } if alpha == 2.0 && beta == 0.5)
+    let cc = cc_of(&s.flows[0]);
+    assert_eq!(cc.name(), "aimd");
+    assert_eq!(
+        (cc.params().number("alpha"), cc.params().number("beta")),
+        (2.0, 0.5)
     );
     // Later overrides win.
     let s = ok_with(
@@ -966,8 +999,11 @@ fn override_with_a_bad_value_points_at_the_override() {
     let e = err_with(DUMBBELL, &[("flow.bulk.cc", "renoo")]);
     assert_eq!(
         e.to_string(),
-        "dumbbell.toml: flow[0].cc: unknown controller 'renoo' (known: aimd, cubic, reno) (from --set flow.bulk.cc=renoo)"
-            .replace("dumbbell.toml", "test.toml")
+        format!(
+            "test.toml: flow[0].cc: unknown controller 'renoo' (known: {}) \
+             (from --set flow.bulk.cc=renoo)",
+            known_controllers()
+        )
     );
     let e = err_with(DUMBBELL, &[("link[1].queue.packets", "-4")]);
     assert_eq!(e.path, "link[1].queue.packets");
@@ -1123,10 +1159,7 @@ fn quantities_with_exponents_are_numbers() {
     let s = ok(&base_flow("").replacen("rate = \"10Mbps\"", "rate = \"2.5e6bps\"", 1));
     assert_eq!(s.links[0].rate, Rate(2_500_000));
     let s = ok(&base_flow("receive_buffer = \"6.4e+1KiB\""));
-    match &s.flows[0].kind {
-        FlowKind::Tcp { tcp, .. } => assert_eq!(tcp.receive_buffer, 65_536),
-        other => panic!("{other:?}"),
-    }
+    assert_eq!(tcp_of(&s.flows[0]).receive_buffer, 65_536);
     let s = ok(&base_flow("").replace(
         "duration = \"10s\"",
         "duration = \"1e-3s\"\nwarmup = \"1e-400s\"",
@@ -1323,17 +1356,26 @@ fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
 
 // ---- Catalog -------------------------------------------------------------------------------
 
-/// A value for a required parameter, for building an instance of a catalog entry.
-fn sample(param: &str) -> &'static str {
-    match param {
-        "threshold" => "10",
-        "rate" => "\"1Mbps\"",
-        "on" | "off" => "{ exponential = \"1s\" }",
-        "p" => "0.01",
-        "every" => "100",
-        "p_good_to_bad" => "0.01",
-        "p_bad_to_good" => "0.5",
-        other => panic!("no sample value for required parameter {other}"),
+/// A value for a required parameter of a catalog entry, drawn from its declaration and
+/// written as TOML.
+fn sample(category: &str, entry: &str, param: &str) -> String {
+    let declared = crate::registry::Category::ALL
+        .iter()
+        .flat_map(|c| c.entries())
+        .find(|e| e.category.name() == category && e.name == entry)
+        .and_then(|e| e.params.iter().find(|p| p.name == param))
+        .unwrap_or_else(|| panic!("{category} {entry}: no parameter {param}"));
+    match declared.draw(0.5) {
+        Value::Number(x) => format!("{x:?}"),
+        Value::Integer(n) | Value::Size(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Duration(t) => format!("\"{}\"", format_duration(t)),
+        Value::Rate(r) => format!("\"{}\"", format_rate(r)),
+        Value::Choice(c) => format!("\"{c}\""),
+        Value::Period(Period::Exponential { mean }) => {
+            format!("{{ exponential = \"{}\" }}", format_duration(mean))
+        }
+        other => panic!("{category} {entry}: no TOML for {param} = {other}"),
     }
 }
 
@@ -1369,7 +1411,8 @@ fn catalog_defaults_are_what_the_parser_uses() {
         };
         let mut minimal = vec![(at.to_string(), base)];
         for p in entry.params.iter().filter(|p| p.default == REQUIRED) {
-            minimal.push((format!("{at}.{}", p.name), sample(&p.name).to_string()));
+            let value = sample(&entry.category, &entry.name, &p.name);
+            minimal.push((format!("{at}.{}", p.name), value));
         }
         let mut explicit = minimal.clone();
         for p in entry
@@ -1394,6 +1437,54 @@ fn catalog_defaults_are_what_the_parser_uses() {
 }
 
 // ---- The reference page ---------------------------------------------------------------------
+
+/// The parameter tables of `docs/scenario.md` are generated from the registry, between
+/// `<!-- registry:NAME -->` and `<!-- /registry -->`. `make docs` (`PLAIT_BLESS=1` on this
+/// test) rewrites them.
+#[test]
+fn generated_reference_tables_match_the_registry() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md");
+    let text = std::fs::read_to_string(&path).expect("docs/scenario.md is readable");
+    let expected = regenerate_reference(&text).unwrap_or_else(|e| panic!("docs/scenario.md: {e}"));
+    if std::env::var_os("PLAIT_BLESS").is_some() {
+        if expected != text {
+            std::fs::write(&path, &expected).expect("docs/scenario.md is writable");
+        }
+        return;
+    }
+    if let Some((line, (was, now))) = text
+        .lines()
+        .zip(expected.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        panic!(
+            "docs/scenario.md:{}: the generated tables differ from the registry (run `make \
+             docs`):\n  file:     {was}\n  registry: {now}",
+            line + 1
+        );
+    }
+    assert_eq!(text, expected, "docs/scenario.md: run `make docs`");
+}
+
+#[test]
+fn regenerating_the_reference_needs_every_marker() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md"),
+    )
+    .unwrap();
+    for name in REFERENCE_BLOCKS {
+        let open = format!("<!-- registry:{name} -->");
+        let err = regenerate_reference(&text.replace(&open, "")).unwrap_err();
+        assert_eq!(err, format!("no `{open}` marker"));
+    }
+    // Regenerating is idempotent, and changes a stale block.
+    let fresh = regenerate_reference(&text).unwrap();
+    assert_eq!(regenerate_reference(&fresh).unwrap(), fresh);
+    let stale = fresh.replace("| `alpha` |", "| `alfa` |");
+    assert_ne!(stale, fresh);
+    assert_eq!(regenerate_reference(&stale).unwrap(), fresh);
+}
 
 const REFERENCE: &str = include_str!("../../../../docs/scenario.md");
 

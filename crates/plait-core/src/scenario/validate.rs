@@ -9,18 +9,18 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use toml::{Table, Value};
 
+use super::algorithm::{self, Section};
 use super::schema::*;
 use super::tree::{did_you_mean, index, join, listing, unknown_field, Fields, Issue};
 use super::units::{
-    bool_value, describe, duration_value, format_duration, name_value, number_value,
-    probability_value, rate_value, size_value, string_value, uint_value, EXPECT_DURATION,
-    EXPECT_RATE,
+    bool_value, describe, duration_value, format_duration, name_value, rate_value, string_value,
+    uint_value, EXPECT_DURATION, EXPECT_RATE,
 };
-use crate::net::loss::LossSpec;
-use crate::net::queue::{DropPolicy, Limit, QueueSpec, RedSpec};
+use crate::app::SourceKind;
+use crate::net::loss::{LossKind, LossSpec};
+use crate::net::queue::{QueueKind, QueueSpec};
+use crate::registry::{find, ParamType, Params};
 use crate::time::SimTime;
-use crate::transport::cc::CcSpec;
-use crate::transport::tcp::TcpConfig;
 
 /// Validates the whole tree.
 pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
@@ -31,7 +31,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         }
     }
     let simulation = simulation(&top)?;
-    let tcp_defaults = tcp_section(&top)?;
+    let sections = source_sections(&top)?;
     let declared = declared_nodes(&top)?;
     let links = links(&top)?;
     let topology = Topology::new(&declared, &links)?;
@@ -46,7 +46,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
     let mut flow_names: BTreeMap<String, String> = BTreeMap::new();
     for (path, table) in &flow_entries {
         let entry = Fields::new(path, table);
-        let copies = flow(&entry, &simulation, &tcp_defaults, &topology)?;
+        let copies = flow(&entry, &simulation, &sections, &topology)?;
         for copy in copies {
             if let Some(first) = flow_names.get(&copy.name) {
                 return Err(Issue::new(
@@ -114,117 +114,33 @@ fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {
     })
 }
 
-// ---- TCP settings --------------------------------------------------------------------------
+// ---- Source sections ([tcp]) ---------------------------------------------------------------
 
-fn tcp_section(top: &Fields) -> Result<TcpConfig, Issue> {
-    let mut config = TcpConfig::default();
-    if let Some(value) = top.get("tcp") {
-        let tcp = Fields::of("tcp", value)?;
-        tcp.check_keys(TCP_KEYS)?;
-        apply_tcp(&tcp, &mut config)?;
-        check_tcp(&config, |key| join("tcp", key), &|_| false)?;
+/// The sections named after a source (`[tcp]`): for each, the defaults it gives for the
+/// source's parameters declared `in_section`, read and checked like a flow's.
+fn source_sections(top: &Fields) -> Result<Vec<(&'static str, Params)>, Issue> {
+    let mut sections = Vec::new();
+    for &name in SECTIONS {
+        let Some(spec) = find::<SourceKind>(name) else {
+            continue;
+        };
+        let keys: Vec<&str> = spec
+            .params
+            .iter()
+            .filter(|p| p.in_section)
+            .map(|p| p.name)
+            .collect();
+        let params = match top.get(name) {
+            None => spec.check(&[]).expect("the declared defaults are valid"),
+            Some(value) => {
+                let fields = Fields::of(name, value)?;
+                fields.check_keys(&keys)?;
+                algorithm::read(&fields, spec, None)?.params().clone()
+            }
+        };
+        sections.push((name, params));
     }
-    Ok(config)
-}
-
-fn bounded_u32(value: &Value, min: u32, max: u32, unit: &str) -> Result<u32, String> {
-    let n = uint_value(value)?;
-    if n < min as u64 || n > max as u64 {
-        return Err(format!("must be between {min} and {max}{unit}, got {n}"));
-    }
-    Ok(n as u32)
-}
-
-fn positive_duration(value: &Value) -> Result<SimTime, String> {
-    let t = duration_value(value)?;
-    if t == SimTime::ZERO {
-        return Err("must be greater than zero".to_string());
-    }
-    Ok(t)
-}
-
-/// A packet or segment size: 1 to 65535 bytes, as an integer or a size string.
-fn packet_size(value: &Value) -> Result<u32, String> {
-    let bytes = size_value(value)?;
-    if bytes == 0 || bytes > MAX_PACKET_SIZE as u64 {
-        return Err(format!(
-            "must be between 1 and {MAX_PACKET_SIZE} bytes, got {bytes}"
-        ));
-    }
-    Ok(bytes as u32)
-}
-
-/// Overwrites the settings of `config` present in `fields` (the `[tcp]` section or a flow).
-fn apply_tcp(fields: &Fields, config: &mut TcpConfig) -> Result<(), Issue> {
-    if let Some(mss) = fields.opt("mss", packet_size)? {
-        config.mss = mss;
-    }
-    if let Some(w) = fields.opt("initial_window", |v| {
-        bounded_u32(v, 1, u32::MAX, " segments")
-    })? {
-        config.initial_window = w;
-    }
-    if let Some(sack) = fields.opt("sack", bool_value)? {
-        config.sack = sack;
-    }
-    if let Some(delayed) = fields.opt("delayed_ack", bool_value)? {
-        config.delayed_ack = delayed;
-    }
-    if let Some(t) = fields.opt("delayed_ack_timeout", positive_duration)? {
-        config.delayed_ack_timeout = t;
-    }
-    if let Some(t) = fields.opt("min_rto", positive_duration)? {
-        config.min_rto = t;
-    }
-    if let Some(t) = fields.opt("max_rto", positive_duration)? {
-        config.max_rto = t;
-    }
-    if let Some(t) = fields.opt("initial_rto", positive_duration)? {
-        config.initial_rto = t;
-    }
-    if let Some(bytes) = fields.opt("receive_buffer", size_value)? {
-        config.receive_buffer = bytes;
-    }
-    if let Some(n) = fields.opt("dupack_threshold", |v| bounded_u32(v, 1, u32::MAX, ""))? {
-        config.dupack_threshold = n;
-    }
-    Ok(())
-}
-
-/// Checks that relate several settings. `path_of` gives the path of a key; `set_here` says
-/// whether the flow itself set it, so that a conflict is reported where it was introduced.
-fn check_tcp(
-    config: &TcpConfig,
-    path_of: impl Fn(&str) -> String,
-    set_here: &dyn Fn(&str) -> bool,
-) -> Result<(), Issue> {
-    let blame = |a: &str, b: &str| {
-        if set_here(a) || !set_here(b) {
-            path_of(a)
-        } else {
-            path_of(b)
-        }
-    };
-    if config.min_rto > config.max_rto {
-        return Err(Issue::new(
-            blame("min_rto", "max_rto"),
-            format!(
-                "min_rto ({}) must not exceed max_rto ({})",
-                format_duration(config.min_rto),
-                format_duration(config.max_rto)
-            ),
-        ));
-    }
-    if config.receive_buffer < config.mss as u64 {
-        return Err(Issue::new(
-            blame("receive_buffer", "mss"),
-            format!(
-                "receive_buffer ({} bytes) must hold at least one mss ({} bytes)",
-                config.receive_buffer, config.mss
-            ),
-        ));
-    }
-    Ok(())
+    Ok(sections)
 }
 
 // ---- Nodes and links -----------------------------------------------------------------------
@@ -305,7 +221,7 @@ fn links(top: &Fields) -> Result<Vec<LinkSpec>, Issue> {
         }
         let queue = match link.get("queue") {
             Some(value) => queue(&link.at("queue"), value)?,
-            None => DEFAULT_QUEUE,
+            None => default_queue(),
         };
         let reverse_queue = match link.get("reverse_queue") {
             Some(value) => self::queue(&link.at("reverse_queue"), value)?,
@@ -335,184 +251,19 @@ fn links(top: &Fields) -> Result<Vec<LinkSpec>, Issue> {
     Ok(links)
 }
 
-/// Exactly one of `packets` / `bytes`, both positive; `None` when neither is given.
-fn limit(q: &Fields) -> Result<Option<Limit>, Issue> {
-    let at_least_one = |n: u64| {
-        if n == 0 {
-            Err("must be at least 1".to_string())
-        } else {
-            Ok(n)
-        }
-    };
-    let packets = q.opt("packets", |v| uint_value(v).and_then(at_least_one))?;
-    let bytes = q.opt("bytes", |v| size_value(v).and_then(at_least_one))?;
-    match (packets, bytes) {
-        (Some(_), Some(_)) => Err(Issue::new(
-            q.at("bytes"),
-            "give the limit in packets or in bytes, not both",
-        )),
-        (Some(n), None) => Ok(Some(Limit::Packets(n))),
-        (None, Some(n)) => Ok(Some(Limit::Bytes(n))),
-        (None, None) => Ok(None),
-    }
-}
-
+/// A queue table; `kind` defaults to `droptail`.
 fn queue(path: &str, value: &Value) -> Result<QueueSpec, Issue> {
     let q = Fields::of(path, value)?;
-    let kind = q.kind(
-        "kind",
-        QUEUE_KINDS,
-        "queue kind",
-        "queues",
-        Some("droptail"),
-    )?;
-    match kind {
-        "droptail" => match limit(&q)? {
-            Some(limit) => Ok(QueueSpec::DropTail { limit }),
-            None => Err(Issue::new(
-                path,
-                "a droptail queue needs a limit: packets = N or bytes = SIZE",
-            )),
-        },
-        "red" => red(&q).map(QueueSpec::Red),
-        _ => {
-            let threshold = q.req("threshold", "a number of packets", uint_value)?;
-            let hold = q.opt("hold", duration_value)?;
-            let policy = q
-                .opt("policy", |v| {
-                    let name = string_value(v)?;
-                    match name.as_str() {
-                        "first_arrival" => Ok(DropPolicy::FirstArrival),
-                        "rate_independent" => Ok(DropPolicy::RateIndependent),
-                        "largest_rate" => Ok(DropPolicy::LargestRate),
-                        other => Err(format!(
-                            "unknown drop policy '{other}' (known: {})",
-                            listing(DROP_POLICIES)
-                        )),
-                    }
-                })?
-                .unwrap_or(DropPolicy::FirstArrival);
-            Ok(QueueSpec::ThresholdDropper {
-                threshold,
-                hold,
-                policy,
-            })
-        }
-    }
+    let spec =
+        algorithm::choose::<QueueKind>(&q, "kind", "queue kind", "queues", Some("droptail"), &[])?;
+    algorithm::read(&q, spec, None)
 }
 
-fn red(q: &Fields) -> Result<RedSpec, Issue> {
-    let defaults = RedSpec::default();
-    let byte_mode = q
-        .opt("mode", |v| match string_value(v)?.as_str() {
-            "packets" => Ok(false),
-            "bytes" => Ok(true),
-            other => Err(format!(
-                "unknown RED mode '{other}' (known: bytes, packets)"
-            )),
-        })?
-        .unwrap_or(defaults.byte_mode);
-    let mean_packet_bytes = q
-        .opt("mean_packet_size", packet_size)?
-        .unwrap_or(defaults.mean_packet_bytes);
-    // Thresholds are in packets, or in bytes in byte mode where a size string is accepted too;
-    // left out in byte mode, the packet defaults are scaled by the mean packet size (as ns-2
-    // does for a queue measured in bytes).
-    let threshold = |v: &Value| -> Result<f64, String> {
-        let th = match v {
-            Value::String(_) if byte_mode => size_value(v)? as f64,
-            _ => number_value(v)?,
-        };
-        if th < 0.0 {
-            return Err(format!("must not be negative, got {th}"));
-        }
-        Ok(th)
-    };
-    let scale = if byte_mode {
-        mean_packet_bytes as f64
-    } else {
-        1.0
-    };
-    let min_th = q
-        .opt("min_th", threshold)?
-        .unwrap_or(defaults.min_th * scale);
-    let max_th = q
-        .opt("max_th", threshold)?
-        .unwrap_or(defaults.max_th * scale);
-    if min_th >= max_th {
-        let key = if q.has("max_th") { "max_th" } else { "min_th" };
-        return Err(Issue::new(
-            q.at(key),
-            format!("min_th ({min_th}) must be less than max_th ({max_th})"),
-        ));
-    }
-    let fraction = |v: &Value| -> Result<f64, String> {
-        let x = number_value(v)?;
-        if x > 0.0 && x <= 1.0 {
-            Ok(x)
-        } else {
-            Err(format!("must be in (0, 1], got {x}"))
-        }
-    };
-    let max_p = q.opt("max_p", fraction)?.unwrap_or(defaults.max_p);
-    let w_q = q.opt("w_q", fraction)?.unwrap_or(defaults.w_q);
-    let gentle = q.opt("gentle", bool_value)?.unwrap_or(defaults.gentle);
-    let wait = q.opt("wait", bool_value)?.unwrap_or(defaults.wait);
-    let limit = limit(q)?.unwrap_or(defaults.limit);
-    let (capacity, unit) = match limit {
-        Limit::Packets(n) => (n, "packets"),
-        Limit::Bytes(n) => (n, "bytes"),
-    };
-    if matches!(limit, Limit::Bytes(_)) == byte_mode && max_th > capacity as f64 {
-        let key = if q.has("max_th") { "max_th" } else { unit };
-        return Err(Issue::new(
-            q.at(key),
-            format!("max_th ({max_th}) exceeds the buffer limit ({capacity} {unit})"),
-        ));
-    }
-    Ok(RedSpec {
-        min_th,
-        max_th,
-        max_p,
-        w_q,
-        gentle,
-        wait,
-        byte_mode,
-        mean_packet_bytes,
-        limit,
-    })
-}
-
+/// A loss table; `kind` is required.
 fn loss(path: &str, value: &Value) -> Result<LossSpec, Issue> {
     let l = Fields::of(path, value)?;
-    let kind = l.kind("kind", LOSS_KINDS, "loss model", "loss models", None)?;
-    match kind {
-        "bernoulli" => Ok(LossSpec::Bernoulli {
-            p: l.req("p", "a probability between 0 and 1", probability_value)?,
-        }),
-        "periodic" => {
-            let every = l.req("every", "a number of packets", |v| {
-                let n = uint_value(v)?;
-                if n == 0 {
-                    Err("must be at least 1".to_string())
-                } else {
-                    Ok(n)
-                }
-            })?;
-            let offset = l.opt("offset", uint_value)?.unwrap_or(0);
-            Ok(LossSpec::Periodic { every, offset })
-        }
-        _ => Ok(LossSpec::GilbertElliott {
-            p_good_to_bad: l.req("p_good_to_bad", "a probability", probability_value)?,
-            p_bad_to_good: l.req("p_bad_to_good", "a probability", probability_value)?,
-            loss_good: l
-                .opt("loss_good", probability_value)?
-                .unwrap_or(DEFAULT_LOSS_GOOD),
-            loss_bad: l
-                .opt("loss_bad", probability_value)?
-                .unwrap_or(DEFAULT_LOSS_BAD),
-        }),
-    }
+    let spec = algorithm::choose::<LossKind>(&l, "kind", "loss model", "loss models", None, &[])?;
+    algorithm::read(&l, spec, None)
 }
 
 /// Node names, their declared kinds, and which directed hops the links allow.
@@ -640,12 +391,17 @@ impl Topology {
 fn flow(
     entry: &Fields,
     sim: &SimulationSpec,
-    tcp_defaults: &TcpConfig,
+    sections: &[(&'static str, Params)],
     topology: &Topology,
 ) -> Result<Vec<FlowSpec>, Issue> {
-    let keys: Vec<(&str, Vec<&str>)> = FLOW_KINDS.iter().map(|k| (*k, flow_keys(k))).collect();
-    let kinds: Vec<(&str, &[&str])> = keys.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-    let kind_name = entry.kind("kind", &kinds, "flow kind", "flows", None)?;
+    let source = algorithm::choose::<SourceKind>(
+        entry,
+        "kind",
+        "flow kind",
+        "flows",
+        None,
+        FLOW_COMMON_KEYS,
+    )?;
     let name = entry.req("name", "a flow name", name_value)?;
     let src = entry.req("src", "a host name", name_value)?;
     let dst = entry.req("dst", "a host name", name_value)?;
@@ -694,30 +450,20 @@ fn flow(
         }
     }
     let route = route(entry, topology, src_id, dst_id)?;
-    let kind = match kind_name {
-        "tcp" => tcp_flow(entry, tcp_defaults)?,
-        "cbr" => FlowKind::Cbr {
-            rate: entry.req("rate", EXPECT_RATE, rate_value)?,
-            packet_bytes: entry
-                .opt("packet_size", packet_size)?
-                .unwrap_or(DEFAULT_PACKET_SIZE),
-        },
-        _ => FlowKind::OnOff {
-            rate: entry.req("rate", EXPECT_RATE, rate_value)?,
-            packet_bytes: entry
-                .opt("packet_size", packet_size)?
-                .unwrap_or(DEFAULT_PACKET_SIZE),
-            on: period(entry, "on")?,
-            off: period(entry, "off")?,
-        },
-    };
+    let section = sections
+        .iter()
+        .find(|(name, _)| *name == source.name)
+        .map(|(name, params)| Section { path: name, params });
+    let kind = algorithm::read(entry, source, section.as_ref())?;
     if route.is_none() && !topology.reachable(src_id, dst_id) {
         return Err(Issue::new(
             entry.at("dst"),
             format!("no path from '{src}' to '{dst}' over the links"),
         ));
     }
-    if matches!(kind, FlowKind::Tcp { .. }) && !topology.reachable(dst_id, src_id) {
+    // A source with a congestion controller is acknowledged: its ACKs need a way back.
+    let acknowledged = source.params.iter().any(|p| p.ty == ParamType::Controller);
+    if acknowledged && !topology.reachable(dst_id, src_id) {
         return Err(Issue::new(
             entry.at("dst"),
             format!("no path back from '{dst}' to '{src}' for the ACKs (check the duplex = false links)"),
@@ -861,148 +607,4 @@ fn route(
             .map(|id| topology.names[id].clone())
             .collect(),
     ))
-}
-
-fn tcp_flow(entry: &Fields, tcp_defaults: &TcpConfig) -> Result<FlowKind, Issue> {
-    let cc = match entry.get("cc") {
-        None => DEFAULT_CC,
-        Some(value) => controller(&entry.at("cc"), value)?,
-    };
-    let bytes = entry.opt("bytes", |v| {
-        let n = size_value(v)?;
-        if n == 0 {
-            Err("must be at least 1 byte (leave it out for an unlimited transfer)".to_string())
-        } else {
-            Ok(n)
-        }
-    })?;
-    let mut tcp = *tcp_defaults;
-    apply_tcp(entry, &mut tcp)?;
-    check_tcp(
-        &tcp,
-        |key| {
-            if entry.has(key) {
-                entry.at(key)
-            } else {
-                join("tcp", key)
-            }
-        },
-        &|key| entry.has(key),
-    )?;
-    Ok(FlowKind::Tcp { cc, bytes, tcp })
-}
-
-fn controller(path: &str, value: &Value) -> Result<CcSpec, Issue> {
-    let names: Vec<&str> = CONTROLLERS.iter().map(|(n, _)| *n).collect();
-    let (name, params) = match value {
-        Value::String(name) => {
-            if !names.contains(&name.as_str()) {
-                return Err(Issue::new(
-                    path,
-                    format!("unknown controller '{name}' (known: {})", listing(&names)),
-                ));
-            }
-            (name.as_str(), None)
-        }
-        Value::Table(table) => {
-            let params = Fields::new(path, table);
-            let name = params.kind("name", CONTROLLERS, "controller", "controllers", None)?;
-            (name, Some(params))
-        }
-        other => {
-            return Err(Issue::new(
-                path,
-                format!(
-                    "expected a controller name such as \"reno\" or a table such as {{ name = \"cubic\", beta = 0.7 }}, got {}",
-                    describe(other)
-                ),
-            ))
-        }
-    };
-    let get =
-        |key: &str, default: f64, check: fn(f64) -> Result<f64, String>| -> Result<f64, Issue> {
-            match &params {
-                Some(p) => Ok(p
-                    .opt(key, |v| number_value(v).and_then(check))?
-                    .unwrap_or(default)),
-                None => Ok(default),
-            }
-        };
-    let flag = |key: &str, default: bool| -> Result<bool, Issue> {
-        match &params {
-            Some(p) => Ok(p.opt(key, bool_value)?.unwrap_or(default)),
-            None => Ok(default),
-        }
-    };
-    let positive: fn(f64) -> Result<f64, String> = |x| {
-        if x > 0.0 {
-            Ok(x)
-        } else {
-            Err(format!("must be greater than zero, got {x}"))
-        }
-    };
-    let decrease: fn(f64) -> Result<f64, String> = |x| {
-        if x > 0.0 && x < 1.0 {
-            Ok(x)
-        } else {
-            Err(format!("must be between 0 and 1 (exclusive), got {x}"))
-        }
-    };
-    Ok(match name {
-        "reno" => CcSpec::Reno,
-        "cubic" => CcSpec::Cubic {
-            c: get("c", CUBIC_DEFAULT_C, positive)?,
-            beta: get("beta", CUBIC_DEFAULT_BETA, decrease)?,
-            fast_convergence: flag("fast_convergence", CUBIC_DEFAULT_FAST_CONVERGENCE)?,
-            tcp_friendliness: flag("tcp_friendliness", CUBIC_DEFAULT_TCP_FRIENDLINESS)?,
-        },
-        _ => CcSpec::Aimd {
-            alpha: get("alpha", AIMD_DEFAULT_ALPHA, positive)?,
-            beta: get("beta", AIMD_DEFAULT_BETA, decrease)?,
-        },
-    })
-}
-
-/// The required on or off period `key` of an on/off flow.
-fn period(entry: &Fields, key: &str) -> Result<PeriodSpec, Issue> {
-    let path = entry.at(key);
-    let path = path.as_str();
-    let Some(value) = entry.get(key) else {
-        return Err(Issue::new(
-            path,
-            "missing required field (a period such as { exponential = \"500ms\" })",
-        ));
-    };
-    let p = Fields::of(path, value)?;
-    p.check_keys(&["exponential", "pareto", "shape"])?;
-    let mean = |key: &str| p.opt(key, positive_duration);
-    match (mean("exponential")?, mean("pareto")?) {
-        (Some(_), Some(_)) => Err(Issue::new(path, "give exponential or pareto, not both")),
-        (Some(mean), None) => {
-            if p.has("shape") {
-                return Err(Issue::new(p.at("shape"), "only for pareto periods"));
-            }
-            Ok(PeriodSpec::Exponential { mean })
-        }
-        (None, Some(mean)) => {
-            let shape = p.req("shape", "a number greater than 1", |v| {
-                let shape = number_value(v)?;
-                if shape > 1.0 {
-                    Ok(shape)
-                } else {
-                    Err(format!(
-                        "must be greater than 1 for the mean to exist, got {shape}"
-                    ))
-                }
-            })?;
-            Ok(PeriodSpec::Pareto { mean, shape })
-        }
-        (None, None) => Err(Issue::new(
-            path,
-            format!(
-                "expected a distribution ({}), e.g. {{ exponential = \"500ms\" }}",
-                listing(PERIOD_KINDS)
-            ),
-        )),
-    }
 }

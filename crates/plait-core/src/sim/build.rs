@@ -2,21 +2,22 @@
 //! models, endpoints and their random streams.
 //!
 //! Random streams are named after what draws from them (`link.<name>.forward`,
-//! `flow.<name>.start`, `flow.<name>.onoff`), so adding a flow or a link never changes the
-//! draws of another.
+//! `flow.<name>.start`, `flow.<name>.<kind>` for a source, e.g. `flow.<name>.onoff`), so adding
+//! a flow or a link never changes the draws of another.
 
 use std::collections::HashMap;
 
-use crate::app::{onoff::Period, Cbr, DatagramFlow, DatagramSource, OnOff};
+use crate::app::{DatagramFlow, Source, SourceContext};
 use crate::ids::{LinkId, NodeId, RouteId};
 use crate::net::link::Link;
+use crate::net::queue::LinkInfo;
 use crate::net::routing::{path_from_nodes, shortest_path};
 use crate::net::topology::{NodeRole, Topology};
 use crate::rng::RngStreams;
-use crate::scenario::{FlowKind, NodeKind, PeriodSpec, Scenario, ScenarioError, StartSpec};
+use crate::scenario::{NodeKind, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
-use crate::transport::tcp::{TcpFlow, TcpReceiver, TcpSender};
+use crate::transport::tcp::TcpFlow;
 use crate::transport::{AnyTransport, Transport};
 use rand::Rng;
 
@@ -25,13 +26,6 @@ use super::{RunConfig, Simulator};
 
 /// Hold time of a threshold-dropper when no flow crosses its link.
 const FALLBACK_HOLD: SimTime = SimTime::from_millis(100);
-
-fn period(p: &PeriodSpec) -> Period {
-    match *p {
-        PeriodSpec::Exponential { mean } => Period::Exponential { mean },
-        PeriodSpec::Pareto { mean, shape } => Period::Pareto { mean, shape },
-    }
-}
 
 /// Builds the simulator for `scenario`, with `seed` replacing the scenario's seed if given.
 pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, ScenarioError> {
@@ -191,8 +185,11 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             to,
             spec.rate,
             spec.delay,
-            queue_spec.build(spec.rate, hold),
-            loss_spec.as_ref().map(|l| l.build()),
+            queue_spec.build(LinkInfo {
+                rate: spec.rate,
+                default_hold: hold,
+            }),
+            loss_spec.as_ref().map(|l| l.build(())),
             streams.stream(&format!("link.{}.{dir}", spec.name)),
         ));
     }
@@ -211,35 +208,16 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 })
             }
         };
-        let (cc, transport) = match &f.kind {
-            FlowKind::Tcp { cc, bytes, tcp } => {
-                let controller = cc.build(tcp.mss, tcp.initial_window);
-                let sender = TcpSender::new(*tcp, controller, *bytes);
-                let receiver = TcpReceiver::new(tcp);
-                (cc.name(), AnyTransport::Tcp(TcpFlow::new(sender, receiver)))
-            }
-            FlowKind::Cbr { rate, packet_bytes } => (
-                "",
-                AnyTransport::Datagram(DatagramFlow::new(DatagramSource::Cbr(Cbr::new(
-                    *rate,
-                    *packet_bytes,
-                )))),
-            ),
-            FlowKind::OnOff {
-                rate,
-                packet_bytes,
-                on,
-                off,
-            } => (
-                "",
-                AnyTransport::Datagram(DatagramFlow::new(DatagramSource::OnOff(OnOff::new(
-                    *rate,
-                    *packet_bytes,
-                    period(on),
-                    period(off),
-                    streams.stream(&format!("flow.{}.onoff", f.name)),
-                )))),
-            ),
+        let context = SourceContext {
+            rng: streams.stream(&format!("flow.{}.{}", f.name, f.kind.name())),
+        };
+        let (cc, transport) = match f.kind.build(context) {
+            Source::Tcp {
+                sender,
+                receiver,
+                cc,
+            } => (cc, AnyTransport::Tcp(TcpFlow::new(*sender, *receiver))),
+            Source::Datagram(source) => ("", AnyTransport::Datagram(DatagramFlow::new(source))),
         };
         flows.push(Flow {
             name: f.name.clone(),

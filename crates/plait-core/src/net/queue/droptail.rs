@@ -6,9 +6,40 @@
 
 use std::collections::VecDeque;
 
-use super::{Limit, QueueDisc, QueueItem};
+use super::{limit_of, Limit, QueueDisc, QueueItem, QueueKind};
+use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params};
 use crate::rng::SimRng;
 use crate::time::SimTime;
+
+/// The registry declaration of the drop-tail queue: exactly one limit is required.
+pub const SPEC: AlgorithmSpec<QueueKind> = AlgorithmSpec {
+    name: "droptail",
+    summary: "FIFO that drops arrivals when full; give exactly one of packets or bytes",
+    params: &[
+        Param::integer("packets", "buffer limit in packets")
+            .unit("packets")
+            .at_least(1.0)
+            .unset("the limit is in bytes"),
+        Param::size("bytes", "buffer limit in bytes")
+            .at_least(1.0)
+            .unset("the limit is in packets"),
+    ],
+    finish: Some(|params| match limit_of(params)? {
+        Some(_) => Ok(()),
+        None => Err(ParamIssue::whole(
+            "a droptail queue needs a limit: packets = N or bytes = SIZE",
+        )),
+    }),
+    build: |params, _| DropTail::new(limit(params)).into(),
+};
+
+/// The limit of validated drop-tail parameters.
+fn limit(params: &Params) -> Limit {
+    match params.opt_size("bytes") {
+        Some(bytes) => Limit::Bytes(bytes),
+        None => Limit::Packets(params.integer("packets")),
+    }
+}
 
 /// Ring-buffer capacity reserved up front for a packet limit, so that short buffers never
 /// reallocate; longer ones grow geometrically on demand.

@@ -49,9 +49,147 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::{Limit, QueueDisc, QueueItem, RedSpec};
+use super::{limit_of, Limit, QueueDisc, QueueItem, QueueKind, RedSpec};
+use crate::app::MAX_PACKET_BYTES;
+use crate::registry::{AlgorithmSpec, Bound, Origin, Param, ParamIssue, Params, Scalar, Value};
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
+
+/// The registry declaration of RED. The defaults are the classic ns-2 settings (Floyd's
+/// recommended values, ns-2 `tcl/lib/ns-default.tcl` before its automatic configuration):
+/// `thresh_ 5`, `maxthresh_ 15`, `linterm_ 10` (max_p = 1/10), `q_weight_ 0.002`, `gentle_
+/// true` (ns-2's default since April 2001), `wait_ true`, `mean_pktsize_ 500`, packet mode
+/// (`bytes_ false`, `queue_in_bytes_ false`, ns-2's default until October 2004), and a physical
+/// limit of 50 packets (`Queue set limit_ 50`). Later ns-2 releases derive the thresholds and
+/// weight from the link (`thresh_ 0`, `q_weight_ -1`); we keep fixed values so a scenario means
+/// the same thing on every link.
+pub const SPEC: AlgorithmSpec<QueueKind> = AlgorithmSpec {
+    name: "red",
+    summary: "Random Early Detection (Floyd & Jacobson 1993), ns-2 semantics",
+    params: &[
+        Param::number_or_size("min_th", "lower threshold on the average queue")
+            .unit("packets, or bytes in byte mode")
+            .default(Scalar::Number(5.0))
+            .at_least(0.0),
+        Param::number_or_size(
+            "max_th",
+            "upper threshold; above min_th and, when the limit is in the same unit, at most the \
+             limit",
+        )
+        .unit("packets, or bytes in byte mode")
+        .default(Scalar::Number(15.0))
+        .at_least(0.0),
+        Param::number("max_p", "drop probability at max_th")
+            .default(Scalar::Number(0.1))
+            .range(Bound::Exclusive(0.0), Bound::Inclusive(1.0)),
+        Param::number("w_q", "weight of the average-queue EWMA")
+            .default(Scalar::Number(0.002))
+            .range(Bound::Exclusive(0.0), Bound::Inclusive(1.0)),
+        Param::bool(
+            "gentle",
+            "ramp the drop probability from max_p to 1 between max_th and 2 max_th",
+        )
+        .default(Scalar::Bool(true)),
+        Param::bool("wait", "keep drops spaced out (ns-2 wait_)").default(Scalar::Bool(true)),
+        Param::choice(
+            "mode",
+            &["packets", "bytes"],
+            "bytes: thresholds in bytes (a size is accepted), drop probability scaled by packet \
+             size",
+        )
+        .default(Scalar::Name("packets")),
+        Param::size(
+            "mean_packet_size",
+            "mean packet size, for byte mode and the idle-period decay",
+        )
+        .between(1.0, MAX_PACKET_BYTES as f64)
+        .default(Scalar::Size(500)),
+        Param::integer("packets", "physical buffer limit in packets")
+            .unit("packets")
+            .at_least(1.0)
+            .default(Scalar::Integer(50)),
+        Param::size(
+            "bytes",
+            "physical buffer limit in bytes, instead of packets",
+        )
+        .at_least(1.0)
+        .unset("the limit is in packets"),
+    ],
+    finish: Some(finish),
+    build: |params, link| Red::new(&RedSpec::from(params), link.rate).into(),
+};
+
+/// The checks that relate RED's parameters, and the thresholds' defaults in byte mode.
+fn finish(params: &mut Params) -> Result<(), ParamIssue> {
+    let byte_mode = params.choice("mode") == "bytes";
+    for key in ["min_th", "max_th"] {
+        if !byte_mode && matches!(params.get(key), Some(Value::Size(_))) {
+            return Err(ParamIssue::at(
+                key,
+                "a size is only accepted with mode = \"bytes\" (in packet mode the thresholds \
+                 are numbers of packets)",
+            ));
+        }
+        // Left out in byte mode, the packet defaults are scaled by the mean packet size, as
+        // ns-2 does for a queue measured in bytes.
+        if byte_mode && params.origin(key) == Origin::Default {
+            let bytes = params.number(key) * params.size("mean_packet_size") as f64;
+            params.set(key, Some(Value::Number(bytes)));
+        }
+    }
+    let (min_th, max_th) = (
+        params.number_or_size("min_th"),
+        params.number_or_size("max_th"),
+    );
+    if min_th >= max_th {
+        let key = if params.is_given("max_th") {
+            "max_th"
+        } else {
+            "min_th"
+        };
+        return Err(ParamIssue::at(
+            key,
+            format!("min_th ({min_th}) must be less than max_th ({max_th})"),
+        ));
+    }
+    let limit = limit_of(params)?.expect("packets has a default");
+    let (capacity, unit) = match limit {
+        Limit::Packets(n) => (n, "packets"),
+        Limit::Bytes(n) => (n, "bytes"),
+    };
+    if matches!(limit, Limit::Bytes(_)) == byte_mode && max_th > capacity as f64 {
+        let key = if params.is_given("max_th") {
+            "max_th"
+        } else {
+            unit
+        };
+        return Err(ParamIssue::at(
+            key,
+            format!("max_th ({max_th}) exceeds the buffer limit ({capacity} {unit})"),
+        ));
+    }
+    Ok(())
+}
+
+impl From<&Params> for RedSpec {
+    /// The RED parameters of validated declaration values ([`SPEC`]).
+    fn from(params: &Params) -> Self {
+        RedSpec {
+            min_th: params.number_or_size("min_th"),
+            max_th: params.number_or_size("max_th"),
+            max_p: params.number("max_p"),
+            w_q: params.number("w_q"),
+            gentle: params.bool("gentle"),
+            wait: params.bool("wait"),
+            byte_mode: params.choice("mode") == "bytes",
+            mean_packet_bytes: params.size("mean_packet_size") as u32,
+            limit: match params.opt_size("bytes") {
+                Some(bytes) => Limit::Bytes(bytes),
+                None => Limit::Packets(params.integer("packets")),
+            },
+        }
+    }
+}
 
 /// A RED queue.
 #[derive(Clone, Debug)]

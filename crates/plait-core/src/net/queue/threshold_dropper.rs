@@ -35,10 +35,47 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use super::{DropPolicy, QueueDisc, QueueItem};
+use super::{DropPolicy, QueueDisc, QueueItem, QueueKind};
 use crate::ids::FlowId;
+use crate::registry::{AlgorithmSpec, Param, Scalar};
 use crate::rng::SimRng;
 use crate::time::SimTime;
+
+/// The registry declaration of the threshold-dropper. The buffer is unbounded.
+pub const SPEC: AlgorithmSpec<QueueKind> = AlgorithmSpec {
+    name: "threshold_dropper",
+    summary: "drops when an arrival finds more than threshold packets queued, then holds \
+              (Altman et al. 2006 §V.D)",
+    params: &[
+        Param::integer(
+            "threshold",
+            "queue length above which an arrival triggers a drop",
+        )
+        .unit("packets"),
+        Param::duration(
+            "hold",
+            "quiet time after a drop, during which nothing is dropped",
+        )
+        .unset(
+            "the mean propagation round-trip time of the flows whose data crosses the \
+                 link direction (100 ms if none does)",
+        ),
+        Param::choice(
+            "policy",
+            DropPolicy::NAMES,
+            "which packet is dropped: the arrival (first_arrival), the latest packet of a \
+             flow drawn uniformly among those queued (rate_independent), or of the flow with \
+             the most bytes queued (largest_rate)",
+        )
+        .default(Scalar::Name("first_arrival")),
+    ],
+    finish: None,
+    build: |params, link| {
+        let policy = DropPolicy::from_name(params.choice("policy")).expect("a declared policy");
+        let hold = params.opt_duration("hold").unwrap_or(link.default_hold);
+        ThresholdDropper::new(params.integer("threshold"), hold, policy).into()
+    },
+};
 
 /// What one flow has queued, and where it sits in the active set.
 #[derive(Clone, Copy, Debug, Default)]

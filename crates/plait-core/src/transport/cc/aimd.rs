@@ -34,8 +34,35 @@
 //! grow by slightly less than α per round trip, since the window grows during the round.
 
 use super::window::{reduced_window, ByteCountingWindow};
-use super::{AckSample, CongestionControl, InvalidCcParameter};
+use super::{AckSample, CongestionControl, ControllerKind};
+use crate::registry::{AlgorithmSpec, Bound, Param, ParamError, Params, Scalar, Value};
 use crate::time::SimTime;
+
+/// The registry declaration of AIMD(α, β).
+pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
+    name: "aimd",
+    summary: "generic AIMD: +alpha MSS per RTT, window times beta on a loss (Chiu & Jain 1989)",
+    params: &[
+        Param::number(
+            "alpha",
+            "additive increase per round trip of acknowledged data",
+        )
+        .unit("MSS per RTT")
+        .default(Scalar::Number(1.0))
+        .greater_than(0.0),
+        Param::number(
+            "beta",
+            "fraction of the window kept after a loss (0.5 halves it)",
+        )
+        .default(Scalar::Number(0.5))
+        .range(Bound::Exclusive(0.0), Bound::Exclusive(1.0)),
+    ],
+    finish: None,
+    build: |params, connection| {
+        let params = AimdParams::from(params);
+        Aimd::new(connection.mss, connection.initial_window, params).into()
+    },
+};
 
 /// AIMD parameters: `alpha` segments added per round trip, `beta` the fraction of the window
 /// kept after a loss (0.5 halves it; see the module documentation for the convention).
@@ -56,10 +83,23 @@ impl Default for AimdParams {
 }
 
 impl AimdParams {
-    /// `alpha` must be positive and finite, `beta` strictly between 0 and 1.
-    pub fn validate(&self) -> Result<(), InvalidCcParameter> {
-        InvalidCcParameter::check_positive("aimd", "alpha", self.alpha)?;
-        InvalidCcParameter::check_beta("aimd", self.beta)
+    /// Checks the parameters against their declaration ([`SPEC`]): `alpha` positive and
+    /// finite, `beta` strictly between 0 and 1.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let given = [
+            ("alpha", Value::Number(self.alpha)),
+            ("beta", Value::Number(self.beta)),
+        ];
+        SPEC.check(&given).map(drop)
+    }
+}
+
+impl From<&Params> for AimdParams {
+    fn from(p: &Params) -> Self {
+        AimdParams {
+            alpha: p.number("alpha"),
+            beta: p.number("beta"),
+        }
     }
 }
 
@@ -193,6 +233,14 @@ mod tests {
             (cc.cwnd(), cc.ssthresh(), cc.name()),
             (10 * M, u64::MAX, "aimd")
         );
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "controller aimd: beta: must be between 0 and 1 (exclusive), got 1.5"
+    )]
+    fn invalid_parameters_are_refused() {
+        aimd(1.0, 1.5);
     }
 
     #[test]

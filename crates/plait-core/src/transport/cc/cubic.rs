@@ -42,8 +42,40 @@
 //! [RFC 9406]: https://www.rfc-editor.org/rfc/rfc9406
 
 use super::window::{initial_window_bytes, reduced_window, SlowStart};
-use super::{AckSample, CongestionControl, InvalidCcParameter};
+use super::{AckSample, CongestionControl, ControllerKind};
+use crate::registry::{AlgorithmSpec, Bound, Param, ParamError, Params, Scalar, Value};
 use crate::time::SimTime;
+
+/// The registry declaration of CUBIC; the defaults are RFC 9438's (§5: C = 0.4,
+/// β_cubic = 0.7; fast convergence and the Reno-friendly region on).
+pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
+    name: "cubic",
+    summary: "CUBIC (RFC 9438)",
+    params: &[
+        Param::number("c", "cubic scaling constant C")
+            .unit("segments/s³")
+            .default(Scalar::Number(0.4))
+            .greater_than(0.0),
+        Param::number(
+            "beta",
+            "multiplicative decrease: fraction of the window kept after a loss",
+        )
+        .default(Scalar::Number(0.7))
+        .range(Bound::Exclusive(0.0), Bound::Exclusive(1.0)),
+        Param::bool(
+            "fast_convergence",
+            "release bandwidth faster when the window shrinks (RFC 9438 §4.7)",
+        )
+        .default(Scalar::Bool(true)),
+        Param::bool("tcp_friendliness", "Reno-friendly region (RFC 9438 §4.3)")
+            .default(Scalar::Bool(true)),
+    ],
+    finish: None,
+    build: |params, connection| {
+        let params = CubicParams::from(params);
+        Cubic::new(connection.mss, connection.initial_window, params).into()
+    },
+};
 
 /// CUBIC parameters (RFC 9438 §4.1.1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,10 +104,25 @@ impl Default for CubicParams {
 }
 
 impl CubicParams {
-    /// `c` must be positive and finite, `beta` strictly between 0 and 1.
-    pub fn validate(&self) -> Result<(), InvalidCcParameter> {
-        InvalidCcParameter::check_positive("cubic", "c", self.c)?;
-        InvalidCcParameter::check_beta("cubic", self.beta)
+    /// Checks the parameters against their declaration ([`SPEC`]): `c` positive and finite,
+    /// `beta` strictly between 0 and 1.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let given = [
+            ("c", Value::Number(self.c)),
+            ("beta", Value::Number(self.beta)),
+        ];
+        SPEC.check(&given).map(drop)
+    }
+}
+
+impl From<&Params> for CubicParams {
+    fn from(p: &Params) -> Self {
+        CubicParams {
+            c: p.number("c"),
+            beta: p.number("beta"),
+            fast_convergence: p.bool("fast_convergence"),
+            tcp_friendliness: p.bool("tcp_friendliness"),
+        }
     }
 }
 

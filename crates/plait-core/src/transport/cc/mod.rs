@@ -1,9 +1,12 @@
 //! Congestion controllers.
 //!
 //! A controller is sans-IO: the TCP sender calls its hooks with `now` and what it learned, and
-//! reads back `cwnd()` (bytes). One algorithm per file; built-ins are dispatched through the
-//! [`Controller`] enum on the hot path, and [`Controller::Custom`] takes any
-//! `Box<dyn CongestionControl + Send>` (the extension point).
+//! reads back `cwnd()` (bytes). One algorithm per file, with its registry declaration beside it
+//! (`SPEC`: name, parameters, constructor; see [`crate::registry`]). The built-ins are listed
+//! once, one line each, in the `builtin_controllers!` invocation below, which makes
+//! [`REGISTRY`] and the [`Controller`] enum that dispatches them on the hot path;
+//! [`Controller::Custom`] takes any `Box<dyn CongestionControl + Send>` (the extension point).
+//! Adding a controller is its file, its `mod` line and its registry line.
 //!
 //! Contract with the sender (see `transport::tcp::sender`):
 //! - `on_ack` is called for every ACK that acknowledges new data cumulatively or newly SACKs
@@ -31,19 +34,18 @@
 //!   put it, and only resets cwnd to the loss window: RFC 5681 §3.1 applies eq. (4) only when
 //!   the lost segment "has not yet been resent by way of the retransmission timer".
 
+use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
 use crate::time::{Rate, SimTime};
 
 pub mod aimd;
 pub mod cubic;
+pub mod multcp;
 pub mod reno;
 mod window;
 
 pub use aimd::{Aimd, AimdParams};
 pub use cubic::{Cubic, CubicParams};
 pub use reno::Reno;
-
-/// Registry names of the built-in controllers, sorted.
-pub const KNOWN_CONTROLLERS: &[&str] = &["aimd", "cubic", "reno"];
 
 /// Default Appropriate Byte Counting limit L in segments: 1, as in RFC 5681 eq. (2)
 /// (RFC 3465 §2.2 allows up to 2).
@@ -109,261 +111,169 @@ pub trait CongestionControl {
     }
 }
 
-/// A controller as named in a scenario, with its parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum CcSpec {
-    /// Reno / NewReno window rules (RFC 5681); NewReno/SACK recovery lives in the sender.
-    Reno,
-    /// CUBIC (RFC 9438): `c` (default 0.4), `beta` (default 0.7), TCP-friendly region on/off.
-    Cubic {
-        c: f64,
-        beta: f64,
-        fast_convergence: bool,
-        tcp_friendliness: bool,
-    },
-    /// Generic AIMD: +alpha MSS per RTT, window multiplied by `beta` on loss (`beta` is the
-    /// fraction kept: 0.5 halves the window; see [`aimd`]).
-    Aimd { alpha: f64, beta: f64 },
+/// A controller as named in a scenario, with its validated parameters:
+/// `CcSpec::new("cubic", &[("beta", Value::Number(0.8))])`, built for a connection by
+/// [`Configured::build`].
+pub type CcSpec = Configured<ControllerKind>;
+
+/// What a controller's constructor is given besides its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Connection {
+    /// Segment size in bytes; must be positive.
+    pub mss: u32,
+    /// Initial window in segments (0 is treated as 1).
+    pub initial_window: u32,
 }
 
-impl CcSpec {
-    /// Registry name of the controller this spec builds.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcSpec::Reno => "reno",
-            CcSpec::Cubic { .. } => "cubic",
-            CcSpec::Aimd { .. } => "aimd",
-        }
-    }
+/// Congestion controllers as a registry category.
+#[derive(Debug)]
+pub struct ControllerKind;
 
-    /// The spec with default parameters for a registry name (exact, lower case), or `None` if
-    /// the name is not one of [`KNOWN_CONTROLLERS`].
-    pub fn default_for(name: &str) -> Option<CcSpec> {
-        match name {
-            "reno" => Some(CcSpec::Reno),
-            "cubic" => Some(CubicParams::default().into()),
-            "aimd" => Some(AimdParams::default().into()),
-            _ => None,
-        }
-    }
+impl Kind for ControllerKind {
+    const CATEGORY: Category = Category::Controller;
+    type Context = Connection;
+    type Output = Controller;
 
-    /// Checks the parameters; [`CcSpec::build`] panics on a spec this rejects.
-    pub fn validate(&self) -> Result<(), InvalidCcParameter> {
-        match *self {
-            CcSpec::Reno => Ok(()),
-            CcSpec::Cubic {
-                c,
-                beta,
-                fast_convergence,
-                tcp_friendliness,
-            } => CubicParams {
-                c,
-                beta,
-                fast_convergence,
-                tcp_friendliness,
-            }
-            .validate(),
-            CcSpec::Aimd { alpha, beta } => AimdParams { alpha, beta }.validate(),
-        }
+    fn registry() -> &'static [&'static AlgorithmSpec<Self>] {
+        REGISTRY
     }
+}
 
-    /// Builds the controller for a connection with the given MSS (bytes) and initial window
-    /// (segments; 0 is treated as 1).
-    ///
-    /// # Panics
-    /// If `mss` is zero or [`CcSpec::validate`] rejects the parameters.
-    pub fn build(&self, mss: u32, initial_window_segments: u32) -> Controller {
-        match *self {
-            CcSpec::Reno => Controller::Reno(Reno::new(mss, initial_window_segments)),
-            CcSpec::Cubic {
-                c,
-                beta,
-                fast_convergence,
-                tcp_friendliness,
-            } => {
-                let params = CubicParams {
-                    c,
-                    beta,
-                    fast_convergence,
-                    tcp_friendliness,
-                };
-                Controller::Cubic(Cubic::new(mss, initial_window_segments, params))
-            }
-            CcSpec::Aimd { alpha, beta } => {
-                let params = AimdParams { alpha, beta };
-                Controller::Aimd(Aimd::new(mss, initial_window_segments, params))
+/// Generates, from one line `module::Type` per built-in controller (its declaration is
+/// `module::SPEC`): [`REGISTRY`], the [`Controller`] enum with one variant per line plus
+/// `Custom`, and the enum's static dispatch of [`CongestionControl`].
+macro_rules! builtin_controllers {
+    ($($module:ident :: $variant:ident),+ $(,)?) => {
+        /// The declarations of the built-in controllers, sorted by name.
+        pub const REGISTRY: &[&AlgorithmSpec<ControllerKind>] = &[$(&$module::SPEC),+];
+
+        /// A congestion controller: the built-ins dispatched by `match` (no virtual call on
+        /// the hot path), or any boxed implementation of [`CongestionControl`].
+        ///
+        /// The boxed variant is `Send` so that a simulator holding controllers can be moved
+        /// to the thread that runs it.
+        pub enum Controller {
+            $($variant($module::$variant),)+
+            Custom(Box<dyn CongestionControl + Send>),
+        }
+
+        impl std::fmt::Debug for Controller {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match self {
+                    $(Controller::$variant(c) => {
+                        f.debug_tuple(stringify!($variant)).field(c).finish()
+                    })+
+                    Controller::Custom(c) => f
+                        .debug_struct("Custom")
+                        .field("name", &c.name())
+                        .field("cwnd", &c.cwnd())
+                        .field("ssthresh", &c.ssthresh())
+                        .finish(),
+                }
             }
         }
-    }
-}
 
-impl From<CubicParams> for CcSpec {
-    fn from(p: CubicParams) -> Self {
-        CcSpec::Cubic {
-            c: p.c,
-            beta: p.beta,
-            fast_convergence: p.fast_convergence,
-            tcp_friendliness: p.tcp_friendliness,
-        }
-    }
-}
+        $(impl From<$module::$variant> for Controller {
+            fn from(c: $module::$variant) -> Self {
+                Controller::$variant(c)
+            }
+        })+
 
-impl From<AimdParams> for CcSpec {
-    fn from(p: AimdParams) -> Self {
-        CcSpec::Aimd {
-            alpha: p.alpha,
-            beta: p.beta,
-        }
-    }
-}
-
-/// A controller parameter outside its valid range.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{controller}: parameter `{parameter}` = {value} is invalid (expected {expected})")]
-pub struct InvalidCcParameter {
-    pub controller: &'static str,
-    pub parameter: &'static str,
-    pub value: f64,
-    pub expected: &'static str,
-}
-
-impl InvalidCcParameter {
-    /// `value` must be positive and finite.
-    pub(crate) fn check_positive(
-        controller: &'static str,
-        parameter: &'static str,
-        value: f64,
-    ) -> Result<(), Self> {
-        if value.is_finite() && value > 0.0 {
-            return Ok(());
-        }
-        Err(InvalidCcParameter {
-            controller,
-            parameter,
-            value,
-            expected: "a finite number > 0",
-        })
-    }
-
-    /// `beta`, the fraction of the window kept after a loss, must lie strictly between 0 and 1.
-    pub(crate) fn check_beta(controller: &'static str, beta: f64) -> Result<(), Self> {
-        if beta > 0.0 && beta < 1.0 {
-            return Ok(());
-        }
-        Err(InvalidCcParameter {
-            controller,
-            parameter: "beta",
-            value: beta,
-            expected: "0 < beta < 1 (fraction of the window kept)",
-        })
-    }
-}
-
-/// A congestion controller: the built-ins dispatched by `match` (no virtual call on the hot
-/// path), or any boxed implementation of [`CongestionControl`].
-///
-/// The boxed variant is `Send` so that a simulator holding controllers can be moved to the
-/// thread that runs it.
-pub enum Controller {
-    Reno(Reno),
-    Cubic(Cubic),
-    Aimd(Aimd),
-    Custom(Box<dyn CongestionControl + Send>),
-}
-
-impl std::fmt::Debug for Controller {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Controller::Reno(c) => f.debug_tuple("Reno").field(c).finish(),
-            Controller::Cubic(c) => f.debug_tuple("Cubic").field(c).finish(),
-            Controller::Aimd(c) => f.debug_tuple("Aimd").field(c).finish(),
-            Controller::Custom(c) => f
-                .debug_struct("Custom")
-                .field("name", &c.name())
-                .field("cwnd", &c.cwnd())
-                .field("ssthresh", &c.ssthresh())
-                .finish(),
-        }
-    }
-}
-
-impl From<Reno> for Controller {
-    fn from(c: Reno) -> Self {
-        Controller::Reno(c)
-    }
-}
-
-impl From<Cubic> for Controller {
-    fn from(c: Cubic) -> Self {
-        Controller::Cubic(c)
-    }
-}
-
-impl From<Aimd> for Controller {
-    fn from(c: Aimd) -> Self {
-        Controller::Aimd(c)
-    }
-}
-
-/// Forwards one trait call to whichever controller the enum holds.
-macro_rules! dispatch {
-    ($self:expr, $inner:ident => $call:expr) => {
-        match $self {
-            Controller::Reno($inner) => $call,
-            Controller::Cubic($inner) => $call,
-            Controller::Aimd($inner) => $call,
-            Controller::Custom($inner) => $call,
+        impl CongestionControl for Controller {
+            #[inline]
+            fn name(&self) -> &'static str {
+                match self {
+                    $(Controller::$variant(c) => c.name(),)+
+                    Controller::Custom(c) => c.name(),
+                }
+            }
+            #[inline]
+            fn cwnd(&self) -> u64 {
+                match self {
+                    $(Controller::$variant(c) => c.cwnd(),)+
+                    Controller::Custom(c) => c.cwnd(),
+                }
+            }
+            #[inline]
+            fn ssthresh(&self) -> u64 {
+                match self {
+                    $(Controller::$variant(c) => c.ssthresh(),)+
+                    Controller::Custom(c) => c.ssthresh(),
+                }
+            }
+            #[inline]
+            fn in_slow_start(&self) -> bool {
+                match self {
+                    $(Controller::$variant(c) => c.in_slow_start(),)+
+                    Controller::Custom(c) => c.in_slow_start(),
+                }
+            }
+            #[inline]
+            fn on_packet_sent(&mut self, now: SimTime, bytes: u32, bytes_in_flight: u64) {
+                match self {
+                    $(Controller::$variant(c) => c.on_packet_sent(now, bytes, bytes_in_flight),)+
+                    Controller::Custom(c) => c.on_packet_sent(now, bytes, bytes_in_flight),
+                }
+            }
+            #[inline]
+            fn on_ack(&mut self, sample: &AckSample) {
+                match self {
+                    $(Controller::$variant(c) => c.on_ack(sample),)+
+                    Controller::Custom(c) => c.on_ack(sample),
+                }
+            }
+            fn on_tagged_ack(&mut self, tag: u64, bytes: u64) {
+                match self {
+                    $(Controller::$variant(c) => c.on_tagged_ack(tag, bytes),)+
+                    Controller::Custom(c) => c.on_tagged_ack(tag, bytes),
+                }
+            }
+            fn on_tagged_loss(&mut self, tag: u64, bytes: u64) {
+                match self {
+                    $(Controller::$variant(c) => c.on_tagged_loss(tag, bytes),)+
+                    Controller::Custom(c) => c.on_tagged_loss(tag, bytes),
+                }
+            }
+            #[inline]
+            fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
+                match self {
+                    $(Controller::$variant(c) => c.on_congestion_event(now, bytes_in_flight),)+
+                    Controller::Custom(c) => c.on_congestion_event(now, bytes_in_flight),
+                }
+            }
+            #[inline]
+            fn on_recovery_exit(&mut self, now: SimTime) {
+                match self {
+                    $(Controller::$variant(c) => c.on_recovery_exit(now),)+
+                    Controller::Custom(c) => c.on_recovery_exit(now),
+                }
+            }
+            #[inline]
+            fn on_retransmission_timeout(&mut self, now: SimTime, bytes_in_flight: u64) {
+                match self {
+                    $(Controller::$variant(c) => {
+                        c.on_retransmission_timeout(now, bytes_in_flight)
+                    })+
+                    Controller::Custom(c) => c.on_retransmission_timeout(now, bytes_in_flight),
+                }
+            }
+            #[inline]
+            fn pacing_rate(&self) -> Option<Rate> {
+                match self {
+                    $(Controller::$variant(c) => c.pacing_rate(),)+
+                    Controller::Custom(c) => c.pacing_rate(),
+                }
+            }
         }
     };
 }
 
-impl CongestionControl for Controller {
-    #[inline]
-    fn name(&self) -> &'static str {
-        dispatch!(self, c => c.name())
-    }
-    #[inline]
-    fn cwnd(&self) -> u64 {
-        dispatch!(self, c => c.cwnd())
-    }
-    #[inline]
-    fn ssthresh(&self) -> u64 {
-        dispatch!(self, c => c.ssthresh())
-    }
-    #[inline]
-    fn in_slow_start(&self) -> bool {
-        dispatch!(self, c => c.in_slow_start())
-    }
-    #[inline]
-    fn on_packet_sent(&mut self, now: SimTime, bytes: u32, bytes_in_flight: u64) {
-        dispatch!(self, c => c.on_packet_sent(now, bytes, bytes_in_flight))
-    }
-    #[inline]
-    fn on_ack(&mut self, sample: &AckSample) {
-        dispatch!(self, c => c.on_ack(sample))
-    }
-    fn on_tagged_ack(&mut self, tag: u64, bytes: u64) {
-        dispatch!(self, c => c.on_tagged_ack(tag, bytes))
-    }
-    fn on_tagged_loss(&mut self, tag: u64, bytes: u64) {
-        dispatch!(self, c => c.on_tagged_loss(tag, bytes))
-    }
-    #[inline]
-    fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
-        dispatch!(self, c => c.on_congestion_event(now, bytes_in_flight))
-    }
-    #[inline]
-    fn on_recovery_exit(&mut self, now: SimTime) {
-        dispatch!(self, c => c.on_recovery_exit(now))
-    }
-    #[inline]
-    fn on_retransmission_timeout(&mut self, now: SimTime, bytes_in_flight: u64) {
-        dispatch!(self, c => c.on_retransmission_timeout(now, bytes_in_flight))
-    }
-    #[inline]
-    fn pacing_rate(&self) -> Option<Rate> {
-        dispatch!(self, c => c.pacing_rate())
-    }
+// The registry of congestion controllers: one line per built-in.
+builtin_controllers! {
+    aimd::Aimd,
+    cubic::Cubic,
+    multcp::MulTcp,
+    reno::Reno,
 }
 
 #[cfg(test)]
@@ -414,150 +324,118 @@ pub(crate) mod testing {
 mod tests {
     use super::testing::ack;
     use super::*;
+    use crate::registry::Value;
     use proptest::prelude::*;
 
     const MSS: u32 = 1460;
 
-    #[test]
-    fn known_controllers_are_sorted_and_resolve() {
-        let mut sorted = KNOWN_CONTROLLERS.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(sorted, KNOWN_CONTROLLERS);
-        for name in KNOWN_CONTROLLERS {
-            let spec = CcSpec::default_for(name).expect("known name resolves");
-            assert_eq!(spec.name(), *name);
-            assert_eq!(spec.build(MSS, 10).name(), *name);
-            assert_eq!(spec.validate(), Ok(()));
-        }
-        assert_eq!(CcSpec::default_for("vegas"), None);
-        assert_eq!(CcSpec::default_for("Reno"), None);
+    const CONNECTION: Connection = Connection {
+        mss: MSS,
+        initial_window: 10,
+    };
+
+    /// Every registered controller with its defaults, its required parameters (if any) drawn
+    /// from the middle of their ranges.
+    fn registered() -> Vec<CcSpec> {
+        REGISTRY
+            .iter()
+            .map(|spec| {
+                let given: Vec<(&str, Value)> = spec
+                    .params
+                    .iter()
+                    .filter(|p| p.is_required())
+                    .map(|p| (p.name, p.draw(0.5)))
+                    .collect();
+                CcSpec::new(spec.name, &given).unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect()
     }
 
     #[test]
-    fn default_parameters() {
+    fn registered_names_resolve_and_build() {
+        let names: Vec<&str> = REGISTRY.iter().map(|s| s.name).collect();
+        assert!(names.contains(&"reno") && names.contains(&"cubic"));
+        for cc in registered() {
+            assert_eq!(cc.build(CONNECTION).name(), cc.name());
+        }
+        for unknown in ["vegas", "Reno"] {
+            let err = CcSpec::new(unknown, &[]).unwrap_err();
+            assert_eq!(err.param, None);
+            assert!(
+                err.to_string().starts_with(&format!(
+                    "controller {unknown}: unknown controller (known: aimd, cubic, "
+                )),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn declared_defaults_are_the_parameter_defaults() {
+        let cubic = CcSpec::new("cubic", &[]).unwrap();
+        assert_eq!(CubicParams::from(cubic.params()), CubicParams::default());
+        let aimd = CcSpec::new("aimd", &[]).unwrap();
+        assert_eq!(AimdParams::from(aimd.params()), AimdParams::default());
         assert_eq!(
-            CcSpec::default_for("cubic"),
-            Some(CcSpec::Cubic {
-                c: 0.4,
-                beta: 0.7,
-                fast_convergence: true,
-                tcp_friendliness: true
-            })
-        );
-        assert_eq!(
-            CcSpec::default_for("aimd"),
-            Some(CcSpec::Aimd {
-                alpha: 1.0,
-                beta: 0.5
-            })
+            CcSpec::new("cubic", &[("beta", Value::Number(0.8))])
+                .unwrap()
+                .params()
+                .number("beta"),
+            0.8
         );
     }
 
     #[test]
     fn build_sets_initial_window_and_infinite_ssthresh() {
-        for name in KNOWN_CONTROLLERS {
-            let cc = CcSpec::default_for(name).unwrap().build(MSS, 10);
+        for spec in registered() {
+            let cc = spec.build(CONNECTION);
+            let name = spec.name();
             assert_eq!(cc.cwnd(), 14_600, "{name}");
             assert_eq!(cc.ssthresh(), u64::MAX, "{name}");
             assert!(cc.in_slow_start(), "{name}");
             assert_eq!(cc.pacing_rate(), None, "{name}");
             // An initial window of zero segments still allows one segment.
-            assert_eq!(
-                CcSpec::default_for(name).unwrap().build(MSS, 0).cwnd(),
-                1460
-            );
+            let one = Connection {
+                mss: MSS,
+                initial_window: 0,
+            };
+            assert_eq!(spec.build(one).cwnd(), 1460, "{name}");
         }
     }
 
     #[test]
-    fn validate_rejects_out_of_range_parameters() {
-        let bad_beta = CcSpec::Cubic {
-            c: 0.4,
-            beta: 1.0,
-            fast_convergence: true,
-            tcp_friendliness: true,
+    fn out_of_range_parameters_name_controller_parameter_and_range() {
+        let message = |name: &str, param: &str, value: f64| {
+            CcSpec::new(name, &[(param, Value::Number(value))])
+                .unwrap_err()
+                .to_string()
         };
-        let err = bad_beta.validate().unwrap_err();
-        assert_eq!((err.controller, err.parameter), ("cubic", "beta"));
-        let bad_c = CcSpec::Cubic {
-            c: 0.0,
-            beta: 0.7,
-            fast_convergence: true,
-            tcp_friendliness: true,
-        };
-        assert_eq!(bad_c.validate().unwrap_err().parameter, "c");
-        let bad_alpha = CcSpec::Aimd {
-            alpha: f64::NAN,
-            beta: 0.5,
-        };
-        assert_eq!(bad_alpha.validate().unwrap_err().parameter, "alpha");
-        let bad_aimd_beta = CcSpec::Aimd {
-            alpha: 1.0,
-            beta: 0.0,
-        };
-        assert_eq!(bad_aimd_beta.validate().unwrap_err().parameter, "beta");
-        assert!(bad_aimd_beta
-            .validate()
-            .unwrap_err()
-            .to_string()
-            .contains("aimd"));
-    }
-
-    #[test]
-    fn validation_messages_name_controller_parameter_and_range() {
-        let message = |spec: CcSpec| spec.validate().unwrap_err().to_string();
         assert_eq!(
-            message(CcSpec::Aimd {
-                alpha: -1.0,
-                beta: 0.5
-            }),
-            "aimd: parameter `alpha` = -1 is invalid (expected a finite number > 0)"
+            message("aimd", "alpha", -1.0),
+            "controller aimd: alpha: must be greater than zero, got -1"
         );
         assert_eq!(
-            message(CcSpec::Cubic {
-                c: f64::INFINITY,
-                beta: 0.7,
-                fast_convergence: true,
-                tcp_friendliness: true,
-            }),
-            "cubic: parameter `c` = inf is invalid (expected a finite number > 0)"
+            message("cubic", "c", f64::INFINITY),
+            "controller cubic: c: expected a number value, got inf"
         );
-        for (spec, controller) in [
-            (
-                CcSpec::Aimd {
-                    alpha: 1.0,
-                    beta: 1.0,
-                },
-                "aimd",
-            ),
-            (
-                CcSpec::Cubic {
-                    c: 0.4,
-                    beta: 1.0,
-                    fast_convergence: false,
-                    tcp_friendliness: false,
-                },
-                "cubic",
-            ),
-        ] {
+        assert_eq!(
+            message("aimd", "alpha", f64::NAN),
+            "controller aimd: alpha: expected a number value, got NaN"
+        );
+        for controller in ["aimd", "cubic"] {
             assert_eq!(
-                message(spec),
+                message(controller, "beta", 1.0),
                 format!(
-                    "{controller}: parameter `beta` = 1 is invalid \
-                     (expected 0 < beta < 1 (fraction of the window kept))"
+                    "controller {controller}: beta: must be between 0 and 1 (exclusive), got 1"
                 )
             );
         }
-    }
-
-    #[test]
-    #[should_panic(expected = "beta")]
-    fn build_panics_on_invalid_spec() {
-        CcSpec::Aimd {
-            alpha: 1.0,
-            beta: 1.5,
-        }
-        .build(MSS, 10);
+        assert_eq!(
+            message("reno", "beta", 0.5),
+            "controller reno: beta: unknown parameter (expected one of: none)"
+        );
+        let err = CcSpec::new("cubic", &[("fast_convergence", Value::Number(1.0))]).unwrap_err();
+        assert_eq!(err.message, "expected a bool value, got 1");
     }
 
     /// A fixed window, to check that the boxed variant forwards every call.
@@ -656,19 +534,22 @@ mod tests {
         ]
     }
 
+    /// Any registered controller, each parameter drawn from its declared range (draws that
+    /// the controller's own cross-parameter checks refuse are skipped).
     fn spec() -> impl Strategy<Value = CcSpec> {
-        prop_oneof![
-            Just(CcSpec::Reno),
-            (0.05f64..4.0, 0.05f64..0.95, any::<bool>(), any::<bool>()).prop_map(
-                |(c, beta, fast_convergence, tcp_friendliness)| CcSpec::Cubic {
-                    c,
-                    beta,
-                    fast_convergence,
-                    tcp_friendliness
-                }
-            ),
-            (0.1f64..20.0, 0.05f64..0.95).prop_map(|(alpha, beta)| CcSpec::Aimd { alpha, beta }),
-        ]
+        (0..REGISTRY.len(), proptest::collection::vec(0.0f64..1.0, 8)).prop_filter_map(
+            "refused by the controller's checks",
+            |(index, draws)| {
+                let spec = REGISTRY[index];
+                let given: Vec<(&str, Value)> = spec
+                    .params
+                    .iter()
+                    .zip(draws)
+                    .map(|(p, u)| (p.name, p.draw(u)))
+                    .collect();
+                CcSpec::new(spec.name, &given).ok()
+            },
+        )
     }
 
     proptest! {
@@ -682,7 +563,7 @@ mod tests {
             initial_window in 0u32..20,
             inputs in proptest::collection::vec(input(), 1..300),
         ) {
-            let mut cc = spec.build(mss, initial_window);
+            let mut cc = spec.build(Connection { mss, initial_window });
             let mss64 = u64::from(mss);
             let mut now = SimTime::ZERO;
             for input in inputs {

@@ -20,8 +20,18 @@
 //! - No growth while in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
 
 use super::window::ByteCountingWindow;
-use super::{AckSample, CongestionControl};
+use super::{AckSample, CongestionControl, ControllerKind};
+use crate::registry::AlgorithmSpec;
 use crate::time::SimTime;
+
+/// The registry declaration of Reno: no parameters.
+pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
+    name: "reno",
+    summary: "Reno/NewReno window rules (RFC 5681); the recovery itself is the sender's",
+    params: &[],
+    finish: None,
+    build: |_, connection| Reno::new(connection.mss, connection.initial_window).into(),
+};
 
 /// Reno (RFC 5681) congestion window; loss recovery itself (NewReno, SACK) lives in the sender.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,190 @@
+//! A TCP connection as a traffic source: a [`TcpSender`] with a finite (`bytes`) or unbounded
+//! amount of application data, driven by its congestion controller (`cc`), and the
+//! [`TcpReceiver`] at the other end.
+//!
+//! The connection's settings ([`TcpConfig`]: `mss`, `sack`, the timers, ...) may be given per
+//! flow or, as a default for every TCP flow, in the scenario's `[tcp]` section, named after
+//! this source: they are the parameters declared [`in_section`](crate::registry::Param::in_section).
+//! Their declared defaults are [`TcpConfig::default`] (a test holds them equal).
+
+use super::{Source, SourceKind, MAX_PACKET_BYTES};
+use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
+use crate::scenario::format_duration;
+use crate::time::SimTime;
+use crate::transport::cc::Connection;
+use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+
+/// The registry declaration of the TCP source.
+pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
+    name: "tcp",
+    summary: "a TCP connection, bulk or of a given size",
+    params: &[
+        Param::controller(
+            "cc",
+            "congestion controller: a name, or a table { name = \"...\", <parameters> }",
+        )
+        .default(Scalar::Name("reno")),
+        Param::size("bytes", "size of the transfer")
+            .at_least(1.0)
+            .unset("a long-lived flow"),
+        Param::size("mss", "maximum segment size (payload bytes)")
+            .between(1.0, MAX_PACKET_BYTES as f64)
+            .default(Scalar::Size(1460))
+            .in_section(),
+        Param::integer("initial_window", "initial window (RFC 6928)")
+            .unit("segments")
+            .between(1.0, u32::MAX as f64)
+            .default(Scalar::Integer(10))
+            .in_section(),
+        Param::bool(
+            "sack",
+            "SACK (RFC 2018) with RFC 6675 recovery; NewReno (RFC 6582) when false",
+        )
+        .default(Scalar::Bool(true))
+        .in_section(),
+        Param::bool(
+            "delayed_ack",
+            "delayed ACKs at the receiver (RFC 5681 §4.2)",
+        )
+        .default(Scalar::Bool(false))
+        .in_section(),
+        Param::duration("delayed_ack_timeout", "longest an ACK is delayed")
+            .greater_than(0.0)
+            .default(Scalar::Duration(SimTime::from_millis(40)))
+            .in_section(),
+        Param::duration(
+            "min_rto",
+            "lower bound of the retransmission timeout; at most max_rto",
+        )
+        .greater_than(0.0)
+        .default(Scalar::Duration(SimTime::from_millis(200)))
+        .in_section(),
+        Param::duration("max_rto", "upper bound of the retransmission timeout")
+            .greater_than(0.0)
+            .default(Scalar::Duration(SimTime::from_secs(60)))
+            .in_section(),
+        Param::duration(
+            "initial_rto",
+            "timeout before the first RTT sample (RFC 6298 §2.1)",
+        )
+        .greater_than(0.0)
+        .default(Scalar::Duration(SimTime::from_secs(1)))
+        .in_section(),
+        Param::size(
+            "receive_buffer",
+            "receive buffer; the advertised window is what is left of it; at least mss",
+        )
+        .default(Scalar::Size(64 << 20))
+        .in_section(),
+        Param::integer(
+            "dupack_threshold",
+            "duplicate ACKs that trigger fast retransmit",
+        )
+        .between(1.0, u32::MAX as f64)
+        .default(Scalar::Integer(3))
+        .in_section(),
+    ],
+    finish: Some(finish),
+    build: |params, _| {
+        let config = config(params);
+        let cc = params.controller("cc");
+        let controller = cc.build(Connection {
+            mss: config.mss,
+            initial_window: config.initial_window,
+        });
+        Source::Tcp {
+            sender: Box::new(TcpSender::new(config, controller, params.opt_size("bytes"))),
+            receiver: Box::new(TcpReceiver::new(&config)),
+            cc: cc.name(),
+        }
+    },
+};
+
+/// The connection settings of validated TCP source parameters.
+pub fn config(params: &Params) -> TcpConfig {
+    TcpConfig {
+        mss: params.size("mss") as u32,
+        initial_window: params.integer("initial_window") as u32,
+        sack: params.bool("sack"),
+        delayed_ack: params.bool("delayed_ack"),
+        delayed_ack_timeout: params.duration("delayed_ack_timeout"),
+        min_rto: params.duration("min_rto"),
+        max_rto: params.duration("max_rto"),
+        initial_rto: params.duration("initial_rto"),
+        receive_buffer: params.size("receive_buffer"),
+        dupack_threshold: params.integer("dupack_threshold") as u32,
+        ..TcpConfig::default()
+    }
+}
+
+/// The checks that relate settings. A conflict is blamed on the setting the entry itself gave
+/// (rather than one it inherited from `[tcp]` or left at its default), the first one when both
+/// were given.
+fn finish(params: &mut Params) -> Result<(), ParamIssue> {
+    let blame = |a: &'static str, b: &'static str| {
+        if params.is_given(a) || !params.is_given(b) {
+            a
+        } else {
+            b
+        }
+    };
+    let config = config(params);
+    if config.min_rto > config.max_rto {
+        return Err(ParamIssue::at(
+            blame("min_rto", "max_rto"),
+            format!(
+                "min_rto ({}) must not exceed max_rto ({})",
+                format_duration(config.min_rto),
+                format_duration(config.max_rto)
+            ),
+        ));
+    }
+    if config.receive_buffer < u64::from(config.mss) {
+        return Err(ParamIssue::at(
+            blame("receive_buffer", "mss"),
+            format!(
+                "receive_buffer ({} bytes) must hold at least one mss ({} bytes)",
+                config.receive_buffer, config.mss
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Value;
+
+    #[test]
+    fn declared_defaults_are_the_tcp_defaults() {
+        let params = SPEC.check(&[]).unwrap();
+        assert_eq!(config(&params), TcpConfig::default());
+        assert_eq!(params.controller("cc").name(), "reno");
+        assert_eq!(params.opt_size("bytes"), None);
+    }
+
+    #[test]
+    fn conflicts_blame_the_setting_given() {
+        let err = |given: &[(&str, Value)]| SPEC.check(given).unwrap_err();
+        let e = err(&[("min_rto", Value::Duration(SimTime::from_secs(90)))]);
+        assert_eq!(e.param.as_deref(), Some("min_rto"));
+        assert_eq!(e.message, "min_rto (90s) must not exceed max_rto (60s)");
+        let e = err(&[("max_rto", Value::Duration(SimTime::from_millis(100)))]);
+        assert_eq!(e.param.as_deref(), Some("max_rto"));
+        let e = err(&[
+            ("min_rto", Value::Duration(SimTime::from_secs(2))),
+            ("max_rto", Value::Duration(SimTime::from_secs(1))),
+        ]);
+        assert_eq!(e.param.as_deref(), Some("min_rto"));
+        let e = err(&[
+            ("mss", Value::Size(9000)),
+            ("receive_buffer", Value::Size(100)),
+        ]);
+        assert_eq!(e.param.as_deref(), Some("receive_buffer"));
+        assert_eq!(
+            e.message,
+            "receive_buffer (100 bytes) must hold at least one mss (9000 bytes)"
+        );
+    }
+}
