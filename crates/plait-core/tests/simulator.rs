@@ -751,37 +751,58 @@ fn regression_results_of_an_unfinished_slice_divided_by_the_whole_window() {
 
 /// What stopping means (`stop`): no new data after the stop time, but what was sent is still
 /// repaired — retransmitted until acknowledged — unless the flow aborts (`on_stop = "abort"`).
-fn stopped_under_loss(on_stop: &str) -> plait_core::sim::Simulator {
+/// Returns the simulator after the run and the retransmissions counted at the stop.
+fn stopped_under_loss(on_stop: &str) -> (plait_core::sim::Simulator, u64) {
     let toml = single(
         "20s",
-        "loss = { kind = \"bernoulli\", p = 0.05 }",
+        // Every fifth packet lost: whatever is in flight at the stop holds a loss to repair.
+        "loss = { kind = \"periodic\", every = 5 }",
         &format!("stop = \"2s\"\n{on_stop}"),
     );
     let mut sim = build(&scenario(&toml), None).unwrap();
     sim.run_until(SimTime::from_secs(2));
-    let sent_at_stop = sim.flows()[0]
-        .transport
-        .as_tcp()
-        .unwrap()
-        .sender()
-        .snd_nxt();
+    let sender = sim.flows()[0].transport.as_tcp().unwrap().sender();
+    let (sent_at_stop, rtx_at_stop) = (sender.snd_nxt(), sender.stats().retransmitted_segments);
+    // The stop happens with data in flight.
+    assert!(sender.snd_una() < sent_at_stop);
     sim.run();
     check_invariants(&sim);
     let sender = sim.flows()[0].transport.as_tcp().unwrap().sender();
     assert_eq!(sender.snd_nxt(), sent_at_stop, "new data after the stop");
-    sim
+    (sim, rtx_at_stop)
 }
 
 #[test]
 fn a_stopped_flow_sends_no_new_data_but_repairs_what_it_sent() {
-    let sim = stopped_under_loss("");
+    let (sim, rtx_at_stop) = stopped_under_loss("");
     let f = &sim.flows()[0];
     let sender = f.transport.as_tcp().unwrap().sender();
     assert!(sender.is_closed());
     // Every byte sent before the stop was delivered in the end, losses included.
     assert_eq!(sender.snd_una(), sender.snd_nxt());
     assert_eq!(f.delivered_bytes(), sender.snd_nxt());
-    assert!(sender.stats().retransmitted_segments > 0);
+    assert!(sender.stats().retransmitted_segments > rtx_at_stop);
     // A transfer cut short never completes.
     assert!(sim.results().flows.completion_s[0].is_nan());
+}
+
+#[test]
+fn an_aborted_flow_falls_silent_at_its_stop_time() {
+    let (sim, rtx_at_stop) = stopped_under_loss("on_stop = \"abort\"");
+    let sender = sim.flows()[0].transport.as_tcp().unwrap().sender();
+    // Nothing was retransmitted after the stop, so what was lost in flight stays lost.
+    assert_eq!(sender.stats().retransmitted_segments, rtx_at_stop);
+    assert!(sender.snd_una() < sender.snd_nxt());
+    assert!(!sender.is_closed());
+}
+
+#[test]
+fn header_bytes_set_the_size_of_every_segment() {
+    let base = single("2s", "", "bytes = \"1460000B\"");
+    let v6 = single("2s", "", "bytes = \"1460000B\"\nheader_bytes = 60");
+    let (a, b) = (run(&base, None).results(), run(&v6, None).results());
+    // 1000 segments of 1460 payload bytes: 20 more header bytes each on the first link.
+    assert_eq!(a.flows.bytes_delivered, b.flows.bytes_delivered);
+    let first = |r: &plait_core::trace::results::RunResult| r.links.tx_bytes[0];
+    assert_eq!(first(&b) - first(&a), 1000 * 20);
 }

@@ -15,7 +15,7 @@ use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
-use crate::transport::tcp::{TcpReceiver, TcpSender};
+use crate::transport::tcp::{StopMode, TcpReceiver, TcpSender};
 
 pub use cbr::Cbr;
 pub use datagram::DatagramFlow;
@@ -53,6 +53,8 @@ pub enum Source {
         sender: Box<TcpSender<Controller>>,
         receiver: Box<TcpReceiver>,
         cc: &'static str,
+        /// What the flow does at its stop time.
+        stop_mode: StopMode,
     },
     Datagram(DatagramSource),
 }

@@ -12,7 +12,7 @@ use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
 use crate::scenario::format_duration;
 use crate::time::SimTime;
 use crate::transport::cc::Connection;
-use crate::transport::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::tcp::{StopMode, TcpConfig, TcpReceiver, TcpSender};
 
 /// The registry declaration of the TCP source.
 pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
@@ -83,6 +83,23 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         .between(1.0, u32::MAX as f64)
         .default(Scalar::Integer(3))
         .in_section(),
+        Param::integer(
+            "header_bytes",
+            "IP + TCP header bytes without options added to every segment (40 for IPv4, 60 for \
+             IPv6); SACK blocks add their option bytes to ACKs",
+        )
+        .unit("bytes")
+        .between(20.0, 120.0)
+        .default(Scalar::Integer(40))
+        .in_section(),
+        Param::choice(
+            "on_stop",
+            StopMode::NAMES,
+            "what the flow does at its stop time: send no new data but repair what it sent \
+             until acknowledged (finish), or fall silent at once, retransmissions and timer \
+             included (abort)",
+        )
+        .default(Scalar::Name("finish")),
     ],
     finish: Some(finish),
     build: |params, _| {
@@ -96,6 +113,7 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
             sender: Box::new(TcpSender::new(config, controller, params.opt_size("bytes"))),
             receiver: Box::new(TcpReceiver::new(&config)),
             cc: cc.name(),
+            stop_mode: StopMode::from_name(params.choice("on_stop")).expect("a declared mode"),
         }
     },
 };
@@ -113,7 +131,7 @@ pub fn config(params: &Params) -> TcpConfig {
         initial_rto: params.duration("initial_rto"),
         receive_buffer: params.size("receive_buffer"),
         dupack_threshold: params.integer("dupack_threshold") as u32,
-        ..TcpConfig::default()
+        header_bytes: params.integer("header_bytes") as u32,
     }
 }
 

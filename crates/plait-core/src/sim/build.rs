@@ -216,7 +216,11 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 sender,
                 receiver,
                 cc,
-            } => (cc, AnyTransport::Tcp(TcpFlow::new(*sender, *receiver))),
+                stop_mode,
+            } => (
+                cc,
+                AnyTransport::Tcp(TcpFlow::new(*sender, *receiver).with_stop_mode(stop_mode)),
+            ),
             Source::Datagram(source) => ("", AnyTransport::Datagram(DatagramFlow::new(source))),
         };
         flows.push(Flow {

@@ -33,6 +33,19 @@ pub enum StopMode {
     Abort,
 }
 
+impl StopMode {
+    /// Scenario names (`on_stop`), in declaration order.
+    pub const NAMES: &'static [&'static str] = &["finish", "abort"];
+
+    pub fn from_name(name: &str) -> Option<StopMode> {
+        match name {
+            "finish" => Some(StopMode::Finish),
+            "abort" => Some(StopMode::Abort),
+            _ => None,
+        }
+    }
+}
+
 /// Both ends of a TCP connection.
 pub struct TcpFlow {
     sender: TcpSender<Controller>,
