@@ -806,3 +806,59 @@ fn header_bytes_set_the_size_of_every_segment() {
     let first = |r: &plait_core::trace::results::RunResult| r.links.tx_bytes[0];
     assert_eq!(first(&b) - first(&a), 1000 * 20);
 }
+
+const ONE_WAY: &str = r#"
+[simulation]
+duration = "1s"
+
+[[link]]
+name = "a"
+from = "s"
+to = "r"
+rate = "10Mbps"
+delay = "1ms"
+duplex = false
+
+[[link]]
+name = "b"
+from = "r"
+to = "d"
+rate = "10Mbps"
+delay = "1ms"
+"#;
+
+#[test]
+fn regression_a_datagram_flow_over_one_way_links_needs_no_way_back() {
+    // Validation accepted it, then the builder refused it "for acknowledgements" a CBR source
+    // never sends: two topologies, two sets of errors. Now the paths are resolved once.
+    let toml = format!(
+        "{ONE_WAY}\n[[flow]]\nname = \"v\"\nkind = \"cbr\"\nrate = \"1Mbps\"\nsrc = \"s\"\ndst = \"d\"\n"
+    );
+    let s = scenario(&toml);
+    assert!(s.flows[0].paths[0].reverse.is_empty());
+    let sim = run(&toml, None);
+    assert!(sim.results().flows.bytes_delivered[0] > 0);
+}
+
+#[test]
+fn an_acknowledged_flow_over_one_way_links_is_refused_by_validation() {
+    let tcp =
+        format!("{ONE_WAY}\n[[flow]]\nname = \"t\"\nkind = \"tcp\"\nsrc = \"s\"\ndst = \"d\"\n");
+    let e = plait_core::scenario::Scenario::from_toml_str(&tcp, "t.toml", &[]).unwrap_err();
+    assert_eq!(e.path, "flow[0].dst");
+    assert!(
+        e.message
+            .contains("no path back from 'd' to 's' for the ACKs"),
+        "{e}"
+    );
+    let routed = tcp.replace(
+        "dst = \"d\"\n",
+        "dst = \"d\"\nroute = [\"s\", \"r\", \"d\"]\n",
+    );
+    let e = plait_core::scenario::Scenario::from_toml_str(&routed, "t.toml", &[]).unwrap_err();
+    assert_eq!(e.path, "flow[0].route");
+    assert!(
+        e.message.contains("the ACKs need the route backwards"),
+        "{e}"
+    );
+}

@@ -29,7 +29,9 @@ pub use catalog::{
     catalog, reference_block, regenerate_reference, CatalogEntry, ParamInfo, RangeInfo,
     REFERENCE_BLOCKS,
 };
-pub use schema::{FlowSpec, LinkSpec, NodeKind, NodeSpec, Scenario, SimulationSpec, StartSpec};
+pub use schema::{
+    FlowSpec, LinkSpec, NodeKind, NodeSpec, PathSpec, Scenario, SimulationSpec, StartSpec,
+};
 pub use units::{
     format_duration, format_rate, format_size, parse_duration, parse_rate, parse_size,
 };

@@ -6,6 +6,7 @@
 //! declarations (`crate::registry`), which `catalog` describes for `plait list`.
 
 use crate::app::SourceSpec;
+use crate::ids::LinkId;
 use crate::net::loss::LossSpec;
 use crate::net::queue::QueueSpec;
 use crate::registry::Value;
@@ -100,6 +101,20 @@ pub struct FlowSpec {
     pub stop: Option<SimTime>,
     /// An explicit path of node names from `src` to `dst`; `None` means shortest path.
     pub route: Option<Vec<String>>,
+    /// The flow's paths resolved by validation to link directions (one for every flow today:
+    /// `route`, or the shortest path).
+    pub paths: Vec<PathSpec>,
+}
+
+/// A path resolved to link directions, numbered as the simulator numbers them: each link's
+/// `from -> to` direction, then its `to -> from` direction if it is duplex, in file order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathSpec {
+    /// From `src` to `dst` (data).
+    pub forward: Vec<LinkId>,
+    /// From `dst` back to `src` (feedback); empty when there is none and the flow's source
+    /// needs none (a datagram source over one-way links).
+    pub reverse: Vec<LinkId>,
 }
 
 // ---- Names and defaults of the schema -------------------------------------------------------

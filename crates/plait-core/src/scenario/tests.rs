@@ -4,6 +4,7 @@
 use super::*;
 use crate::app::onoff::Period;
 use crate::app::{tcp, SourceSpec};
+use crate::ids::LinkId;
 use crate::net::queue::{Limit, QueueSpec, RedSpec};
 use crate::registry::Value;
 use crate::time::{Rate, SimTime};
@@ -170,6 +171,12 @@ fn dumbbell_file_parses_to_the_expected_values() {
                 start: StartSpec::Uniform(SimTime::ZERO, SimTime::from_secs(4)),
                 stop: None,
                 route: None,
+                // Link directions: access_src 0 (r1 side back: 1), bottleneck 2/3,
+                // access_dst 4/5.
+                paths: vec![crate::scenario::PathSpec {
+                    forward: vec![LinkId(0), LinkId(2), LinkId(4)],
+                    reverse: vec![LinkId(5), LinkId(3), LinkId(1)],
+                }],
             }
         );
     }

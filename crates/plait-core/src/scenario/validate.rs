@@ -5,7 +5,8 @@
 //! expansion). Checks that relate entries to each other (names, nodes, routes, reachability)
 //! run once every entry they need has been read.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 use toml::{Table, Value};
 
@@ -17,8 +18,11 @@ use super::units::{
     uint_value, EXPECT_DURATION, EXPECT_RATE,
 };
 use crate::app::SourceKind;
+use crate::ids::{LinkId, NodeId};
 use crate::net::loss::{LossKind, LossSpec};
 use crate::net::queue::{QueueKind, QueueSpec};
+use crate::net::routing::{path_from_nodes, shortest_path};
+use crate::net::topology::{NodeRole, Topology as Graph};
 use crate::registry::{find, ParamType, Params};
 use crate::time::SimTime;
 
@@ -266,8 +270,17 @@ fn loss(path: &str, value: &Value) -> Result<LossSpec, Issue> {
     algorithm::read(&l, spec, None)
 }
 
-/// Node names, their declared kinds, and which directed hops the links allow.
+/// A path as link directions, `None` when there is none.
+type Route = Option<Vec<LinkId>>;
+
+/// Node names, their declared kinds, which directed hops the links allow, and the directed
+/// link graph the simulator routes over (the same one: `build` takes the paths resolved here
+/// and resolves nothing again).
 struct Topology {
+    /// The link directions, numbered as the simulator numbers them.
+    graph: Graph,
+    /// Shortest paths already found, per (from, to) node pair (copies share their ends).
+    shortest: RefCell<BTreeMap<(usize, usize), Route>>,
     names: Vec<String>,
     ids: BTreeMap<String, usize>,
     declared: Vec<Option<NodeKind>>,
@@ -280,6 +293,8 @@ struct Topology {
 impl Topology {
     fn new(declared: &[DeclaredNode], links: &[LinkSpec]) -> Result<Self, Issue> {
         let mut topology = Topology {
+            graph: Graph::default(),
+            shortest: RefCell::new(BTreeMap::new()),
             names: Vec::new(),
             ids: BTreeMap::new(),
             declared: Vec::new(),
@@ -294,8 +309,15 @@ impl Topology {
             let a = topology.intern(&link.from);
             let b = topology.intern(&link.to);
             topology.hops[a].push(b);
+            let delay = link.delay.as_nanos();
+            topology
+                .graph
+                .add_link(NodeId::from_index(a), NodeId::from_index(b), delay);
             if link.duplex {
                 topology.hops[b].push(a);
+                topology
+                    .graph
+                    .add_link(NodeId::from_index(b), NodeId::from_index(a), delay);
             } else {
                 topology.one_way.insert((a, b));
             }
@@ -323,6 +345,8 @@ impl Topology {
         self.ids.insert(name.to_string(), id);
         self.declared.push(None);
         self.hops.push(Vec::new());
+        // Roles do not matter to routing (every node forwards); `node_specs` decides them.
+        self.graph.add_node(name, NodeRole::Router);
         id
     }
 
@@ -346,22 +370,26 @@ impl Topology {
         ))
     }
 
-    fn reachable(&self, from: usize, to: usize) -> bool {
-        let mut seen = vec![false; self.names.len()];
-        let mut queue = VecDeque::from([from]);
-        seen[from] = true;
-        while let Some(node) = queue.pop_front() {
-            if node == to {
-                return true;
-            }
-            for &next in &self.hops[node] {
-                if !seen[next] {
-                    seen[next] = true;
-                    queue.push_back(next);
-                }
-            }
-        }
-        false
+    /// The shortest path (by delay, then hops) between two nodes, found once per pair.
+    fn shortest_path(&self, from: usize, to: usize) -> Route {
+        self.shortest
+            .borrow_mut()
+            .entry((from, to))
+            .or_insert_with(|| {
+                shortest_path(
+                    &self.graph,
+                    NodeId::from_index(from),
+                    NodeId::from_index(to),
+                )
+            })
+            .clone()
+    }
+
+    /// The links joining consecutive nodes of a validated route (the first declared link for
+    /// each pair).
+    fn links_along(&self, ids: &[usize]) -> Option<Vec<LinkId>> {
+        let nodes: Vec<NodeId> = ids.iter().map(|&i| NodeId::from_index(i)).collect();
+        path_from_nodes(&self.graph, &nodes).ok()
     }
 
     /// Declared kinds, else host for flow endpoints and router for the rest.
@@ -455,20 +483,42 @@ fn flow(
         .find(|(name, _)| *name == source.name)
         .map(|(name, params)| Section { path: name, params });
     let kind = algorithm::read(entry, source, section.as_ref())?;
-    if route.is_none() && !topology.reachable(src_id, dst_id) {
+    let forward = match &route {
+        Some(ids) => topology.links_along(ids),
+        None => topology.shortest_path(src_id, dst_id),
+    };
+    let Some(forward) = forward else {
         return Err(Issue::new(
             entry.at("dst"),
             format!("no path from '{src}' to '{dst}' over the links"),
         ));
-    }
+    };
+    let back = match &route {
+        Some(ids) => topology.links_along(&ids.iter().rev().copied().collect::<Vec<_>>()),
+        None => topology.shortest_path(dst_id, src_id),
+    };
     // A source with a congestion controller is acknowledged: its ACKs need a way back.
     let acknowledged = source.params.iter().any(|p| p.ty == ParamType::Controller);
-    if acknowledged && !topology.reachable(dst_id, src_id) {
-        return Err(Issue::new(
-            entry.at("dst"),
-            format!("no path back from '{dst}' to '{src}' for the ACKs (check the duplex = false links)"),
-        ));
-    }
+    let reverse = match back {
+        Some(links) => links,
+        None if !acknowledged => Vec::new(),
+        None => {
+            let message = match &route {
+                Some(_) => format!(
+                    "the ACKs need the route backwards, from '{dst}' to '{src}' (check the duplex = false links)"
+                ),
+                None => format!(
+                    "no path back from '{dst}' to '{src}' for the ACKs (check the duplex = false links)"
+                ),
+            };
+            return Err(Issue::new(
+                entry.at(if route.is_some() { "route" } else { "dst" }),
+                message,
+            ));
+        }
+    };
+    let paths = vec![PathSpec { forward, reverse }];
+    let route = route.map(|ids| ids.iter().map(|&id| topology.names[id].clone()).collect());
     let names: Vec<String> = if count == 1 {
         vec![name]
     } else {
@@ -484,6 +534,7 @@ fn flow(
             start: start.clone(),
             stop,
             route: route.clone(),
+            paths: paths.clone(),
         })
         .collect())
 }
@@ -550,7 +601,7 @@ fn route(
     topology: &Topology,
     src: usize,
     dst: usize,
-) -> Result<Option<Vec<String>>, Issue> {
+) -> Result<Option<Vec<usize>>, Issue> {
     let path = entry.at("route");
     let Some(value) = entry.get("route") else {
         return Ok(None);
@@ -602,9 +653,5 @@ fn route(
             ));
         }
     }
-    Ok(Some(
-        ids.into_iter()
-            .map(|id| topology.names[id].clone())
-            .collect(),
-    ))
+    Ok(Some(ids))
 }

@@ -11,10 +11,9 @@ use crate::app::{DatagramFlow, Source, SourceContext};
 use crate::ids::{LinkId, NodeId, RouteId};
 use crate::net::link::Link;
 use crate::net::queue::LinkInfo;
-use crate::net::routing::{path_from_nodes, shortest_path};
 use crate::net::topology::{NodeRole, Topology};
 use crate::rng::RngStreams;
-use crate::scenario::{NodeKind, Scenario, ScenarioError, StartSpec};
+use crate::scenario::{NodeKind, PathSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::transport::tcp::TcpFlow;
@@ -82,67 +81,25 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         route_ids.insert(path, id);
         id
     };
-    let mut flow_paths: Vec<(NodeId, NodeId, Vec<LinkId>, Vec<LinkId>)> = Vec::new();
-    let mut shortest: HashMap<(NodeId, NodeId), Option<Vec<LinkId>>> = HashMap::new();
+    // Paths come resolved by validation (`FlowSpec::paths`); only a scenario assembled by
+    // hand can name a link direction that does not exist.
+    let mut flow_paths: Vec<(NodeId, NodeId, &[PathSpec])> = Vec::new();
     for f in &scenario.flows {
         let at = format!("flow '{}'", f.name);
         let src = node(&f.src, format!("{at}.src"))?;
         let dst = node(&f.dst, format!("{at}.dst"))?;
-        let (fwd, rev) = match &f.route {
-            Some(names) => {
-                let ids = names
-                    .iter()
-                    .map(|n| node(n, format!("{at}.route")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let fwd = path_from_nodes(&topo, &ids).map_err(|i| {
-                    err(
-                        format!("{at}.route"),
-                        format!("no link from '{}' to '{}'", names[i], names[i + 1]),
-                    )
-                })?;
-                let back: Vec<NodeId> = ids.iter().rev().copied().collect();
-                let rev = path_from_nodes(&topo, &back).map_err(|i| {
-                    let (a, b) = (&names[names.len() - 1 - i], &names[names.len() - 2 - i]);
-                    err(
-                        format!("{at}.route"),
-                        format!("acknowledgements need a link from '{a}' to '{b}' (is the link duplex = false?)"),
-                    )
-                })?;
-                (fwd, rev)
-            }
-            None => {
-                // Flows copied by `count` share their ends: one search per pair of nodes.
-                let mut path = |a: NodeId, b: NodeId| {
-                    shortest
-                        .entry((a, b))
-                        .or_insert_with(|| shortest_path(&topo, a, b))
-                        .clone()
-                };
-                let fwd = path(src, dst).ok_or_else(|| {
-                    err(
-                        format!("{at}.dst"),
-                        format!("no path from '{}' to '{}'", f.src, f.dst),
-                    )
-                })?;
-                let rev = path(dst, src).ok_or_else(|| {
-                    err(
-                        format!("{at}.dst"),
-                        format!(
-                            "no path back from '{}' to '{}' for acknowledgements",
-                            f.dst, f.src
-                        ),
-                    )
-                })?;
-                (fwd, rev)
-            }
-        };
-        if fwd.is_empty() {
+        let valid = |links: &[LinkId]| links.iter().all(|l| l.index() < directions.len());
+        if f.paths.is_empty()
+            || f.paths
+                .iter()
+                .any(|p| p.forward.is_empty() || !valid(&p.forward) || !valid(&p.reverse))
+        {
             return Err(err(
-                format!("{at}.dst"),
-                "source and destination are the same node".into(),
+                format!("{at}.route"),
+                "the flow's paths were not resolved against this scenario's links".into(),
             ));
         }
-        flow_paths.push((src, dst, fwd, rev));
+        flow_paths.push((src, dst, &f.paths));
     }
 
     // Default threshold-dropper hold: the mean propagation RTT of the flows whose data crosses
@@ -155,7 +112,8 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
     };
     let mut hold_sum = vec![0u128; directions.len()];
     let mut hold_n = vec![0u64; directions.len()];
-    for (_, _, fwd, rev) in &flow_paths {
+    for path in flow_paths.iter().flat_map(|(_, _, paths)| paths.iter()) {
+        let (fwd, rev) = (&path.forward, &path.reverse);
         let rtt = rtt_of(fwd, rev);
         for l in fwd {
             hold_sum[l.index()] += rtt as u128;
@@ -195,7 +153,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
     }
 
     let mut flows = Vec::with_capacity(scenario.flows.len());
-    for (f, (src, dst, fwd, rev)) in scenario.flows.iter().zip(flow_paths) {
+    for (f, (src, dst, paths)) in scenario.flows.iter().zip(flow_paths) {
         let start = match f.start {
             StartSpec::At(t) => t,
             StartSpec::Uniform(a, b) => {
@@ -229,15 +187,18 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             cc,
             src,
             dst,
-            paths: vec![FlowPath {
-                forward: intern(fwd),
-                reverse: intern(rev),
-            }],
+            paths: paths
+                .iter()
+                .map(|p| FlowPath {
+                    forward: intern(p.forward.clone()),
+                    reverse: intern(p.reverse.clone()),
+                })
+                .collect(),
             start,
             stop: f.stop,
             timer_scheduled: None,
             transport,
-            meters: FlowMeters::new(1),
+            meters: FlowMeters::new(paths.len()),
         });
     }
 
