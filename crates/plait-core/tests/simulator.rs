@@ -862,3 +862,34 @@ fn an_acknowledged_flow_over_one_way_links_is_refused_by_validation() {
         "{e}"
     );
 }
+
+#[test]
+fn the_window_is_traced_after_every_timeout_and_fast_retransmit() {
+    // Every third packet lost: recovery episodes and timeouts both happen.
+    let toml = single("30s", "loss = { kind = \"periodic\", every = 3 }", "");
+    let mut sim = build(&scenario(&toml), None)
+        .unwrap()
+        .with_observer(Recorder::default());
+    sim.run();
+    let events = &sim.observer().events;
+    let r = sim.results();
+    let count = |pick: fn(&TraceEvent) -> bool| events.iter().filter(|e| pick(e)).count() as u64;
+    assert_eq!(
+        count(|e| matches!(e, TraceEvent::Timeout { .. })),
+        r.flows.timeouts[0]
+    );
+    assert_eq!(
+        count(|e| matches!(e, TraceEvent::Loss { .. })),
+        r.flows.fast_retransmits[0]
+    );
+    assert!(r.flows.timeouts[0] > 0 && r.flows.fast_retransmits[0] > 0);
+    // A timeout is followed, at its instant, by the window it left.
+    for (i, e) in events.iter().enumerate() {
+        if let TraceEvent::Timeout { time, .. } = e {
+            assert!(
+                matches!(events[i + 1], TraceEvent::Cwnd { time: t, .. } if t == *time),
+                "no window traced after the timeout at {time:?}"
+            );
+        }
+    }
+}

@@ -145,10 +145,18 @@ impl<O: Observer> Step<'_, O> {
                 if let Some(m) = self.meters.path_mut(path) {
                     m.counters.fast_retransmits += 1;
                 }
+                if O::ENABLED {
+                    self.observer
+                        .on_event(&TraceEvent::Loss { time, flow, path });
+                }
             }
             TransportEvent::Timeout { path } => {
                 if let Some(m) = self.meters.path_mut(path) {
                     m.counters.timeouts += 1;
+                }
+                if O::ENABLED {
+                    self.observer
+                        .on_event(&TraceEvent::Timeout { time, flow, path });
                 }
             }
         }

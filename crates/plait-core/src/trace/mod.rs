@@ -6,7 +6,7 @@ pub mod meters;
 pub mod results;
 pub mod table;
 
-use crate::ids::{FlowId, LinkId};
+use crate::ids::{FlowId, LinkId, PathId};
 use crate::time::SimTime;
 
 /// A typed trace event.
@@ -25,7 +25,7 @@ pub enum TraceEvent {
         flow: FlowId,
         rtt: SimTime,
     },
-    /// A TCP sender's window after processing an ACK or a timeout.
+    /// A sender's window after processing an ACK (recovery exits included) or a timeout.
     Cwnd {
         time: SimTime,
         flow: FlowId,
@@ -36,6 +36,18 @@ pub enum TraceEvent {
         time: SimTime,
         flow: FlowId,
         bytes: u32,
+    },
+    /// A sender of `flow` started loss recovery on `path` (a fast retransmit).
+    Loss {
+        time: SimTime,
+        flow: FlowId,
+        path: PathId,
+    },
+    /// A retransmission timer of `flow` fired on `path`.
+    Timeout {
+        time: SimTime,
+        flow: FlowId,
+        path: PathId,
     },
 }
 
