@@ -5,7 +5,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-stamp
 PYDEPS := "maturin>=1.5,<2" "numpy>=1.24" "pandas>=2.0" "pyarrow>=14" "matplotlib>=3.7" \
-          "rich>=13" "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "ruff>=0.5"
+          "rich>=13" "dask[distributed]>=2024.1" "dask-jobqueue>=0.8" \
+          "pytest>=7" "pytest-xdist>=3" "hypothesis>=6" "ruff>=0.5" \
+          "playwright>=1.40" "duckdb>=1.0" "polars>=1.0"
 export VIRTUAL_ENV := $(abspath $(VENV))
 # maturin installs the package's dependencies with pip: no "Requirement already satisfied" noise.
 export PIP_QUIET := 1

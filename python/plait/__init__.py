@@ -4,6 +4,8 @@ The package imports lazily so that `import plait` stays light; the public API is
 
 - :func:`plait.run` — run a scenario (a TOML file or a dict) and get result tables;
 - :func:`plait.validate` — check a scenario without running it;
+- :func:`plait.sweep` — run a scenario over a grid of parameters and seeds, on every core or a
+  Dask cluster, into a results folder read as one table (:mod:`plait.sweeps`);
 - :func:`plait.estimate_memory` — what a run will need (runs above 4 GiB are refused unless
   ``max_memory=`` allows them: :class:`plait.ResourceLimitError`);
 - :mod:`plait.models` — closed-form models; :mod:`plait.fluid` — the AIMD fluid simulator.
@@ -22,6 +24,7 @@ __all__ = [
     "__version__",
     "estimate_memory",
     "run",
+    "sweep",
     "validate",
 ]
 
@@ -31,4 +34,8 @@ def __getattr__(name: str) -> Any:
         from plait import api
 
         return getattr(api, name)
+    if name == "sweep":
+        from plait.sweeps import sweep
+
+        return sweep
     raise AttributeError(f"module 'plait' has no attribute {name!r}")

@@ -193,6 +193,33 @@ fn run_scenario(
     result_to_dict(py, &results)
 }
 
+/// The scenario after `overrides`, validated and built, in canonical form (sorted-key JSON
+/// without `[sweep]`): what the sweep runner hashes to key a run's stored result.
+#[pyfunction]
+#[pyo3(signature = (text, source, format="toml", overrides=Vec::new()))]
+fn canonical_scenario(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    overrides: Vec<(String, String)>,
+) -> PyResult<String> {
+    let json = match format {
+        "toml" => false,
+        "json" => true,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown scenario format '{other}' (expected toml or json)"
+            )))
+        }
+    };
+    let (scenario, canonical) = py
+        .allow_threads(|| Scenario::canonical_json(text, source, json, &overrides))
+        .map_err(|e| scenario_error(py, &e))?;
+    build(&scenario, None).map_err(|e| scenario_error(py, &e))?;
+    Ok(canonical)
+}
+
 /// Estimated memory of a run, in bytes, with what it is made of (see `sim::budget`).
 #[pyfunction]
 #[pyo3(signature = (text, source, format="toml", overrides=Vec::new()))]
@@ -235,6 +262,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_scenario, m)?)?;
     m.add_class::<CancelToken>()?;
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;

@@ -1,7 +1,8 @@
 """The `plait` command line. Each subcommand lives in its own module with a `register`.
 
-Exit codes: 0 success, 2 a usage or input mistake (one line on standard error, nothing
-written), 130 interrupted by Ctrl-C (nothing written).
+Exit codes: 0 success, 1 some runs of a sweep failed (each recorded), 2 a usage or input
+mistake (one line on standard error, nothing written), 130 interrupted by Ctrl-C (nothing
+written; a sweep keeps the runs it finished).
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
-    from plait.cli import bench, experiment, fluid, listing, model, run, validate
+    from plait.cli import bench, experiment, fluid, listing, model, run, sweep, validate
 
-    for module in (run, validate, listing, bench, experiment, model, fluid):
+    for module in (run, validate, sweep, listing, bench, experiment, model, fluid):
         module.register(sub)
     return parser
 

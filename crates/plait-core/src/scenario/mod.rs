@@ -249,14 +249,49 @@ impl Scenario {
         }
     }
 
+    /// The scenario after `overrides`, validated, in a canonical form: compact JSON with the
+    /// keys of every table sorted and without the `[sweep]` section (which changes no run).
+    /// Inputs with the same canonical form run identically for a given seed, however they were
+    /// written (TOML or JSON, in the file or by override); the sweep runner keys stored results
+    /// by its hash. `json` selects the input format. Returns the validated scenario too.
+    pub fn canonical_json(
+        text: &str,
+        source: &str,
+        json: bool,
+        overrides: &[(String, String)],
+    ) -> Result<(Scenario, String), ScenarioError> {
+        let parsed = if json {
+            parse_json(text)
+        } else {
+            parse_toml(text)
+        };
+        let mut root = parsed.map_err(|i| ScenarioError::new(source, i))?;
+        let scenario = Self::apply_and_validate(&mut root, source, overrides)?;
+        root.remove(schema::SWEEP_SECTION);
+        let canonical = serde_json::to_string(&root).map_err(|e| ScenarioError {
+            file: source.to_string(),
+            path: String::new(),
+            message: format!("cannot write the scenario as JSON: {e}"),
+        })?;
+        Ok((scenario, canonical))
+    }
+
     fn from_tree(
         mut root: Table,
         source: &str,
         overrides: &[(String, String)],
     ) -> Result<Scenario, ScenarioError> {
+        Self::apply_and_validate(&mut root, source, overrides)
+    }
+
+    fn apply_and_validate(
+        root: &mut Table,
+        source: &str,
+        overrides: &[(String, String)],
+    ) -> Result<Scenario, ScenarioError> {
         let applied =
-            overrides::apply(&mut root, overrides).map_err(|i| ScenarioError::new(source, i))?;
-        validate::scenario(&root, source).map_err(|mut issue| {
+            overrides::apply(root, overrides).map_err(|i| ScenarioError::new(source, i))?;
+        validate::scenario(root, source).map_err(|mut issue| {
             // Point at the override when the bad value came from one.
             if let Some(o) = applied.iter().rev().find(|o| o.covers(&issue.path)) {
                 issue.message = format!("{} (from --set {}={})", issue.message, o.key, o.value);

@@ -121,8 +121,12 @@ pub struct PathSpec {
 
 /// The top-level sections. A section named after a source (`tcp`) gives defaults for the
 /// source's parameters declared `in_section` (its connection settings), for every flow of that
-/// kind.
-pub(crate) const SECTIONS: &[&str] = &["simulation", "tcp", "node", "link", "flow"];
+/// kind. `[sweep]` belongs to the sweep runner (`plait sweep`), which reads it; a scenario run
+/// alone ignores it, so a sweep file is also a scenario.
+pub(crate) const SECTIONS: &[&str] = &["simulation", "tcp", "node", "link", "flow", "sweep"];
+
+/// The section the sweep runner reads and the simulator ignores.
+pub(crate) const SWEEP_SECTION: &str = "sweep";
 
 pub(crate) const SIMULATION_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
 pub(crate) const DEFAULT_SEED: u64 = 1;

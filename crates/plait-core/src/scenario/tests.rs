@@ -1347,7 +1347,7 @@ fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
     assert_eq!(e.path, "a\nb");
     assert_eq!(
         e.to_string(),
-        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow)"
+        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow, sweep)"
     );
     let text = base_flow("").replace("name = \"b\"", "name = \"x\\ty\"");
     let text = text.replace("name = \"a\"", "name = \"x\\ty\"");
@@ -1559,4 +1559,45 @@ dst = "b"
     let json = code_blocks("json");
     assert_eq!(json.len(), 1);
     Scenario::from_json_str(&json[0], "reference.json", &[]).unwrap();
+}
+
+#[test]
+fn a_sweep_table_is_ignored_by_the_run_and_must_be_a_table() {
+    let with = format!("{BASE}{TCP_FLOW}\n[sweep]\nseeds = 3\ngrid = {{ \"flow.f.count\" = [1, 2] }}\n");
+    let plain = ok(&format!("{BASE}{TCP_FLOW}"));
+    assert_eq!(ok(&with).flows.len(), plain.flows.len());
+    let e = err(&format!("sweep = 3\n{BASE}{TCP_FLOW}"));
+    assert_eq!(e.path, "sweep");
+    assert!(e.message.contains("expected a table"), "{e}");
+}
+
+#[test]
+fn canonical_form_ignores_layout_format_and_sweep_but_not_values() {
+    let canon = |text: &str, json: bool, o: &[(&str, &str)]| {
+        Scenario::canonical_json(text, "t", json, &set(o))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .1
+    };
+    let toml = format!("{BASE}{TCP_FLOW}");
+    let a = canon(&toml, false, &[]);
+    // Comments, spacing and a [sweep] table change nothing.
+    let b = canon(&format!("# note\n{toml}\n\n[sweep]\nseeds = 4\n"), false, &[]);
+    assert_eq!(a, b);
+    // The same scenario written as JSON.
+    let json = r#"{"simulation": {"duration": "10s"},
+        "link": [{"name": "a", "from": "h1", "to": "r", "rate": "10Mbps", "delay": "5ms"},
+                 {"name": "b", "from": "r", "to": "h2", "rate": "10Mbps", "delay": "5ms"}],
+        "flow": [{"name": "f", "kind": "tcp", "src": "h1", "dst": "h2"}]}"#;
+    assert_eq!(canon(json, true, &[]), a);
+    // An override is part of it, whether set in the file or by --set.
+    let c = canon(&toml, false, &[("flow.f.count", "2")]);
+    assert_ne!(c, a);
+    let in_file = toml.replace("kind = \"tcp\"", "kind = \"tcp\"\ncount = 2");
+    assert_eq!(canon(&in_file, false, &[]), c);
+    // Keys come out sorted.
+    assert!(a.starts_with("{\"flow\":"), "{a}");
+    // A bad value is refused as validation refuses it.
+    let e = Scenario::canonical_json(&toml, "t", false, &set(&[("flow.f.count", "\"x\"")]))
+        .unwrap_err();
+    assert!(e.to_string().contains("--set flow.f.count"), "{e}");
 }

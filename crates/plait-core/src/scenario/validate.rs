@@ -34,6 +34,14 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
             return Err(unknown_field(key, key, SECTIONS, "section"));
         }
     }
+    if let Some(sweep) = root.get(SWEEP_SECTION) {
+        if !sweep.is_table() {
+            return Err(Issue::new(
+                SWEEP_SECTION,
+                "expected a table ([sweep], read by `plait sweep`)",
+            ));
+        }
+    }
     let simulation = simulation(&top)?;
     let sections = source_sections(&top)?;
     let declared = declared_nodes(&top)?;

@@ -1,0 +1,272 @@
+"""Sweeps: a scenario run over a grid of parameter values and seeds, on every core of a laptop
+or on a Dask cluster, with every run stored once under its content key (see
+:mod:`plait.sweeps.spec` for the definition, :mod:`plait.sweeps.store` for the results folder and
+:mod:`plait.sweeps.engine` for where runs go)."""
+
+from __future__ import annotations
+
+import collections
+import os
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from plait.api import DEFAULT_MAX_MEMORY, Scenario, check_max_memory
+from plait.sweeps.engine import Cluster, JobQueue, connect, execute
+from plait.sweeps.spec import Run, Sweep, SweepError, load
+from plait.sweeps.store import Store, StoreError
+from plait.sweeps.worker import Batch, Outcome
+
+__all__ = [
+    "JobQueue",
+    "Summary",
+    "SweepError",
+    "SweepResult",
+    "StoreError",
+    "load",
+    "open_results",
+    "sweep",
+]
+
+
+@dataclass
+class Summary:
+    """What a sweep did: runs in all, already stored, run now, failed (with their errors)."""
+
+    total: int
+    reused: int = 0
+    done: int = 0
+    failed: int = 0
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    interrupted: bool = False
+    wall_seconds: float = 0.0
+    cluster: str = ""
+    dashboard: str | None = None
+    not_in_sweep: int = 0
+
+    @property
+    def runs_per_second(self) -> float:
+        ran = self.done + self.failed
+        return ran / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+    def reasons(self) -> list[tuple[str, int]]:
+        """Distinct errors with how many runs each stopped, most frequent first."""
+        return collections.Counter(e["error"] for e in self.errors).most_common()
+
+
+@dataclass
+class SweepResult:
+    """A finished (or interrupted) sweep: its summary and its stored tables."""
+
+    path: Path
+    summary: Summary
+    runs: list[Run]
+    tables: tuple[str, ...]
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One stored table over this sweep's runs (other runs in the folder are left out)."""
+        if name not in self.tables:
+            raise ValueError(f"table {name!r} was not stored (stored: {', '.join(self.tables)})")
+        return Store(self.path, self.tables).read(name, [r.key for r in self.runs])
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.table("flows")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        return self.table("links")
+
+    @property
+    def failures(self) -> pd.DataFrame:
+        """One row per failed run: key, parameters, seed and error."""
+        return pd.DataFrame(self.summary.errors)
+
+
+class ProgressSink:
+    """Receives a sweep's progress; the CLI draws a bar from it. Every method is optional."""
+
+    def start(self, total: int, reused: int, cluster: Cluster) -> None:
+        pass
+
+    def advance(self, ok: bool) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+def sweep(
+    scenario: Scenario,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    zip: Mapping[str, Sequence[Any]] | None = None,
+    seeds: int | Sequence[int] | None = None,
+    *,
+    out: str | os.PathLike | None = None,
+    tables: Sequence[str] | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    jobqueue: JobQueue | None = None,
+    client: Any = None,
+    batch: int | None = None,
+    fresh: bool = False,
+    max_memory: int | None = DEFAULT_MAX_MEMORY,
+    progress: ProgressSink | None = None,
+    on_start: Callable[[Sweep, list[Run]], None] | None = None,
+) -> SweepResult:
+    """Runs `scenario` at every point of `grid` (all combinations) and `zip` (lists varied
+    together), once per seed (`seeds`: a count n for seeds 1..n, or a list), and stores each
+    run's tables (`tables`, default ``["flows"]``) in the folder `out`, keyed by content.
+
+    Fields given here replace those of the scenario's ``[sweep]`` table. Runs already stored in
+    `out` are not run again (`fresh` removes them first); a failed run is recorded with its
+    error and the sweep goes on. Runs go to a local cluster of `workers` single-threaded
+    processes (default: one per core), or to the Dask scheduler at `scheduler`, or to workers
+    started by `jobqueue`, or through an existing ``distributed.Client`` (`client`). `batch`
+    fixes the runs per task (default: sized from measured run times).
+
+    Without `out`, results are kept in a temporary folder and read into memory.
+    Raises :class:`SweepError` for a bad definition before any run starts; KeyboardInterrupt
+    after cancelling what is queued (stored runs are kept).
+    """
+    check_max_memory(max_memory)
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise ValueError(f"batch: expected a positive whole number, got {batch!r}")
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
+        raise ValueError(f"workers: expected a positive whole number, got {workers!r}")
+    definition = load(scenario, grid=grid, zip=zip, seeds=seeds, tables=tables)
+    runs = definition.runs()
+    if on_start is not None:
+        on_start(definition, runs)
+    temporary = out is None
+    root = Path(tempfile.mkdtemp(prefix="plait-sweep-")) if temporary else Path(out)
+    store = Store(root, definition.tables)
+    store.open(fresh=fresh)
+    try:
+        summary = _run(definition, runs, store, workers, scheduler, jobqueue, client, batch,
+                       max_memory, progress)
+        result = SweepResult(root, summary, runs, definition.tables)
+        if temporary:
+            # Read everything before the folder goes.
+            frames = {t: result.table(t) for t in definition.tables}
+            result = _InMemory(root, summary, runs, definition.tables, frames)
+        return result
+    finally:
+        store.close()
+        if temporary:
+            from plait.sweeps.store import remove_tree
+
+            remove_tree(root)
+
+
+class _InMemory(SweepResult):
+    def __init__(self, path, summary, runs, tables, frames) -> None:
+        super().__init__(path, summary, runs, tables)
+        self._frames = frames
+
+    def table(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            raise ValueError(f"table {name!r} was not stored (stored: {', '.join(self.tables)})")
+        return self._frames[name]
+
+
+def _run(
+    definition: Sweep,
+    runs: list[Run],
+    store: Store,
+    workers: int | None,
+    scheduler: str | None,
+    jobqueue: JobQueue | None,
+    client: Any,
+    batch: int | None,
+    max_memory: int | None,
+    progress: ProgressSink | None,
+) -> Summary:
+    keys = [r.key for r in runs]
+    present = store.present(keys)
+    store.write_manifest(
+        {
+            **definition.identity(),
+            "parameters": definition.parameters,
+            "runs": len(runs),
+            "keys": keys,
+        }
+    )
+    summary = Summary(total=len(runs), reused=len(present))
+    summary.not_in_sweep = len(store.stored_keys() - set(keys))
+    todo = [r for r in runs if r.key not in present]
+    progress = progress or ProgressSink()
+    started = time.perf_counter()
+
+    def make_batch(chunk: list[Run]) -> Batch:
+        return Batch(
+            definition.text,
+            definition.source,
+            definition.format,
+            definition.tables,
+            max_memory,
+            tuple(chunk),
+        )
+
+    def on_outcome(run: Run, outcome: Outcome) -> None:
+        if outcome.tables is not None:
+            store.write_run(run.key, outcome.tables)
+            summary.done += 1
+        else:
+            record = {"run": run.key, **run.params, "seed": run.seed, "error": outcome.error}
+            store.write_failure(run.key, record)
+            summary.failed += 1
+            summary.errors.append(record)
+        progress.advance(outcome.tables is not None)
+
+    try:
+        if todo:
+            with connect(workers, scheduler, jobqueue, client) as cluster:
+                summary.cluster = cluster.description
+                summary.dashboard = cluster.dashboard
+                progress.start(len(runs), len(present), cluster)
+                execute(cluster, make_batch, todo, on_outcome, batch)
+        else:
+            progress.start(len(runs), len(present), None)
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        raise _Interrupted(summary) from None
+    finally:
+        summary.wall_seconds = time.perf_counter() - started
+        progress.stop()
+    return summary
+
+
+class _Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep, carrying what was done."""
+
+    def __init__(self, summary: Summary) -> None:
+        super().__init__()
+        self.summary = summary
+
+
+def open_results(path: str | os.PathLike) -> SweepResult:
+    """The results of the sweep last run into the folder `path` (from its ``sweep.json``)."""
+    import json
+
+    root = Path(path)
+    try:
+        manifest = json.loads((root / "sweep.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise StoreError(f"{root}: no sweep results there ({e})") from None
+    tables = tuple(manifest["tables"])
+    store = Store(root, tables)
+    keys = manifest["keys"]
+    present = store.present(keys)
+    runs = [Run(k, -1, {}, ()) for k in keys]
+    errors = store.failures(keys)
+    summary = Summary(total=len(keys), reused=len(present), failed=len(errors), errors=errors)
+    return SweepResult(root, summary, runs, tables)
+

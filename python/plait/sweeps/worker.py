@@ -1,0 +1,96 @@
+"""What a Dask worker does with a batch of runs: run each, and return its stored tables as
+Parquet bytes (or its error). Runs are independent and single-threaded; a batch is several
+runs in one task, so that short runs do not pay the engine's per-task cost each."""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from plait.sweeps.spec import Run
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Runs of one scenario text, sent to a worker as one task."""
+
+    text: str
+    source: str
+    format: str
+    tables: tuple[str, ...]
+    max_memory: int | None
+    runs: tuple[Run, ...]
+
+
+@dataclass
+class Outcome:
+    """One run's result: Parquet bytes per stored table, or the error that stopped it."""
+
+    key: str
+    tables: dict[str, bytes] | None
+    error: str | None
+    seconds: float
+
+
+def run_batch(batch: Batch) -> list[Outcome]:
+    """Runs every run of `batch` in turn (this is the task submitted to Dask)."""
+    return [_run_one(batch, run) for run in batch.runs]
+
+
+def _run_one(batch: Batch, run: Run) -> Outcome:
+    from plait import _core
+    from plait.api import Result
+
+    started = time.perf_counter()
+    try:
+        raw = _core.run_scenario(
+            batch.text,
+            batch.source,
+            batch.format,
+            None,
+            list(run.overrides),
+            None,
+            cancel=None,
+            max_memory=batch.max_memory,
+        )
+        result = Result._from_core(raw, time.perf_counter() - started)
+        tables = {t: _parquet(getattr(result, t), run) for t in batch.tables}
+        return Outcome(run.key, tables, None, time.perf_counter() - started)
+    except Exception as e:  # recorded as the run's failure; the sweep goes on
+        return Outcome(run.key, None, _error_text(e), time.perf_counter() - started)
+
+
+def _error_text(e: BaseException) -> str:
+    text = str(e).strip() or type(e).__name__
+    first = text.splitlines()[0] if text else text
+    return f"{type(e).__name__}: {first}"
+
+
+def _parquet(table: Any, run: Run) -> bytes:
+    """`table` with the run's key, parameters and seed in front, as Parquet bytes."""
+    import pandas as pd
+
+    front = {"run": run.key, **{p: _column_value(v) for p, v in run.params.items()}}
+    front["seed"] = run.seed
+    lead = pd.DataFrame({k: [v] * len(table) for k, v in front.items()}, index=table.index)
+    if len(table) == 0:
+        lead = lead.astype({"seed": "uint64"})
+    else:
+        lead["seed"] = lead["seed"].astype("uint64")
+    own = table.drop(columns=[c for c in table.columns if c in front])
+    out = pd.concat([lead, own], axis=1)
+    buf = io.BytesIO()
+    out.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
+def _column_value(value: Any) -> Any:
+    """A parameter value as a column value: scalars as they are, tables and lists as the TOML
+    text they were set with."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    from plait.api import _toml_literal
+
+    return _toml_literal(value)
