@@ -52,9 +52,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
-    from plait.cli import bench, experiment, fluid, listing, model, run, sweep, validate
+    from plait.cli import (
+        bench,
+        experiment,
+        fluid,
+        listing,
+        model,
+        reproduce,
+        run,
+        sweep,
+        validate,
+    )
 
-    for module in (run, validate, sweep, listing, bench, experiment, model, fluid):
+    for module in (run, validate, sweep, reproduce, listing, bench, experiment, model, fluid):
         module.register(sub)
     return parser
 

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--jobs",
         type=bounded_int(1, 1024),
         default=None,
-        help="runs in parallel (default: the number of cores)",
+        help="worker processes of the local Dask cluster (default: the number of cores)",
     )
     p.add_argument(
         "--out", default=None, help="output folder (default: the experiment's results/ folder)"
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--fresh",
         action="store_true",
-        help="ignore runs saved by an earlier (possibly interrupted) sweep in OUT/runs",
+        help="remove the runs stored by an earlier (possibly interrupted) sweep in OUT/runs",
     )
     p.set_defaults(func=main)
 
@@ -73,6 +73,23 @@ def parse_range(text: str) -> list[int]:
     return values
 
 
+class BarProgress:
+    """Advances a rich progress task by one for every run that ends (a sweep's progress)."""
+
+    def __init__(self, bar, task) -> None:
+        self.bar = bar
+        self.task = task
+
+    def start(self, total: int, reused: int, cluster) -> None:
+        self.bar.update(self.task, total=total, completed=reused)
+
+    def advance(self, ok: bool) -> None:
+        self.bar.advance(self.task)
+
+    def stop(self) -> None:
+        pass
+
+
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
@@ -94,11 +111,6 @@ def main(args: argparse.Namespace) -> int:
         exp.EXPERIMENT_DIR / "results" if args.out is None else args.out,
         tuple(exp.OUTPUT_FILES.values()),
     )
-    cache = folder.path / "runs"
-    if args.fresh and cache.exists():
-        import shutil
-
-        shutil.rmtree(cache)
     total = len(exp.queues()) * len(ns)
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(f"parallel-tcp: {total} runs", total=total)
@@ -106,10 +118,11 @@ def main(args: argparse.Namespace) -> int:
             ns,
             duration=args.duration,
             warmup=args.warmup,
-            seed=args.seed,
-            jobs=args.jobs,
-            progress=lambda: bar.advance(task),
-            cache_dir=cache,
+            seeds=[args.seed],
+            out=folder.path / "runs",
+            fresh=args.fresh,
+            progress=BarProgress(bar, task),
+            workers=args.jobs,
         )
     paths = exp.write_outputs(rows, folder)
     wide = exp.table(rows)

@@ -17,7 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from plait.cli.options import add_max_memory, bounded_int
+from plait.cli.cluster import add_cluster_options, cluster_options
+from plait.cli.options import add_max_memory
 
 EXIT_FAILED_RUNS = 1
 
@@ -45,45 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIST",
         help="replace sweep.tables: result tables to store, e.g. flows,links",
     )
-    where = p.add_argument_group("where runs go (default: this machine, one worker per core)")
-    where.add_argument(
-        "--workers",
-        type=bounded_int(1, 4096),
-        metavar="N",
-        help="worker processes of the local cluster (default: the number of cores)",
-    )
-    where.add_argument(
-        "--scheduler", metavar="ADDRESS", help="an existing Dask scheduler, e.g. tcp://host:8786"
-    )
-    system = where.add_mutually_exclusive_group()
-    system.add_argument("--slurm", action="store_true", help="start workers as SLURM jobs")
-    system.add_argument("--pbs", action="store_true", help="start workers as PBS jobs")
-    where.add_argument(
-        "--max-workers",
-        type=bounded_int(1, 100_000),
-        default=10,
-        metavar="N",
-        help="most jobs (one worker each) with --slurm/--pbs",
-    )
-    where.add_argument("--queue", help="job queue or partition (--slurm/--pbs)")
-    where.add_argument("--account", help="account to charge (--slurm/--pbs)")
-    where.add_argument("--walltime", help="job time limit, e.g. 01:00:00 (--slurm/--pbs)")
-    where.add_argument(
-        "--job-memory", default="2GiB", metavar="SIZE", help="memory per job (--slurm/--pbs)"
-    )
-    where.add_argument(
-        "--job-directive",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="extra line for the job script header, e.g. --job-directive=--qos=short (repeatable)",
-    )
-    p.add_argument(
-        "--batch",
-        type=bounded_int(1, 100_000),
-        metavar="N",
-        help="runs per task (default: sized so a task takes about half a second)",
-    )
+    add_cluster_options(p)
     add_max_memory(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     p.set_defaults(func=main)
@@ -109,23 +72,11 @@ def main(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from plait.cli.text import plain, safe
-    from plait.sweeps import JobQueue, sweep
+    from plait.sweeps import sweep
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Path(args.out) if args.out else Path("results") / Path(args.file).stem
-    jobqueue = None
-    if args.slurm or args.pbs:
-        jobqueue = JobQueue(
-            "slurm" if args.slurm else "pbs",
-            max_workers=args.max_workers,
-            queue=args.queue,
-            account=args.account,
-            walltime=args.walltime,
-            memory=args.job_memory,
-            directives=args.job_directive,
-        )
-    if jobqueue is not None and args.scheduler:
-        raise ValueError("--scheduler and --slurm/--pbs exclude each other; choose one")
+    where = cluster_options(args)
     bar = _Bar(console, enabled=not args.quiet)
 
     def announce(definition, runs) -> None:
@@ -144,10 +95,7 @@ def main(args: argparse.Namespace) -> int:
             seeds=args.seeds,
             tables=args.tables,
             out=out,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            jobqueue=jobqueue,
-            batch=args.batch,
+            **where,
             fresh=args.fresh,
             max_memory=args.max_memory,
             progress=bar,

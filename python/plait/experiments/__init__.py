@@ -1,1 +1,63 @@
-"""Experiments that reproduce the papers' tables and figures."""
+"""Experiments that reproduce the papers' claims: each is registered here by name and turns
+:class:`Options` into a :class:`plait.report.Section` (claims with the paper's value, plait's
+value over seeds and a verdict, figures and tables). `plait reproduce NAME|all` runs them and
+writes one HTML report.
+
+An experiment module calls :func:`register` when imported, and is listed in :data:`MODULES`
+(by name, so that the command line knows the names without importing the experiments).
+Packet-level runs go through :func:`plait.sweep`, so they use every core or a cluster and
+resume from the runs already stored in the experiment's folder.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: Experiment name -> the module that registers it, in the report's order.
+MODULES = {"parallel-tcp": "plait.experiments.parallel_tcp_claims"}
+
+
+@dataclass
+class Options:
+    """How to run an experiment: where its results go, the seeds, and where runs go."""
+
+    out: Path
+    seeds: list[int]
+    quick: bool = False
+    fresh: bool = False
+    #: Keyword arguments for :func:`plait.sweep` (workers, scheduler, jobqueue, batch).
+    where: dict[str, Any] = field(default_factory=dict)
+    #: A :class:`plait.sweeps.ProgressSink`, or None.
+    progress: Any = None
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    title: str
+    paper: str
+    #: Runs the experiment and returns its report section.
+    reproduce: Callable[[Options], Any]
+    #: Packet-level runs it makes with these options (for progress bars).
+    runs: Callable[[Options], int]
+
+
+_REGISTRY: dict[str, Experiment] = {}
+
+
+def register(experiment: Experiment) -> Experiment:
+    if experiment.name in _REGISTRY and _REGISTRY[experiment.name] is not experiment:
+        raise ValueError(f"experiment {experiment.name!r} registered twice")
+    _REGISTRY[experiment.name] = experiment
+    return experiment
+
+
+def experiments() -> dict[str, Experiment]:
+    """Every registered experiment by name, in :data:`MODULES` order."""
+    for module in MODULES.values():
+        importlib.import_module(module)
+    return {name: _REGISTRY[name] for name in MODULES}

@@ -9,19 +9,14 @@ buffers, where the connections' windows synchronise.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from plait import __version__, _core
-from plait.api import run, write_atomic
 from plait.output import FolderTarget, Outputs
+from plait.sweeps import ProgressSink, Summary
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "parallel-tcp"
 
@@ -70,106 +65,110 @@ def theorem1(n: int, beta: float = 0.5) -> float:
     return 1.0 - 1.0 / (1.0 + n * (1.0 + beta) / (1.0 - beta))
 
 
-def _overrides(queue: Queue, n: int, duration: float, warmup: float) -> dict[str, object]:
+def grid(ns: list[int], duration: float, warmup: float) -> dict[str, list]:
+    """The sweep's grid: every queue, every N, and the run length (one value each)."""
     return {
-        "flow.tcp.count": n,
-        "link.bottleneck.queue": queue.toml,
-        "simulation.duration": f"{duration}s",
-        "simulation.warmup": f"{warmup}s",
+        "link.bottleneck.queue": [q.toml for q in queues()],
+        "flow.tcp.count": list(ns),
+        "simulation.duration": [f"{duration:g}s"],
+        "simulation.warmup": [f"{warmup:g}s"],
     }
 
 
-#: Bumped whenever the meaning of a result column changes without a version change (2: link
-#: utilisation counts busy time inside the window), so that saved runs are not mixed in.
-RESULTS_REVISION = 2
-
-
-def run_key(queue: Queue, n: int, duration: float, warmup: float, seed: int) -> str:
-    """Identifies a run: the scenario text, the overrides, the seed and plait's version.
-    Any change to one of them gives a new key, so a cached result is never reused wrongly."""
-    identity = {
-        "scenario": (EXPERIMENT_DIR / "scenario.toml").read_text(encoding="utf-8"),
-        "overrides": _overrides(queue, n, duration, warmup),
-        "seed": seed,
-        "version": __version__,
-        "results": RESULTS_REVISION,
-    }
-    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:24]
-
-
-def run_one(queue: Queue, n: int, duration: float, warmup: float, seed: int, cancel=None) -> dict:
-    result = run(
-        EXPERIMENT_DIR / "scenario.toml",
-        seed=seed,
-        overrides=_overrides(queue, n, duration, warmup),
-        cancel=cancel,
-    )
-    links = result.links
-    bottleneck = links[(links.name == "bottleneck") & (links.direction == "forward")].iloc[0]
-    flows = result.flows
-    return {
-        "queue": queue.label,
-        "n": n,
-        "utilization": float(bottleneck.utilization),
-        "theorem1": theorem1(n),
-        "drops": int(bottleneck.drops),
-        "timeouts": int(flows.timeouts.sum()),
-        "fast_retransmits": int(flows.fast_retransmits.sum()),
-        "jain": result.jain_fairness,
-        "seed": result.seed,
-    }
+#: The result tables each run stores.
+TABLES = ("links", "flows")
 
 
 def sweep(
     ns: list[int],
     duration: float = 1000.0,
     warmup: float = 200.0,
-    seed: int = 1,
-    jobs: int | None = None,
-    progress=None,
-    cache_dir: Path | None = None,
+    seeds: list[int] | int = 1,
+    out: Path | None = None,
+    fresh: bool = False,
+    progress: ProgressSink | None = None,
+    **where,
 ) -> pd.DataFrame:
-    """Runs every (queue, N) pair; returns one row per run.
+    """Runs every (queue, N, seed) as a sweep (:func:`plait.sweep`) and returns one row per
+    run: queue, N, bottleneck utilisation, Theorem 1, drops, timeouts, fast retransmits,
+    Jain's index of the flows' goodputs and the seed. `seeds` is a list, or a count n for
+    seeds 1..n.
 
-    With `cache_dir`, each finished run is saved there at once (atomically, one small JSON
-    file named by :func:`run_key`), and runs already saved are not run again: an interrupted
-    sweep resumes where it stopped.
+    With `out`, runs are stored there (see :mod:`plait.sweeps.store`) and runs already stored
+    are not run again: an interrupted sweep resumes where it stopped. `where` goes to
+    :func:`plait.sweep` (``workers``, ``scheduler``, ``jobqueue``, ``client``, ``batch``).
     """
-    tasks = [(q, n) for q in queues() for n in ns]
-    jobs = jobs or min(len(tasks), os.cpu_count() or 1)
-    # Ctrl-C cancels every run in progress at its next slice, and the runs not started.
-    cancel = _core.CancelToken()
+    return sweep_with_summary(ns, duration, warmup, seeds, out, fresh, progress, **where)[0]
 
-    def cached(q: Queue, n: int) -> dict:
-        if cache_dir is None:
-            return run_one(q, n, duration, warmup, seed, cancel)
-        path = Path(cache_dir) / f"{run_key(q, n, duration, warmup, seed)}.json"
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            pass
-        row = run_one(q, n, duration, warmup, seed, cancel)
-        write_atomic(path, json.dumps(row).encode())
-        return row
 
-    rows = []
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(cached, q, n) for q, n in tasks]
-        try:
-            for fut in futures:
-                rows.append(fut.result())
-                if progress is not None:
-                    progress()
-        except BaseException:
-            cancel.cancel()
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-    return pd.DataFrame(rows)
+def sweep_with_summary(
+    ns: list[int],
+    duration: float,
+    warmup: float,
+    seeds: list[int] | int,
+    out: Path | None,
+    fresh: bool = False,
+    progress: ProgressSink | None = None,
+    **where,
+) -> tuple[pd.DataFrame, Summary]:
+    """As :func:`sweep`, with the sweep's :class:`plait.sweeps.Summary`."""
+    from plait.sweeps import sweep as run_sweep
+
+    result = run_sweep(
+        EXPERIMENT_DIR / "scenario.toml",
+        grid=grid(ns, duration, warmup),
+        seeds=seeds,
+        tables=TABLES,
+        out=out,
+        fresh=fresh,
+        progress=progress,
+        **where,
+    )
+    if result.summary.failed:
+        reason, count = result.summary.reasons()[0]
+        raise ValueError(f"parallel-tcp: {result.summary.failed} runs failed ({count}: {reason})")
+    return rows(result.table("links"), result.table("flows")), result.summary
+
+
+def rows(links: pd.DataFrame, flows: pd.DataFrame) -> pd.DataFrame:
+    """One row per run from the stored tables of a sweep (see :func:`sweep`)."""
+    label = {q.toml: q.label for q in queues()}
+    order = {q.label: i for i, q in enumerate(queues())}
+    bottleneck = links[(links["name"] == "bottleneck") & (links["direction"] == "forward")]
+    per_run = flows.groupby("run", sort=False).agg(
+        timeouts=("timeouts", "sum"),
+        fast_retransmits=("fast_retransmits", "sum"),
+        jain=("goodput_bps", _jain),
+    )
+    out = pd.DataFrame(
+        {
+            "queue": bottleneck["link.bottleneck.queue"].map(label),
+            "n": bottleneck["flow.tcp.count"].astype("int64"),
+            "utilization": bottleneck["utilization"].astype(float),
+            "drops": bottleneck["drops"].astype("int64"),
+            "run": bottleneck["run"],
+            "seed": bottleneck["seed"].astype("int64"),
+        }
+    )
+    out["theorem1"] = [theorem1(n) for n in out.n]
+    out = out.join(per_run, on="run")
+    out["order"] = out.queue.map(order)
+    out = out.sort_values(["order", "n", "seed"]).reset_index(drop=True)
+    columns = ["queue", "n", "utilization", "theorem1", "drops", "timeouts"]
+    columns += ["fast_retransmits", "jain", "seed"]
+    return out[columns]
+
+
+def _jain(x: pd.Series) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2); 1 for a single flow."""
+    total = float((x * x).sum())
+    return float(x.sum()) ** 2 / (len(x) * total) if total > 0 else math.nan
 
 
 def table(rows: pd.DataFrame) -> pd.DataFrame:
-    """Utilisation as a table: one row per N, one column per queue, plus Theorem 1."""
-    wide = rows.pivot(index="n", columns="queue", values="utilization")
+    """Utilisation as a table: one row per N, one column per queue (the mean over seeds),
+    plus Theorem 1."""
+    wide = rows.pivot_table(index="n", columns="queue", values="utilization", aggfunc="mean")
     wide = wide[[q.label for q in queues() if q.label in wide.columns]]
     wide.insert(0, "theorem 1", [theorem1(n) for n in wide.index])
     return wide
@@ -185,7 +184,9 @@ def markdown(wide: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(rows: pd.DataFrame, path: Path) -> None:
+def utilization_figure(rows: pd.DataFrame):
+    """Utilisation against N per queue (mean over seeds; bars from the lowest to the highest
+    seed when there are several) beside Theorem 1: a matplotlib Figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -197,10 +198,16 @@ def plot(rows: pd.DataFrame, path: Path) -> None:
     ax.plot(fine, [theorem1(x) for x in fine], "k-", lw=2, label="Theorem 1: 1 - 1/(1+3N)")
     markers = "os^vD<>ph*"
     for i, q in enumerate(queues()):
-        sub = rows[rows.queue == q.label].sort_values("n")
+        sub = rows[rows.queue == q.label].groupby("n").utilization.agg(["mean", "min", "max"])
         if len(sub):
-            ax.plot(
-                sub.n, sub.utilization, marker=markers[i % len(markers)], ls="--", label=q.label
+            ax.errorbar(
+                sub.index,
+                sub["mean"],
+                yerr=[sub["mean"] - sub["min"], sub["max"] - sub["mean"]],
+                marker=markers[i % len(markers)],
+                ls="--",
+                capsize=2,
+                label=q.label,
             )
     ax.set_xlabel("number of connections N")
     ax.set_ylabel("bottleneck utilisation")
@@ -210,6 +217,13 @@ def plot(rows: pd.DataFrame, path: Path) -> None:
     ax.legend(fontsize=8, loc="lower right")
     ax.set_title("Parallel AIMD(1, 1/2) TCP over a 10 Mb/s, 120 ms bottleneck")
     fig.tight_layout()
+    return fig
+
+
+def plot(rows: pd.DataFrame, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = utilization_figure(rows)
     fig.savefig(path, dpi=120, format="png")
     plt.close(fig)
 

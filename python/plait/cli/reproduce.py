@@ -1,0 +1,124 @@
+"""`plait reproduce NAME|all`: run a paper's experiments and write an HTML report.
+
+For each claim of the paper the report gives the paper's value, plait's value with its spread
+over seeds, and a verdict: agrees within the stated tolerance, or differs and how; with the
+figures and tables. Packet-level runs are a sweep (`plait sweep`): they use every core, or a
+Dask cluster, and are stored under OUT/<experiment>/runs, so a second call reuses them and an
+interrupted one resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from plait.cli.cluster import add_cluster_options, cluster_options
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    from plait.experiments import MODULES
+
+    names = list(MODULES)
+    p = sub.add_parser(
+        "reproduce", help="reproduce a paper's claims and write an HTML report", description=__doc__
+    )
+    p.add_argument("name", choices=[*names, "all"], help="an experiment, or all of them")
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        default="results/reproduce",
+        help="folder of the report (report.html) and of each experiment's stored runs",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_seeds,
+        default=[1, 2, 3, 4, 5],
+        metavar="N|LIST",
+        help="seeds of the packet-level runs: a count (5 for seeds 1..5) or a list (1,7,9)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smaller version of every experiment (fewer N, shorter runs), for a first look",
+    )
+    p.add_argument("--fresh", action="store_true", help="remove stored runs first and start over")
+    add_cluster_options(p)
+    p.set_defaults(func=main)
+
+
+def _seeds(text: str) -> list[int]:
+    from plait.cli.options import seed_type
+
+    parts = [x.strip() for x in text.split(",")]
+    try:
+        values = [seed_type(x) for x in parts]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"expected a count or a comma-separated list of seeds, got {text!r}"
+        ) from None
+    if len(values) == 1 and "," not in text:
+        if not 1 <= values[0] <= 1000:
+            raise argparse.ArgumentTypeError(f"expected a count in [1, 1000], got {text}")
+        return list(range(1, values[0] + 1))
+    if len(set(values)) != len(values):
+        raise argparse.ArgumentTypeError(f"a seed appears twice in {text!r}")
+    return values
+
+
+def main(args: argparse.Namespace) -> int:
+    import datetime
+    from pathlib import Path
+
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from plait import __version__
+    from plait.cli.experiment import BarProgress
+    from plait.cli.text import plain
+    from plait.experiments import Options, experiments
+    from plait.output import Outputs
+    from plait.report import render
+
+    chosen = experiments()
+    if args.name != "all":
+        chosen = {args.name: chosen[args.name]}
+    where = cluster_options(args)
+    outputs = Outputs()
+    folder = outputs.folder("--out", args.out, ("report.html",))
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    sections = []
+    for name, experiment in chosen.items():
+        options = Options(
+            out=Path(folder.path) / name,
+            seeds=args.seeds,
+            quick=args.quick,
+            fresh=args.fresh,
+            where=where,
+        )
+        total = experiment.runs(options)
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task(f"{name}: {total} packet-level runs", total=total)
+            options.progress = BarProgress(bar, task)
+            sections.append(experiment.reproduce(options))
+    generated = (
+        f"plait {__version__}, {datetime.date.today().isoformat()}"
+        + (", quick version" if args.quick else "")
+        + f", seeds {', '.join(str(s) for s in args.seeds)}"
+    )
+    html = render(sections, "plait: the papers' claims reproduced", generated)
+    with outputs.writing() as tx:
+        tx.write_text(folder.file("report.html"), html)
+    out = Console(highlight=False, soft_wrap=True)
+    for section in sections:
+        table = Table(
+            title=f"{section.title}: {sum(c.agrees for c in section.claims)} of "
+            f"{len(section.claims)} claims agree"
+        )
+        table.add_column("verdict")
+        table.add_column("claim")
+        table.add_column("where")
+        for c in section.claims:
+            table.add_row("agrees" if c.agrees else "differs", c.claim, c.where)
+        out.print(table)
+    out.print(plain(f"report: {folder.path / 'report.html'}"))
+    return 0

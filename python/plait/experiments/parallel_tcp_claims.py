@@ -1,0 +1,425 @@
+"""`plait reproduce parallel-tcp`: the claims of Altman, Barman, Tuffin and Vojnović, "Parallel
+TCP sockets: simple model, throughput and validation" (INFOCOM 2006), checked against plait's
+closed forms, its exact AIMD fluid simulator and its packet-level simulation.
+
+Every claim has a tolerance stated beside it. The paper states none: where it says "good
+conformance" or "reasonable conformance" the tolerance is ours, and says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from plait import fluid, models
+from plait.experiments import Experiment, Options, register
+from plait.experiments import parallel_tcp as exp
+from plait.report import Claim, Figure, Section, figure_png
+
+PAPER = (
+    "E. Altman, D. Barman, B. Tuffin, M. Vojnović, “Parallel TCP sockets: simple model, "
+    "throughput and validation”, IEEE INFOCOM 2006."
+)
+BETA = 0.5
+#: Single-hit loss policies of the fluid model (assumption ONE).
+SINGLE_HIT = ("rate_independent", "rate_proportional", "largest_rate", "beatdown")
+TD = ("threshold-dropper, rate-independent", "threshold-dropper, largest-rate")
+RED = ("RED, buffer 20", "RED, buffer 40")
+DROPTAIL = tuple(f"DropTail, buffer {b}" for b in (5, 10, 20, 40))
+
+
+def scale(options: Options) -> dict:
+    """Values of N, run length and fluid events: the paper's set-up, or a quick one."""
+    if options.quick:
+        return {"ns": [1, 2, 4, 8], "duration": 100.0, "warmup": 20.0, "events": 20_000}
+    return {"ns": list(range(1, 11)), "duration": 1000.0, "warmup": 200.0, "events": 200_000}
+
+
+def packet_runs(options: Options) -> int:
+    return len(exp.queues()) * len(scale(options)["ns"]) * len(options.seeds)
+
+
+def spread(values: Sequence[float]) -> str:
+    """`mean ± sd (k seeds)`, or the value for one seed."""
+    v = np.asarray(values, dtype=float)
+    if len(v) == 1:
+        return f"{v[0]:.3f} (1 seed)"
+    return f"{v.mean():.3f} ± {v.std(ddof=1):.3f} ({len(v)} seeds)"
+
+
+# ---- Closed forms and fluid model ----------------------------------------------------------
+
+
+def fluid_runs(ns: list[int], seeds: list[int], events: int) -> pd.DataFrame:
+    """E[S]/c of the fluid model per policy, N and seed (deterministic policies once)."""
+    out = []
+    for policy in (*SINGLE_HIT, "all"):
+        random = policy in ("rate_independent", "rate_proportional")
+        for n in ns:
+            for seed in seeds if random else seeds[:1]:
+                r = fluid.simulate(n, policy, beta=BETA, events=events, seed=seed)
+                out.append({"policy": policy, "n": n, "seed": seed, "mean": r.mean_aggregate})
+    return pd.DataFrame(out)
+
+
+def example1_runs(seeds: list[int], events: int) -> pd.DataFrame:
+    """Example 1: four connections, 1 and 2 signalled with probability sigma/2 each."""
+    out = []
+    for sigma in np.round(np.arange(0.1, 0.91, 0.1), 2):
+        for seed in seeds:
+            w = [sigma, sigma, 1 - sigma, 1 - sigma]
+            r = fluid.simulate(4, "rate_independent", weights=w, events=events, seed=seed)
+            out.append(
+                {
+                    "sigma": sigma,
+                    "seed": seed,
+                    "aggregate": r.mean_aggregate,
+                    "class1": float(r.per_flow_mean[:2].mean()),
+                    "class2": float(r.per_flow_mean[2:].mean()),
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def formula_claims(ns: list[int], fl: pd.DataFrame, ex1: pd.DataFrame) -> list[Claim]:
+    claims = []
+    u3, u6 = (float(models.altman_utilization(n, BETA)) for n in (3, 6))
+    claims.append(
+        Claim(
+            "Opening 3 connections yields 90 % utilisation, 6 almost 95 %",
+            "Section III, eq. (5), Fig. 2",
+            "0.90 and “almost 0.95”",
+            f"{u3:.4f} and {u6:.4f} (eq. (5), plait.models.altman_utilization)",
+            "±0.005",
+            abs(u3 - 0.90) <= 0.005 and 0.945 <= u6 < 0.95,
+            "The closed form 1 − 1/(1 + N(1+β)/(1−β)) with β = 1/2 gives 9/10 and 18/19.",
+        )
+    )
+    theory = {n: float(models.altman_utilization(n, BETA)) for n in ns}
+    single = fl[fl.policy.isin(SINGLE_HIT)].copy()
+    single["err"] = single["mean"] - single.n.map(theory)
+    worst = single.loc[single.err.abs().idxmax()]
+    per = single[(single.policy == worst.policy) & (single.n == worst.n)]["mean"]
+    claims.append(
+        Claim(
+            "Theorem 1: the mean aggregate rate is 1 − 1/(1 + 3N) of capacity whatever the "
+            "single-hit loss policy",
+            "Theorem 1, Section II.B; Fig. 2",
+            f"1 − 1/(1 + 3N): {theory[ns[0]]:.3f} (N = {ns[0]}) to {theory[ns[-1]]:.3f} "
+            f"(N = {ns[-1]})",
+            f"largest |fluid − theory| {abs(worst.err):.1e} ({worst.policy}, N = {worst.n}: "
+            f"{spread(per)}) over {', '.join(SINGLE_HIT)}",
+            "±0.002 absolute",
+            bool(single.err.abs().max() <= 0.002),
+            "Exact event-driven fluid simulation (plait.fluid); random policies over every seed, "
+            "deterministic ones once.",
+        )
+    )
+    synced = fl[fl.policy == "all"]["mean"]
+    claims.append(
+        Claim(
+            "With every connection signalled at once (synchronisation) utilisation stays at "
+            "(1 + β)/2 for every N",
+            "Section II.B.3, eq. (6)",
+            "0.75",
+            f"{synced.min():.6f} to {synced.max():.6f} for N = {ns[0]}..{ns[-1]}",
+            "±1e-6",
+            bool((synced - 0.75).abs().max() <= 1e-6),
+            "Policy ALL of the fluid simulator.",
+        )
+    )
+    agg = ex1.groupby("sigma")["aggregate"].mean()
+    worst_sigma = (agg - 12 / 13).abs().idxmax()
+    lo = ex1[ex1.sigma == ex1.sigma.min()]
+    claims.append(
+        Claim(
+            "Example 1: the aggregate of 4 connections is insensitive to a bias σ in who is "
+            "signalled, while the two classes trade throughput",
+            "Example 1, Fig. 3",
+            "12/13 = 0.923 for every σ",
+            f"aggregate {agg.min():.4f} to {agg.max():.4f} over σ = 0.1..0.9 (largest gap at "
+            f"σ = {worst_sigma:g}: {spread(ex1[ex1.sigma == worst_sigma]['aggregate'])}); at "
+            f"σ = {lo.sigma.iloc[0]:g} a connection of class 1 gets {lo.class1.mean():.3f}, "
+            f"of class 2 {lo.class2.mean():.3f}",
+            "±0.002 absolute",
+            bool((agg - 12 / 13).abs().max() <= 0.002),
+            "Rate-independent policy with weights [σ, σ, 1 − σ, 1 − σ].",
+        )
+    )
+    return claims
+
+
+# ---- Packet-level claims -------------------------------------------------------------------
+
+
+def packet_claims(rows: pd.DataFrame) -> list[Claim]:
+    by = rows.groupby(["queue", "n"]).utilization
+    mean = by.mean()
+    ns = sorted(rows.n.unique())
+    thm = {n: exp.theorem1(n) for n in ns}
+
+    def values(queue: str, n: int) -> list[float]:
+        return rows[(rows.queue == queue) & (rows.n == n)].utilization.tolist()
+
+    claims = []
+    small = [n for n in ns if n <= 7]
+    gaps = [(abs(mean[(q, n)] - thm[n]), q, n) for q in TD for n in small]
+    gap, gq, gn = max(gaps)
+    claims.append(
+        Claim(
+            "With a threshold-dropper (one connection signalled per congestion event) "
+            "utilisation follows Theorem 1 when N is not too large",
+            "Section V.D, Fig. 11",
+            "“good conformance” with 1 − 1/(1 + 3N)",
+            f"largest |plait − Theorem 1| over N ≤ 7: {gap:.3f} ({gq}, N = {gn}: "
+            f"{spread(values(gq, gn))} against {thm[gn]:.3f})",
+            "±0.03 absolute (ours: the paper gives none)",
+            gap <= 0.03,
+            "Mean over seeds of the bottleneck's busy fraction in the measurement window.",
+        )
+    )
+    top = max(ns)
+    if top >= 8:
+        lows = [(mean[(q, top)], q) for q in TD]
+        low, lq = min(lows)
+        claims.append(
+            Claim(
+                "With many connections the threshold-dropper keeps the link essentially full "
+                "(the queue no longer empties), above Theorem 1",
+                "Section V.D, text on Fig. 11",
+                "≈ 1.0",
+                f"N = {top}: {spread(values(lq, top))} ({lq}); Theorem 1 gives {thm[top]:.3f}",
+                "≥ 0.97",
+                low >= 0.97,
+                "The fluid model has no buffer; the packet queue keeps the link busy after a "
+                "decrease.",
+            )
+        )
+    diffs = [(abs(mean[(TD[0], n)] - mean[(TD[1], n)]), n) for n in ns]
+    d, dn = max(diffs)
+    claims.append(
+        Claim(
+            "Rate-independent and largest-rate dropping give the same utilisation "
+            "(insensitivity to the loss policy)",
+            "Section V.D, Fig. 11 left and right",
+            "the two match well",
+            f"largest difference {d:.3f} (N = {dn}: {spread(values(TD[0], dn))} and "
+            f"{spread(values(TD[1], dn))})",
+            "±0.02 absolute (ours)",
+            d <= 0.02,
+            "Same seeds for both policies.",
+        )
+    )
+    many = [n for n in ns if n >= 2]
+    below = [(mean[(q, n)] - thm[n], q, n) for q in DROPTAIL[:2] for n in many]
+    worst = max(below)
+    claims.append(
+        Claim(
+            "With small DropTail buffers utilisation is below Theorem 1 (the windows synchronise)",
+            "Section V.B, Figs. 7–9",
+            "below 1 − 1/(1 + 3N) for small buffers",
+            f"5 and 10 packets, N ≥ 2: plait − Theorem 1 at most {worst[0]:+.3f} "
+            f"({worst[1]}, N = {worst[2]}); at N = {top}: "
+            f"{spread(values(DROPTAIL[0], top))} and {spread(values(DROPTAIL[1], top))} "
+            f"against {thm[top]:.3f}",
+            "below Theorem 1 at every N ≥ 2",
+            worst[0] < 0,
+            "Close to the synchronised value 0.75 of eq. (6) rather than to Theorem 1.",
+        )
+    )
+    avg = [float(rows[rows.queue == q].utilization.mean()) for q in DROPTAIL]
+    claims.append(
+        Claim(
+            "The larger the DropTail buffer, the larger the utilisation",
+            "Section V.B, Fig. 7",
+            "increasing with the buffer",
+            "mean over N and seeds: "
+            + ", ".join(f"{b} packets {a:.3f}" for b, a in zip((5, 10, 20, 40), avg)),
+            "strictly increasing",
+            all(a < b for a, b in zip(avg, avg[1:])),
+            "Buffers of 5 to 40 packets against a bandwidth-delay product of 150 packets.",
+        )
+    )
+    over = [(mean[(DROPTAIL[-1], n)] - thm[n], n) for n in ns]
+    best, bn = max(over)
+    claims.append(
+        Claim(
+            "With a large enough buffer utilisation exceeds Theorem 1",
+            "Section V.B, Fig. 7",
+            "above 1 − 1/(1 + 3N)",
+            f"DropTail 40: {best:+.3f} above Theorem 1 at N = {bn} "
+            f"({spread(values(DROPTAIL[-1], bn))}); above it for N ≤ "
+            f"{max([n for d, n in over if d > 0], default=0)} only",
+            "above Theorem 1 at some N",
+            best > 0,
+            "The buffer keeps the link busy after a synchronised decrease, but the curve stays "
+            "flat in N, so the largest N fall below Theorem 1.",
+        )
+    )
+    red = [(abs(mean[(q, n)] - thm[n]), q, n) for q in RED for n in ns]
+    r, rq, rn = max(red)
+    claims.append(
+        Claim(
+            "RED conforms reasonably to Theorem 1",
+            "Section V.C, Fig. 10",
+            "“reasonable conformance”",
+            f"largest |plait − Theorem 1| {r:.3f} ({rq}, N = {rn}: {spread(values(rq, rn))} "
+            f"against {thm[rn]:.3f})",
+            "±0.05 absolute (ours)",
+            r <= 0.05,
+            "With the paper's RED settings (w_q = 0.001, max_p = 0.1, thresholds 0.6 and 0.8 "
+            "of the buffer) the average queue rarely reaches min_th, so RED behaves like "
+            "DropTail of the same size and stays flat in N.",
+        )
+    )
+    return claims
+
+
+# ---- Figures -------------------------------------------------------------------------------
+
+
+def fluid_figure(fl: pd.DataFrame):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ns = sorted(fl.n.unique())
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    fine = np.linspace(min(ns), max(ns), 200)
+    ax.plot(fine, models.altman_utilization(fine, BETA), "k-", label="Theorem 1")
+    ax.axhline(0.75, color="k", ls="--", lw=1, label="ALL, eq. (6)")
+    for i, policy in enumerate((*SINGLE_HIT, "all")):
+        m = fl[fl.policy == policy].groupby("n")["mean"].mean()
+        ax.plot(
+            np.array(m.index) + (i - 2) * 0.06,
+            m.values,
+            "os^Dx"[i],
+            mfc="none",
+            label=policy.replace("_", "-"),
+        )
+    ax.set_xlabel("number of connections N")
+    ax.set_ylabel("E[S] / c")
+    ax.set_ylim(0.7, 1.0)
+    ax.set_xticks(ns)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="center right")
+    ax.set_title("Fluid model: utilisation against N for each loss policy")
+    fig.tight_layout()
+    return fig
+
+
+def example1_figure(ex1: pd.DataFrame):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    m = ex1.groupby("sigma").mean(numeric_only=True)
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    ax.axhline(12 / 13, color="k", lw=1, label="Theorem 1: 12/13")
+    ax.plot(m.index, m["aggregate"], "ko", mfc="none", label="aggregate")
+    ax.plot(m.index, m.class1, "o-", label="connection 1 or 2 (each)")
+    ax.plot(m.index, m.class2, "s-", label="connection 3 or 4 (each)")
+    ax.set_xlabel("bias σ")
+    ax.set_ylabel("time-average rate / c")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="center right")
+    ax.set_title("Example 1: the aggregate does not depend on the bias")
+    fig.tight_layout()
+    return fig
+
+
+# ---- The experiment ------------------------------------------------------------------------
+
+
+def reproduce(options: Options) -> Section:
+    sc = scale(options)
+    started = time.perf_counter()
+    rows, summary = exp.sweep_with_summary(
+        sc["ns"],
+        sc["duration"],
+        sc["warmup"],
+        options.seeds,
+        options.out / "runs",
+        fresh=options.fresh,
+        progress=options.progress,
+        **options.where,
+    )
+    fl = fluid_runs(sc["ns"], options.seeds, sc["events"])
+    ex1 = example1_runs(options.seeds, sc["events"])
+    claims = formula_claims(sc["ns"], fl, ex1) + packet_claims(rows)
+    figures = [
+        Figure(
+            "Packet simulation: utilisation against N",
+            "Bottleneck utilisation of N TCP-SACK connections with AIMD(1, 1/2) for each "
+            "queue (markers: mean over seeds; bars: lowest to highest seed) beside Theorem 1. "
+            "Compare with the paper's Figs. 7, 10 and 11.",
+            figure_png(exp.utilization_figure(rows)),
+        ),
+        Figure(
+            "Fluid model: every single-hit policy on Theorem 1",
+            "Exact fluid simulation of the paper's model for each loss policy (Fig. 2; "
+            "policies of Section IV), beside Theorem 1 and the synchronised value.",
+            figure_png(fluid_figure(fl)),
+        ),
+        Figure(
+            "Example 1: insensitivity to the bias",
+            "Four connections; connections 1 and 2 are signalled with probability σ/2 each "
+            "(the paper's Fig. 3).",
+            figure_png(example1_figure(ex1)),
+        ),
+    ]
+    wide = exp.table(rows)
+    sd = rows.pivot_table(index="n", columns="queue", values="utilization", aggfunc="std")
+    sd = sd[[c for c in wide.columns if c in sd.columns]]
+    tables = [("Utilisation, mean over seeds", wide)]
+    if rows.seed.nunique() > 1:
+        tables.append(("Utilisation, standard deviation over seeds", sd))
+    setup = (
+        "Packet level (plait's simulator, scenario experiments/parallel-tcp/scenario.toml): "
+        f"N = {sc['ns'][0]}..{sc['ns'][-1]} TCP-SACK connections with AIMD(1, 1/2) congestion "
+        "avoidance, 1000-byte payloads, start times uniform in [0, 4] s, a 120 ms propagation "
+        "round trip through a 10 Mb/s bottleneck (150 packets of bandwidth-delay product; the "
+        "paper's rate is in a figure we do not have), RFC 6298's 1 s minimum RTO. Runs of "
+        f"{sc['duration']:g} s with the first {sc['warmup']:g} s discarded (the paper: 2000 s, "
+        "1000 s discarded), over the seeds listed below.\n\n"
+        "Queues: the threshold-dropper of Section V.D (threshold 3 packets, hold one mean "
+        "RTT) with the rate-independent and largest-rate policies; RED with the paper's "
+        "settings and buffers of 20 and 40 packets; DropTail with 5, 10, 20 and 40 packets.\n\n"
+        f"Fluid model: plait.fluid, {sc['events']:,} congestion events per point, β = 1/2."
+    )
+    return Section(
+        name="parallel-tcp",
+        title="Parallel TCP sockets",
+        paper=PAPER,
+        setup=setup,
+        claims=claims,
+        figures=figures,
+        tables=tables,
+        runs={
+            "packet runs": summary.total,
+            "run now": summary.done,
+            "stored earlier": summary.reused,
+            "failed": summary.failed,
+            "seeds": ", ".join(str(s) for s in options.seeds),
+            "where": summary.cluster or "nothing to run",
+            "wall time": f"{time.perf_counter() - started:.0f} s",
+            "results": str(options.out / "runs"),
+        },
+    )
+
+
+EXPERIMENT = register(
+    Experiment(
+        name="parallel-tcp",
+        title="Parallel TCP sockets (Altman et al.)",
+        paper=PAPER,
+        reproduce=reproduce,
+        runs=packet_runs,
+    )
+)
