@@ -150,8 +150,18 @@ def sweep(
     store = Store(root, definition.tables)
     store.open(fresh=fresh)
     try:
-        summary = _run(definition, runs, store, workers, scheduler, jobqueue, client, batch,
-                       max_memory, progress)
+        summary = _run(
+            definition,
+            runs,
+            store,
+            workers,
+            scheduler,
+            jobqueue,
+            client,
+            batch,
+            max_memory,
+            progress,
+        )
         result = SweepResult(root, summary, runs, definition.tables)
         if temporary:
             # Read everything before the folder goes.
@@ -269,4 +279,3 @@ def open_results(path: str | os.PathLike) -> SweepResult:
     errors = store.failures(keys)
     summary = Summary(total=len(keys), reused=len(present), failed=len(errors), errors=errors)
     return SweepResult(root, summary, runs, tables)
-

@@ -218,4 +218,3 @@ class _Timing:
         # Keep several tasks per worker so that the last ones finish together.
         by_balance = math.ceil(remaining / (workers * TASKS_PER_WORKER))
         return max(1, min(by_time, by_balance, MAX_BATCH))
-
