@@ -132,11 +132,26 @@ class Result:
     path_series: pd.DataFrame
     wall_seconds: float = math.nan
 
-    @classmethod
-    def _from_core(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
+    @staticmethod
+    def _tables_from_core(raw: dict[str, Any], names: Iterable[str] = TABLES) -> dict[str, Any]:
+        """The result tables `names` (DataFrames) from the core's columns."""
         flows = _frame(raw["flows"], ["name", "kind", "cc", "src", "dst"], {})
         links = _frame(raw["links"], ["name", "direction", "from", "to"], {})
         tables = {"flows": flows, "links": links}
+        first = {
+            "paths": ["flow", "path"],
+            "flow_series": ["time_s", "flow"],
+            "link_series": ["time_s", "link"],
+            "path_series": ["time_s", "flow", "path"],
+        }
+        out = {}
+        for name in names:
+            out[name] = tables[name] if name in tables else _frame(raw[name], first[name], tables)
+        return out
+
+    @classmethod
+    def _from_core(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
+        t = cls._tables_from_core(raw)
         return cls(
             seed=int(raw["seed"]),
             duration_s=float(raw["duration_s"]),
@@ -144,13 +159,8 @@ class Result:
             events=int(raw["events"]),
             delivered_packets=int(raw["delivered_packets"]),
             jain_fairness=float(raw["jain_fairness"]),
-            flows=flows,
-            links=links,
-            paths=_frame(raw["paths"], ["flow", "path"], tables),
-            flow_series=_frame(raw["flow_series"], ["time_s", "flow"], tables),
-            link_series=_frame(raw["link_series"], ["time_s", "link"], tables),
-            path_series=_frame(raw["path_series"], ["time_s", "flow", "path"], tables),
             wall_seconds=wall_seconds,
+            **t,
         )
 
     def summary(self) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """`plait bench dumbbell`: simulated packets per wall second and peak memory.
+`plait bench sweep`: runs per second of a sweep of short runs against running them one after
+another, and the sweep engine's cost per run.
 
-The benchmark runs in a fresh interpreter that imports only the compiled core, so the peak
-resident set it reports is the simulator's and not that of pandas or matplotlib.
+The dumbbell benchmark runs in a fresh interpreter that imports only the compiled core, so the
+peak resident set it reports is the simulator's and not that of pandas or matplotlib.
 """
 
 from __future__ import annotations
@@ -26,9 +28,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "scenario",
-        choices=["dumbbell"],
+        choices=["dumbbell", "sweep"],
         help="dumbbell: N bulk TCP flows over a 100 Mb/s bottleneck "
-        "(experiments/dumbbell/dumbbell.toml)",
+        "(experiments/dumbbell/dumbbell.toml); sweep: --runs short dumbbell runs, one after "
+        "another and as a sweep",
+    )
+    p.add_argument(
+        "--runs",
+        type=bounded_int(1, 100_000),
+        default=200,
+        help="sweep: number of runs (one seed each)",
+    )
+    p.add_argument(
+        "--workers",
+        type=bounded_int(1, 4096),
+        default=None,
+        help="sweep: worker processes (default: the number of cores)",
     )
     p.add_argument(
         "--flows",
@@ -47,6 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.scenario == "sweep":
+        return _sweep(args)
     code = (
         "import sys, plait._core as c\n"
         "try:\n"
@@ -71,4 +88,28 @@ def main(args: argparse.Namespace) -> int:
             f"{report['events_per_second'] / 1e6:.2f} M events/s, "
             f"peak RSS {report['peak_rss_bytes'] / 2**20:.1f} MiB"
         )
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from plait.sweeps.bench import bench_sweep
+
+    duration = args.duration if args.duration != DEFAULT_DURATION_S else 2.0
+    r = bench_sweep(args.runs, duration, args.flows, args.workers)
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return 0
+    print(
+        f"{r['runs']} runs of {r['simulated_seconds_per_run']:g} s simulated, {r['flows']} flows "
+        f"(mean {r['mean_run_seconds'] * 1e3:.0f} ms each):\n"
+        f"  one after another: {r['sequential_seconds']:.2f} s, "
+        f"{r['sequential_runs_per_second']:.1f} runs/s\n"
+        f"  sweep, {r['workers']} workers, batched: {r['sweep_auto_seconds']:.2f} s, "
+        f"{r['sweep_auto_runs_per_second']:.1f} runs/s ({r['sweep_auto_speedup']:.2f}x), "
+        f"engine cost {r['sweep_auto_overhead_ms_per_run']:.1f} ms per run\n"
+        f"  sweep, one run per task: {r['sweep_one_per_task_seconds']:.2f} s, "
+        f"{r['sweep_one_per_task_runs_per_second']:.1f} runs/s "
+        f"({r['sweep_one_per_task_speedup']:.2f}x), "
+        f"engine cost {r['sweep_one_per_task_overhead_ms_per_run']:.1f} ms per run"
+    )
     return 0

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from plait.api import DEFAULT_MAX_MEMORY, Scenario, check_max_memory
-from plait.sweeps.engine import Cluster, JobQueue, connect, execute
+from plait.sweeps.engine import Cluster, JobQueue, connect, deferred_interrupt, execute
 from plait.sweeps.spec import Run, Sweep, SweepError, load
 from plait.sweeps.store import Store, StoreError
 from plait.sweeps.worker import Batch, Outcome
@@ -143,13 +143,14 @@ def sweep(
         raise ValueError(f"workers: expected a positive whole number, got {workers!r}")
     definition = load(scenario, grid=grid, zip=zip, seeds=seeds, tables=tables)
     runs = definition.runs()
-    if on_start is not None:
-        on_start(definition, runs)
     temporary = out is None
     root = Path(tempfile.mkdtemp(prefix="plait-sweep-")) if temporary else Path(out)
     store = Store(root, definition.tables)
     store.open(fresh=fresh)
     try:
+        if on_start is not None:
+            # After the folder is known to be usable: a refused --out is the only message.
+            on_start(definition, runs)
         summary = _run(
             definition,
             runs,
@@ -238,11 +239,14 @@ def _run(
 
     try:
         if todo:
-            with connect(workers, scheduler, jobqueue, client) as cluster:
-                summary.cluster = cluster.description
-                summary.dashboard = cluster.dashboard
-                progress.start(len(runs), len(present), cluster)
-                execute(cluster, make_batch, todo, on_outcome, batch)
+            # Ctrl-C is acted on between results (see deferred_interrupt), cluster start and
+            # close included.
+            with deferred_interrupt() as interrupted:
+                with connect(workers, scheduler, jobqueue, client) as cluster:
+                    summary.cluster = cluster.description
+                    summary.dashboard = cluster.dashboard
+                    progress.start(len(runs), len(present), cluster)
+                    execute(cluster, make_batch, todo, on_outcome, batch, interrupted)
         else:
             progress.start(len(runs), len(present), None)
     except KeyboardInterrupt:

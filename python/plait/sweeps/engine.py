@@ -13,6 +13,9 @@ from __future__ import annotations
 import logging
 import math
 import os
+import signal
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -102,13 +105,22 @@ def connect(
     from distributed import LocalCluster
 
     n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(
-        n_workers=n,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    # The worker processes share the terminal's process group, so Ctrl-C would reach them too
+    # (each would die printing a traceback). They are started from the cluster's IO-loop
+    # thread, created here: with SIGINT blocked meanwhile, that thread and every worker it
+    # starts (restarts included) keep it blocked. This process still sees Ctrl-C (a signal
+    # sent meanwhile arrives when the block is lifted) and stops the workers itself.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        cluster = LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        )
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     c = Client(cluster)
     try:
         yield Cluster(c, f"local, {n} worker process{'es' if n > 1 else ''}", None, c.close)
@@ -154,10 +166,12 @@ def execute(
     runs: list[Run],
     on_outcome: Callable[[Run, Outcome], None],
     batch_size: int | None = None,
+    interrupted: threading.Event | None = None,
 ) -> None:
     """Runs `runs` on the cluster; `on_outcome` is called in this process for each, as results
     arrive. With `batch_size` None, batches are sized from measured run times (one run per
-    task until the first results, then about :data:`TARGET_TASK_SECONDS` per task)."""
+    task until the first results, then about :data:`TARGET_TASK_SECONDS` per task).
+    KeyboardInterrupt is raised once `interrupted` is set (see :func:`deferred_interrupt`)."""
     from distributed import as_completed
 
     client = cluster.client
@@ -167,10 +181,19 @@ def execute(
     futures = as_completed()
     in_flight: dict[Any, list[Run]] = {}
 
+    known = {"workers": cluster.workers(), "asked": time.monotonic()}
+
+    def workers() -> int:
+        # Asking the scheduler is a round trip: at most once a second (adaptive clusters grow).
+        if time.monotonic() - known["asked"] > 1.0:
+            known["workers"], known["asked"] = cluster.workers(), time.monotonic()
+        return known["workers"]
+
     def submit_more() -> None:
-        window = max(8, TASKS_PER_WORKER * cluster.workers())
+        n = workers()
+        window = max(8, TASKS_PER_WORKER * n)
         while pending and len(in_flight) < window:
-            size = batch_size or timing.batch(len(pending), cluster.workers())
+            size = batch_size or timing.batch(len(pending), n)
             chunk = [pending.pop() for _ in range(min(size, len(pending)))]
             fut = client.submit(
                 run_batch, make_batch(chunk), key=f"plait-{chunk[0].key}", pure=False
@@ -178,9 +201,16 @@ def execute(
             in_flight[fut] = chunk
             futures.add(fut)
 
+    stop = interrupted if interrupted is not None else threading.Event()
     try:
         submit_more()
-        for fut in futures:
+        while not futures.is_empty():
+            if stop.is_set():
+                raise KeyboardInterrupt
+            if not futures.has_ready():
+                stop.wait(0.02)
+                continue
+            fut = next(futures)
             chunk = in_flight.pop(fut)
             try:
                 outcomes = fut.result()
@@ -196,6 +226,32 @@ def execute(
         for f in list(in_flight):
             f.cancel()
         raise
+
+
+@contextmanager
+def deferred_interrupt() -> Iterator[threading.Event]:
+    """Ctrl-C sets the event instead of raising KeyboardInterrupt wherever the main thread is:
+    raised inside a call of Dask's client, it leaves errors and tracebacks in Dask's logs.
+    :func:`execute` raises KeyboardInterrupt at its next check; a second Ctrl-C raises at once.
+    Only in the main thread, and only over Python's own handler (an ignored Ctrl-C stays so)."""
+    flag = threading.Event()
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield flag
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        if flag.is_set():
+            raise KeyboardInterrupt
+        flag.set()
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield flag
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class _Timing:

@@ -92,6 +92,10 @@ class Sweep:
         validated by the core (a :class:`SweepError` for the first that fails)."""
         runs: list[Run] = []
         seen: dict[str, Run] = {}
+        # A parameter with whole and fractional numbers ([1, 1.5]) is a float column in every
+        # run's file: files of one sweep must agree on a column's type to read as one table.
+        values = {**self.grid, **self.zip}
+        floats = {p for p, vs in values.items() if any(isinstance(v, float) for v in vs)}
         for point in self.points():
             params = [(path, _toml_literal(value)) for path, value in point.items()]
             pairs = [*params, ("simulation.seed", str(self.seeds[0]))]
@@ -101,10 +105,11 @@ class Sweep:
                 )
             except _core.ScenarioError as e:
                 raise SweepError(_point_error(str(e), self.source, self.grid)) from None
+            shown = {p: float(v) if p in floats else v for p, v in point.items()}
             for seed in self.seeds:
                 canonical.setdefault("simulation", {})["seed"] = seed
                 key = run_key(canonical)
-                run = Run(key, seed, dict(point), (*params, ("simulation.seed", str(seed))))
+                run = Run(key, seed, dict(shown), (*params, ("simulation.seed", str(seed))))
                 if key in seen:
                     raise SweepError(
                         f"{self.source}: sweep: runs {_describe(seen[key])} and "

@@ -4,7 +4,6 @@ runs in one task, so that short runs do not pay the engine's per-task cost each.
 
 from __future__ import annotations
 
-import io
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -55,8 +54,8 @@ def _run_one(batch: Batch, run: Run) -> Outcome:
             cancel=None,
             max_memory=batch.max_memory,
         )
-        result = Result._from_core(raw, time.perf_counter() - started)
-        tables = {t: _parquet(getattr(result, t), run) for t in batch.tables}
+        frames = Result._tables_from_core(raw, batch.tables)
+        tables = {t: _parquet(frames[t], run) for t in batch.tables}
         return Outcome(run.key, tables, None, time.perf_counter() - started)
     except Exception as e:  # recorded as the run's failure; the sweep goes on
         return Outcome(run.key, None, _error_text(e), time.perf_counter() - started)
@@ -70,20 +69,22 @@ def _error_text(e: BaseException) -> str:
 
 def _parquet(table: Any, run: Run) -> bytes:
     """`table` with the run's key, parameters and seed in front, as Parquet bytes."""
-    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
 
+    own = pa.Table.from_pandas(table, preserve_index=False)
     front = {"run": run.key, **{p: _column_value(v) for p, v in run.params.items()}}
-    front["seed"] = run.seed
-    lead = pd.DataFrame({k: [v] * len(table) for k, v in front.items()}, index=table.index)
-    if len(table) == 0:
-        lead = lead.astype({"seed": "uint64"})
-    else:
-        lead["seed"] = lead["seed"].astype("uint64")
-    own = table.drop(columns=[c for c in table.columns if c in front])
-    out = pd.concat([lead, own], axis=1)
-    buf = io.BytesIO()
-    out.to_parquet(buf, index=False)
-    return buf.getvalue()
+    rows = len(table)
+    columns = [pa.array([v] * rows) for v in front.values()]
+    columns.append(pa.array([run.seed] * rows, type=pa.uint64()))
+    names = [*front, "seed"]
+    for i, name in enumerate(own.column_names):
+        if name not in names:
+            columns.append(own.column(i))
+            names.append(name)
+    buf = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_arrays(columns, names=names), buf)
+    return buf.getvalue().to_pybytes()
 
 
 def _column_value(value: Any) -> Any:
