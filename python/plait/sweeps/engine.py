@@ -119,6 +119,12 @@ def connect(
             dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
+    except RuntimeError as e:
+        # Worker processes start by importing the caller's script (multiprocessing's spawn).
+        raise RuntimeError(
+            f"could not start the local Dask workers ({e}); in a script, call plait.sweep "
+            'under `if __name__ == "__main__":`, since each worker process imports the script'
+        ) from None
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     c = Client(cluster)
