@@ -1,5 +1,5 @@
 # Two entry points for a fresh clone (see README.md):
-#   make run   - install what is needed, build, run the parallel-TCP experiment
+#   make run   - install what is needed, build, reproduce the parallel-TCP paper (HTML report)
 #   make test  - install what is needed, build, run every check and test
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -25,7 +25,7 @@ build: $(STAMP)
 	$(VENV)/bin/maturin develop --release -q
 
 run: build
-	$(VENV)/bin/plait experiment parallel-tcp
+	$(VENV)/bin/plait reproduce parallel-tcp
 
 lint: lint-rust lint-py
 
