@@ -480,8 +480,11 @@ def test_experiment_parallel_tcp(capsys, tmp_path):
         "utilization.md",
         "utilization.png",
     ]
-    # One saved run per (queue, N), for resuming an interrupted sweep.
-    assert len(list((out_dir / "runs").glob("*.json"))) == 16
+    # One stored run per (queue, N), for resuming an interrupted sweep: a sweep's folder.
+    runs = out_dir / "runs"
+    assert len(list((runs / "links").glob("*.parquet"))) == 16
+    assert len(list((runs / "flows").glob("*.parquet"))) == 16
+    assert json.loads((runs / "sweep.json").read_text(encoding="utf-8"))["runs"] == 16
     rows = pd.read_csv(out_dir / "utilization.csv")
     assert len(rows) == 16  # 8 queue configurations x 2 values of N
     assert sorted(rows.n.unique()) == [1, 2]
@@ -590,22 +593,69 @@ def test_ctrl_c_stops_a_long_run_cleanly_and_writes_nothing(tmp_path):
 
 
 def test_experiment_sweep_resumes_from_saved_runs(tmp_path):
-    """Each finished run is saved; a second sweep reuses saved runs instead of running them."""
+    """Each finished run is stored; a second sweep reuses stored runs instead of running them."""
+    import pyarrow.parquet as pq
     from plait.experiments import parallel_tcp as exp
 
-    cache = tmp_path / "runs"
-    first = exp.sweep([1], duration=20, warmup=5, jobs=2, cache_dir=cache)
-    saved = sorted(cache.glob("*.json"))
+    store = tmp_path / "runs"
+    first = exp.sweep([1], duration=20, warmup=5, seeds=[1], out=store, workers=2)
+    saved = sorted((store / "links").glob("*.parquet"))
     assert len(saved) == len(exp.queues())
-    # Tamper with one saved run: the second sweep must return it as saved, not re-run it.
-    row = json.loads(saved[0].read_text(encoding="utf-8"))
-    row["utilization"] = 0.123
-    saved[0].write_text(json.dumps(row), encoding="utf-8")
-    second = exp.sweep([1], duration=20, warmup=5, jobs=2, cache_dir=cache)
+    # Tamper with one stored run: the second sweep must return it as stored, not re-run it.
+    table = pq.read_table(saved[0]).to_pandas()
+    table.loc[table.name == "bottleneck", "utilization"] = 0.123
+    table.to_parquet(saved[0], index=False)
+    second = exp.sweep([1], duration=20, warmup=5, seeds=[1], out=store, workers=2)
     assert (second.utilization == 0.123).sum() == 1
     untouched = second.utilization != 0.123
     assert list(second[untouched].utilization) == list(first[untouched].utilization)
     # A different seed is a different run: nothing reused.
-    third = exp.sweep([1], duration=20, warmup=5, seed=2, jobs=2, cache_dir=cache)
+    third = exp.sweep([1], duration=20, warmup=5, seeds=[2], out=store, workers=2)
     assert (third.utilization == 0.123).sum() == 0
-    assert len(list(cache.glob("*.json"))) == 2 * len(exp.queues())
+    assert len(list((store / "links").glob("*.parquet"))) == 2 * len(exp.queues())
+
+
+# --- plait reproduce ------------------------------------------------------------------------
+
+
+def test_reproduce_writes_a_report_that_renders_in_a_browser(capsys, tmp_path):
+    """The quick parallel-TCP reproduction: a report with every claim, a verdict each, and
+    figures that a real browser shows; a second call reuses every stored run."""
+    from browser import open_in_browser, require_browser
+
+    out_dir = tmp_path / "repro"
+    args = ("reproduce", "parallel-tcp", "--quick", "--seeds", "2", "--out", out_dir)
+    code, out, _ = cli(capsys, *args)
+    assert code == 0
+    report = out_dir / "report.html"
+    html = report.read_text(encoding="utf-8")
+    assert "Parallel TCP sockets" in html
+    # Every claim has a verdict; the paper's RED claim is one plait does not reproduce.
+    assert html.count('<td class="verdict"><span class="badge') == 11
+    assert "RED conforms reasonably to Theorem 1" in html
+    assert "of 11 claims agree" in out
+    stored = list((out_dir / "parallel-tcp" / "runs" / "links").glob("*.parquet"))
+    assert len(stored) == 8 * 4 * 2  # queues x N x seeds
+    code, _, _ = cli(capsys, *args)
+    assert code == 0
+    assert report.read_text(encoding="utf-8").count("stored earlier") == 1
+    require_browser()
+    seen = open_in_browser(report)
+    assert seen["figures"] == 3 and seen["images"] == 3
+    assert seen["broken_images"] == [] and seen["missing_anchors"] == []
+    assert seen["failed_requests"] == [] and seen["external_requests"] == []
+    assert seen["console_errors"] == [] and seen["page_errors"] == []
+
+
+def test_reproduce_rejects_bad_arguments(capsys, tmp_path):
+    out_dir = tmp_path / "repro"
+    for args, message in (
+        (["nosuch"], "invalid choice: 'nosuch'"),
+        (["parallel-tcp", "--seeds", "0"], "expected a count in [1, 1000]"),
+        (["parallel-tcp", "--seeds", "1,1"], "a seed appears twice"),
+        (["parallel-tcp", "--workers", "0"], "--workers: expected a whole number"),
+    ):
+        code, _, err = cli(capsys, "reproduce", *args, "--out", out_dir)
+        assert code == 2, args
+        assert message in err, err
+        assert not out_dir.exists()

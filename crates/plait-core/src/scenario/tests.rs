@@ -1563,7 +1563,8 @@ dst = "b"
 
 #[test]
 fn a_sweep_table_is_ignored_by_the_run_and_must_be_a_table() {
-    let with = format!("{BASE}{TCP_FLOW}\n[sweep]\nseeds = 3\ngrid = {{ \"flow.f.count\" = [1, 2] }}\n");
+    let with =
+        format!("{BASE}{TCP_FLOW}\n[sweep]\nseeds = 3\ngrid = {{ \"flow.f.count\" = [1, 2] }}\n");
     let plain = ok(&format!("{BASE}{TCP_FLOW}"));
     assert_eq!(ok(&with).flows.len(), plain.flows.len());
     let e = err(&format!("sweep = 3\n{BASE}{TCP_FLOW}"));
@@ -1581,7 +1582,11 @@ fn canonical_form_ignores_layout_format_and_sweep_but_not_values() {
     let toml = format!("{BASE}{TCP_FLOW}");
     let a = canon(&toml, false, &[]);
     // Comments, spacing and a [sweep] table change nothing.
-    let b = canon(&format!("# note\n{toml}\n\n[sweep]\nseeds = 4\n"), false, &[]);
+    let b = canon(
+        &format!("# note\n{toml}\n\n[sweep]\nseeds = 4\n"),
+        false,
+        &[],
+    );
     assert_eq!(a, b);
     // The same scenario written as JSON.
     let json = r#"{"simulation": {"duration": "10s"},
