@@ -242,11 +242,17 @@ def _run(
             # Ctrl-C is acted on between results (see deferred_interrupt), cluster start and
             # close included.
             with deferred_interrupt() as interrupted:
-                with connect(workers, scheduler, jobqueue, client) as cluster:
-                    summary.cluster = cluster.description
-                    summary.dashboard = cluster.dashboard
-                    progress.start(len(runs), len(present), cluster)
-                    execute(cluster, make_batch, todo, on_outcome, batch, interrupted)
+                try:
+                    with connect(workers, scheduler, jobqueue, client) as cluster:
+                        summary.cluster = cluster.description
+                        summary.dashboard = cluster.dashboard
+                        progress.start(len(runs), len(present), cluster)
+                        execute(cluster, make_batch, todo, on_outcome, batch, interrupted)
+                except Exception:
+                    # Ctrl-C while local workers start reaches them too: they fail to start.
+                    if interrupted.is_set():
+                        raise KeyboardInterrupt from None
+                    raise
         else:
             progress.start(len(runs), len(present), None)
     except KeyboardInterrupt:

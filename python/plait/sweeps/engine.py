@@ -105,12 +105,6 @@ def connect(
     from distributed import LocalCluster
 
     n = workers or os.cpu_count() or 1
-    # The worker processes share the terminal's process group, so Ctrl-C would reach them too
-    # (each would die printing a traceback). They are started from the cluster's IO-loop
-    # thread, created here: with SIGINT blocked meanwhile, that thread and every worker it
-    # starts (restarts included) keep it blocked. This process still sees Ctrl-C (a signal
-    # sent meanwhile arrives when the block is lifted) and stops the workers itself.
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         cluster = LocalCluster(
             n_workers=n,
@@ -118,6 +112,8 @@ def connect(
             processes=True,
             dashboard_address=":0",
             silence_logs=logging.ERROR,
+            # The workers share the terminal's process group: see `dask_setup` there.
+            preload=["plait.sweeps.worker"],
         )
     except RuntimeError as e:
         # Worker processes start by importing the caller's script (multiprocessing's spawn).
@@ -125,8 +121,6 @@ def connect(
             f"could not start the local Dask workers ({e}); in a script, call plait.sweep "
             'under `if __name__ == "__main__":`, since each worker process imports the script'
         ) from None
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     c = Client(cluster)
     try:
         yield Cluster(c, f"local, {n} worker process{'es' if n > 1 else ''}", None, c.close)

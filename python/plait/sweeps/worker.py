@@ -33,6 +33,17 @@ class Outcome:
     seconds: float
 
 
+def dask_setup(worker: Any) -> None:
+    """Dask preload of the local cluster's workers. They share the terminal's process group,
+    so Ctrl-C reaches them too: they ignore it (each would print a KeyboardInterrupt
+    traceback) and are stopped by the sweep, which keeps the runs they finished."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run_batch(batch: Batch) -> list[Outcome]:
     """Runs every run of `batch` in turn (this is the task submitted to Dask)."""
     return [_run_one(batch, run) for run in batch.runs]
@@ -48,8 +59,10 @@ def _run_one(batch: Batch, run: Run) -> Outcome:
             batch.text,
             batch.source,
             batch.format,
-            None,
-            list(run.overrides),
+            # The seed as a number, not as `--set simulation.seed=` (TOML integers stop at
+            # 2**63 - 1; seeds go to 2**64 - 1).
+            run.seed,
+            [(k, v) for k, v in run.overrides if k != "simulation.seed"],
             None,
             cancel=None,
             max_memory=batch.max_memory,
@@ -75,7 +88,9 @@ def _parquet(table: Any, run: Run) -> bytes:
     own = pa.Table.from_pandas(table, preserve_index=False)
     front = {"run": run.key, **{p: _column_value(v) for p, v in run.params.items()}}
     rows = len(table)
-    columns = [pa.array([v] * rows) for v in front.values()]
+    # Typed from the value, not from the rows: a table without rows keeps the parameter's type
+    # (not Arrow's null), so its files read as one table with the others.
+    columns = [pa.array([v] * rows, type=pa.array([v]).type) for v in front.values()]
     columns.append(pa.array([run.seed] * rows, type=pa.uint64()))
     names = [*front, "seed"]
     for i, name in enumerate(own.column_names):
