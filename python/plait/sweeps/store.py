@@ -70,7 +70,9 @@ def is_complete_parquet(path: Path) -> bool:
             return False
         import pyarrow.parquet as pq
 
-        pq.read_metadata(path)
+        # A file object, not the name: Arrow cannot encode a name that is not UTF-8.
+        with open(path, "rb") as f:
+            pq.read_metadata(f)
         return True
     except Exception:
         return False
@@ -217,8 +219,13 @@ def read_parquet_files(files: list[Path]) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    parts = [pq.read_table(f) for f in files]
-    return pa.concat_tables(parts, promote_options="default").to_pandas()
+    parts = []
+    for path in files:
+        # A file object, not the name: Arrow cannot encode a name that is not UTF-8.
+        with open(path, "rb") as f:
+            parts.append(pq.read_table(f))
+    # "permissive": files written by other tools may use other string or integer widths.
+    return pa.concat_tables(parts, promote_options="permissive").to_pandas()
 
 
 @contextlib.contextmanager
