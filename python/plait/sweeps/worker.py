@@ -36,10 +36,14 @@ class Outcome:
 def dask_setup(worker: Any) -> None:
     """Dask preload of the local cluster's workers. They share the terminal's process group,
     so Ctrl-C reaches them too: they ignore it (each would print a KeyboardInterrupt
-    traceback) and are stopped by the sweep, which keeps the runs they finished."""
+    traceback) and are stopped by the sweep, which keeps the runs they finished. They log
+    only what is critical: each run's error is recorded by the sweep, and what a worker logs
+    on its way out (a heartbeat racing the scheduler's close) is noise on the terminal."""
+    import logging
     import signal
     import threading
 
+    logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
