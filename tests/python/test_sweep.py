@@ -1037,7 +1037,7 @@ def test_ctrl_c_stops_cleanly_and_the_rerun_completes(cli, tmp_path, dask_client
 
 
 def test_second_sweep_into_the_same_folder_is_refused(cli, tmp_path):
-    write(tmp_path / "long.toml", long_sweep("10s", seeds=12))
+    write(tmp_path / "long.toml", long_sweep("10s", seeds=16))
     out = tmp_path / "OUT"
     first = cli("sweep", "long.toml", "--out", "OUT", "--workers", "2")
     wait_until(lambda: len(parquet_files(out)) >= 1, "the first results", first, timeout=TIMEOUT)
