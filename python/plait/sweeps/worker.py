@@ -48,6 +48,26 @@ def dask_setup(worker: Any) -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def dask_teardown(worker: Any) -> None:
+    """Dask preload hook, called as the worker closes and before it waits for its running
+    task: the run in progress stops at its next time slice instead of running to its end
+    (a stopped sweep would otherwise wait for it, or for the nanny to kill the process)."""
+    _closing().cancel()
+
+
+_CANCEL: Any = None
+
+
+def _closing() -> Any:
+    """This process's cancel token, set when the worker closes (see `dask_teardown`)."""
+    global _CANCEL
+    if _CANCEL is None:
+        from plait import _core
+
+        _CANCEL = _core.CancelToken()
+    return _CANCEL
+
+
 def run_batch(batch: Batch) -> list[Outcome]:
     """Runs every run of `batch` in turn (this is the task submitted to Dask)."""
     return [_run_one(batch, run) for run in batch.runs]
@@ -68,7 +88,7 @@ def _run_one(batch: Batch, run: Run) -> Outcome:
             run.seed,
             [(k, v) for k, v in run.overrides if k != "simulation.seed"],
             None,
-            cancel=None,
+            cancel=_closing(),
             max_memory=batch.max_memory,
         )
         frames = Result._tables_from_core(raw, batch.tables)
