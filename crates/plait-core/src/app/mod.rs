@@ -13,6 +13,7 @@ pub mod tcp;
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
 use crate::rng::SimRng;
+use crate::transport::host_noise::HostNoise;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
 use crate::transport::tcp::{StopMode, TcpReceiver, TcpSender};
@@ -55,6 +56,8 @@ pub enum Source {
         cc: &'static str,
         /// What the flow does at its stop time.
         stop_mode: StopMode,
+        /// Host timing noise at the two ends, when configured.
+        noise: Option<Box<HostNoise>>,
     },
     Datagram(DatagramSource),
 }

@@ -8,11 +8,16 @@
 //! Their declared defaults are [`TcpConfig::default`] (a test holds them equal).
 
 use super::{Source, SourceKind, MAX_PACKET_BYTES};
-use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
+use crate::registry::{AlgorithmSpec, Origin, Param, ParamIssue, Params, Scalar, Value};
+use crate::transport::cc::CcSpec;
+use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::scenario::format_duration;
 use crate::time::SimTime;
 use crate::transport::cc::Connection;
-use crate::transport::tcp::{StopMode, TcpConfig, TcpReceiver, TcpSender};
+use crate::transport::tcp::{
+    DelayedAckStyle, RecoveryWindow, SsthreshBasis, StopMode, TcpConfig, TcpProfile, TcpReceiver,
+    TcpSender,
+};
 
 /// The registry declaration of the TCP source.
 pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
@@ -93,6 +98,77 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         .default(Scalar::Integer(40))
         .in_section(),
         Param::choice(
+            "profile",
+            TcpProfile::NAMES,
+            "where the defaults of the other settings come from: the RFCs as written (rfc) or \
+             what Linux does (linux: mss 1448 with 52 header bytes, CUBIC with HyStart, \
+             ssthresh from cwnd, PRR, RACK-TLP, Linux delayed ACKs with SACK compression, \
+             host jitter of up to 5 us); a setting given explicitly wins",
+        )
+        .default(Scalar::Name("rfc"))
+        .in_section(),
+        Param::choice(
+            "ssthresh_basis",
+            SsthreshBasis::NAMES,
+            "what a fast retransmit's window reduction is computed from: FlightSize without \
+             limited-transmit data (RFC 5681 §3.2) or the congestion window (Linux)",
+        )
+        .default(Scalar::Name("flight_size"))
+        .in_section(),
+        Param::choice(
+            "recovery_window",
+            RecoveryWindow::NAMES,
+            "what may be sent during fast recovery: RFC 6675's pipe rule, or Proportional \
+             Rate Reduction (RFC 6937, slow-start reduction bound)",
+        )
+        .default(Scalar::Name("rfc6675"))
+        .in_section(),
+        Param::bool(
+            "rack_tlp",
+            "RACK-TLP loss detection (RFC 8985): time-based loss marking, lost \
+             retransmissions, tail loss probes",
+        )
+        .default(Scalar::Bool(false))
+        .in_section(),
+        Param::choice(
+            "delayed_ack_style",
+            DelayedAckStyle::NAMES,
+            "how delayed ACKs are timed: RFC 5681 §4.2 (every second full segment or \
+             delayed_ack_timeout) or Linux's (quick-ACK mode at the start and after idle, \
+             adaptive timer of at least 40 ms)",
+        )
+        .default(Scalar::Name("rfc"))
+        .in_section(),
+        Param::bool(
+            "sack_compression",
+            "Linux's SACK compression: ACKs for out-of-order data are delayed a little and \
+             merged",
+        )
+        .default(Scalar::Bool(false))
+        .in_section(),
+        Param::duration(
+            "host_jitter",
+            "largest per-packet processing delay at each end, drawn uniformly from [0, \
+             host_jitter] from the flow's seeded stream; a connection's packets keep their \
+             order (0: off)",
+        )
+        .at_least(0.0)
+        .default(Scalar::Duration(SimTime::ZERO))
+        .in_section(),
+        Param::number(
+            "host_stall_rate",
+            "host stalls per second at each end (Poisson); a packet due during a stall \
+             leaves when it ends (0: off)",
+        )
+        .unit("per second")
+        .at_least(0.0)
+        .default(Scalar::Number(0.0))
+        .in_section(),
+        Param::duration("host_stall_duration", "how long each host stall lasts")
+            .greater_than(0.0)
+            .default(Scalar::Duration(SimTime::from_millis(1)))
+            .in_section(),
+        Param::choice(
             "on_stop",
             StopMode::NAMES,
             "what the flow does at its stop time: send no new data but repair what it sent \
@@ -102,18 +178,27 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         .default(Scalar::Name("finish")),
     ],
     finish: Some(finish),
-    build: |params, _| {
+    build: |params, context| {
         let config = config(params);
+        let noise = HostNoiseConfig {
+            jitter: params.duration("host_jitter"),
+            stall_rate: params.number("host_stall_rate"),
+            stall_duration: params.duration("host_stall_duration"),
+        };
         let cc = params.controller("cc");
         let controller = cc.build(Connection {
             mss: config.mss,
             initial_window: config.initial_window,
+            profile: config.profile,
         });
         Source::Tcp {
             sender: Box::new(TcpSender::new(config, controller, params.opt_size("bytes"))),
             receiver: Box::new(TcpReceiver::new(&config)),
             cc: cc.name(),
             stop_mode: StopMode::from_name(params.choice("on_stop")).expect("a declared mode"),
+            noise: noise
+                .is_on()
+                .then(|| Box::new(HostNoise::new(noise, context.rng))),
         }
     },
 };
@@ -132,6 +217,57 @@ pub fn config(params: &Params) -> TcpConfig {
         receive_buffer: params.size("receive_buffer"),
         dupack_threshold: params.integer("dupack_threshold") as u32,
         header_bytes: params.integer("header_bytes") as u32,
+        profile: TcpProfile::from_name(params.choice("profile")).expect("a declared profile"),
+        ssthresh_basis: SsthreshBasis::from_name(params.choice("ssthresh_basis"))
+            .expect("a declared basis"),
+        recovery_window: RecoveryWindow::from_name(params.choice("recovery_window"))
+            .expect("a declared recovery window"),
+        rack_tlp: params.bool("rack_tlp"),
+        delayed_ack_style: DelayedAckStyle::from_name(params.choice("delayed_ack_style"))
+            .expect("a declared style"),
+        sack_compression: params.bool("sack_compression"),
+    }
+}
+
+/// The `linux` profile's defaults, as (setting, value); the `rfc` profile is the declared
+/// defaults. Each is what Linux 6.x does out of the box: `tcp_timestamps` on (12 option bytes:
+/// 52 header bytes and an MSS of 1448 in a 1500-byte MTU), CUBIC (`tcp_congestion_control`)
+/// with HyStart, ssthresh from cwnd (`tcp_reno_ssthresh`, `cubictcp_recalc_ssthresh`), PRR
+/// (`tcp_cwnd_reduction`), RACK-TLP (`tcp_recovery` = 1, `tcp_early_retrans` = 3), delayed
+/// ACKs with quick-ACK mode and SACK compression (`tcp_comp_sack_nr` = 44), TCP_RTO_MIN of
+/// 200 ms and TCP_RTO_MAX of 120 s; and a processing jitter of up to 5 us per packet at each
+/// host, so that seeds give independent replications.
+pub fn linux_profile() -> Vec<(&'static str, Value)> {
+    vec![
+        ("mss", Value::Size(1448)),
+        ("header_bytes", Value::Integer(52)),
+        ("initial_window", Value::Integer(10)),
+        ("min_rto", Value::Duration(SimTime::from_millis(200))),
+        ("max_rto", Value::Duration(SimTime::from_secs(120))),
+        ("ssthresh_basis", Value::Choice("cwnd")),
+        ("recovery_window", Value::Choice("prr")),
+        ("rack_tlp", Value::Bool(true)),
+        ("delayed_ack", Value::Bool(true)),
+        ("delayed_ack_style", Value::Choice("linux")),
+        ("sack_compression", Value::Bool(true)),
+        ("host_jitter", Value::Duration(SimTime::from_micros(5))),
+        (
+            "cc",
+            Value::Controller(CcSpec::new("cubic", &[]).expect("cubic is registered")),
+        ),
+    ]
+}
+
+/// Replaces the declared defaults of the settings neither the flow nor `[tcp]` gave with the
+/// chosen profile's.
+fn apply_profile(params: &mut Params) {
+    if params.choice("profile") != "linux" {
+        return;
+    }
+    for (name, value) in linux_profile() {
+        if params.origin(name) == Origin::Default {
+            params.set(name, Some(value));
+        }
     }
 }
 
@@ -139,6 +275,7 @@ pub fn config(params: &Params) -> TcpConfig {
 /// (rather than one it inherited from `[tcp]` or left at its default), the first one when both
 /// were given.
 fn finish(params: &mut Params) -> Result<(), ParamIssue> {
+    apply_profile(params);
     let blame = |a: &'static str, b: &'static str| {
         if params.is_given(a) || !params.is_given(b) {
             a

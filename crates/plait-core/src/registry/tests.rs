@@ -144,6 +144,7 @@ fn every_algorithm_builds_from_its_defaults() {
         let connection = Connection {
             mss: 1000,
             initial_window: 4,
+            profile: crate::transport::tcp::TcpProfile::Rfc,
         };
         let cc = configured(spec).build(connection);
         assert_eq!((cc.name(), cc.cwnd()), (spec.name, 4000));

@@ -175,9 +175,14 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 receiver,
                 cc,
                 stop_mode,
+                noise,
             } => (
                 cc,
-                AnyTransport::Tcp(TcpFlow::new(*sender, *receiver).with_stop_mode(stop_mode)),
+                AnyTransport::Tcp(
+                    TcpFlow::new(*sender, *receiver)
+                        .with_stop_mode(stop_mode)
+                        .with_host_noise(noise),
+                ),
             ),
             Source::Datagram(source) => ("", AnyTransport::Datagram(DatagramFlow::new(source))),
         };

@@ -24,6 +24,7 @@
 //! [`AnyTransport::Custom`] takes any `Box<dyn Transport + Send>` (the extension point).
 
 pub mod cc;
+pub mod host_noise;
 pub mod rtt;
 pub mod tcp;
 

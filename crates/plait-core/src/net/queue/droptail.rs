@@ -1,13 +1,17 @@
 //! Drop-tail FIFO: packets leave in arrival order and an arrival that does not fit in the buffer
 //! is discarded (ns-2 `queue/drop-tail.cc` with `drop_front_ false`).
 //!
-//! The buffer is a [`Limit`] in packets or bytes; see [`Limit::admits`] for the exact rule. The
+//! The buffer is a [`Limit`] in packets or bytes; see [`Limit::admits`] for the exact rule.
+//! By default a packet limit counts only the packets waiting, not the one being transmitted
+//! (ns-2's convention); `limit_includes_service = true` counts that one too, as a Linux qdisc
+//! limit (`pfifo limit`) and most link emulators do: `packets = K` then leaves K - 1 places to
+//! wait while the link is busy. The
 //! ring buffer keeps its capacity once grown, so after warm-up no packet allocates.
 
 use std::collections::VecDeque;
 
 use super::{limit_of, Limit, QueueDisc, QueueItem, QueueKind};
-use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params};
+use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -23,8 +27,26 @@ pub const SPEC: AlgorithmSpec<QueueKind> = AlgorithmSpec {
         Param::size("bytes", "buffer limit in bytes")
             .at_least(1.0)
             .unset("the limit is in packets"),
+        Param::bool(
+            "limit_includes_service",
+            "whether the packet limit also counts the packet being transmitted (as a Linux \
+             qdisc limit or most testbed emulators do); by default it counts only waiting \
+             packets (as ns-2 does)",
+        )
+        .default(Scalar::Bool(false)),
     ],
     finish: Some(|params| match limit_of(params)? {
+        Some(Limit::Bytes(_)) if params.bool("limit_includes_service") => Err(ParamIssue::at(
+            "limit_includes_service",
+            "applies to a limit in packets; a byte limit counts waiting bytes only",
+        )),
+        Some(Limit::Packets(1)) if params.bool("limit_includes_service") => {
+            Err(ParamIssue::at(
+                "packets",
+                "must be at least 2 with limit_includes_service (1 would leave no room to wait; \
+                 the packet in transmission always has its place)",
+            ))
+        }
         Some(_) => Ok(()),
         None => Err(ParamIssue::whole(
             "a droptail queue needs a limit: packets = N or bytes = SIZE",
@@ -33,10 +55,15 @@ pub const SPEC: AlgorithmSpec<QueueKind> = AlgorithmSpec {
     build: |params, _| DropTail::new(limit(params)).into(),
 };
 
-/// The limit of validated drop-tail parameters.
+/// The limit of validated drop-tail parameters, on waiting packets: a limit of K that
+/// includes the packet in transmission leaves K - 1 places to wait (an arrival at an idle link
+/// goes straight into transmission, so the two conventions differ exactly by that one place).
 fn limit(params: &Params) -> Limit {
     match params.opt_size("bytes") {
         Some(bytes) => Limit::Bytes(bytes),
+        None if params.bool("limit_includes_service") => {
+            Limit::Packets(params.integer("packets") - 1)
+        }
         None => Limit::Packets(params.integer("packets")),
     }
 }
@@ -210,5 +237,33 @@ mod tests {
             while q.dequeue(SimTime::ZERO).is_some() {}
         }
         assert_eq!(q.items.capacity(), capacity);
+    }
+
+    #[test]
+    fn a_limit_including_service_leaves_one_place_less_to_wait() {
+        use crate::registry::Value;
+        let given = |includes: bool| {
+            SPEC.check(&[
+                ("packets", Value::Integer(5)),
+                ("limit_includes_service", Value::Bool(includes)),
+            ])
+            .unwrap()
+        };
+        assert_eq!(limit(&given(false)), Limit::Packets(5));
+        assert_eq!(limit(&given(true)), Limit::Packets(4));
+        let err = SPEC
+            .check(&[
+                ("packets", Value::Integer(1)),
+                ("limit_includes_service", Value::Bool(true)),
+            ])
+            .unwrap_err();
+        assert_eq!(err.param.as_deref(), Some("packets"));
+        let err = SPEC
+            .check(&[
+                ("bytes", Value::Size(10_000)),
+                ("limit_includes_service", Value::Bool(true)),
+            ])
+            .unwrap_err();
+        assert_eq!(err.param.as_deref(), Some("limit_includes_service"));
     }
 }

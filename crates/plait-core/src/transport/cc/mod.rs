@@ -123,6 +123,9 @@ pub struct Connection {
     pub mss: u32,
     /// Initial window in segments (0 is treated as 1).
     pub initial_window: u32,
+    /// The connection's TCP profile: a controller may take defaults from it (CUBIC's
+    /// HyStart is on in the `linux` profile).
+    pub profile: crate::transport::tcp::TcpProfile,
 }
 
 /// Congestion controllers as a registry category.
@@ -332,6 +335,7 @@ mod tests {
     const CONNECTION: Connection = Connection {
         mss: MSS,
         initial_window: 10,
+        profile: crate::transport::tcp::TcpProfile::Rfc,
     };
 
     /// Every registered controller with its defaults, its required parameters (if any) drawn
@@ -398,6 +402,7 @@ mod tests {
             let one = Connection {
                 mss: MSS,
                 initial_window: 0,
+                profile: Default::default(),
             };
             assert_eq!(spec.build(one).cwnd(), 1460, "{name}");
         }
@@ -563,7 +568,11 @@ mod tests {
             initial_window in 0u32..20,
             inputs in proptest::collection::vec(input(), 1..300),
         ) {
-            let mut cc = spec.build(Connection { mss, initial_window });
+            let mut cc = spec.build(Connection {
+                mss,
+                initial_window,
+                profile: Default::default(),
+            });
             let mss64 = u64::from(mss);
             let mut now = SimTime::ZERO;
             for input in inputs {

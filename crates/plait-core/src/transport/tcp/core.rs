@@ -37,7 +37,9 @@
 //! data) is ignored. Otherwise the scoreboard is updated (RFC 6675 `Update()`), the RTT is
 //! sampled and the recovery state advanced; the controller then hears, in this order,
 //! `on_recovery_exit` (if the ACK ended fast recovery), `on_congestion_event` (if it started
-//! one; with RFC 5681's FlightSize, `snd_nxt - snd_una`, as its `bytes_in_flight`), and
+//! one; its `bytes_in_flight` is [`TcpCore::ssthresh_basis`]: RFC 5681's FlightSize,
+//! `snd_nxt - snd_una`, without the data limited transmit sent since the last cumulative ACK
+//! (§3.2 step 2), or the congestion window as Linux takes it), and
 //! `on_ack` (if the ACK acknowledged or newly SACKed anything). The ACK that ends recovery is
 //! reported with `in_recovery = true`, so the bytes it acknowledges, repaired during recovery,
 //! do not grow the window.
@@ -49,6 +51,12 @@
 //! arrived left no room for another full segment, `pipe + SMSS >= cwnd` (with NewReno's
 //! inflation counted in the window). An application-limited or receive-window-limited sender
 //! leaves such room, so it reports false.
+//!
+//! **Window during recovery.** RFC 6675's rule above, or with
+//! [`RecoveryWindow::Prr`] Proportional Rate Reduction (RFC 6937, see [`super::prr`]): from
+//! the ACK that starts fast recovery to the one that ends it, the window is the `pipe + sndcnt`
+//! PRR computed at the latest ACK, and every segment sent counts towards `prr_out`. The
+//! controller's own window is left at the ssthresh it set.
 //!
 //! **Retransmission timer** (RFC 6298 §5): armed when a segment is sent and the timer is not
 //! running (5.1), stopped when all data is acknowledged (5.2), restarted by every ACK that
@@ -69,9 +77,10 @@ use crate::time::SimTime;
 use crate::transport::cc::{AckSample, CongestionControl};
 use crate::transport::rtt::RttEstimator;
 
+use super::prr::Prr;
 use super::recovery::{LossRecovery, RecoveryPhase, SegmentKind};
 use super::sack::Scoreboard;
-use super::{SenderStats, TcpConfig};
+use super::{RecoveryWindow, SenderStats, SsthreshBasis, TcpConfig};
 
 /// What one ACK told the sender.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -160,6 +169,13 @@ pub struct TcpCore {
     rto_deadline: Option<SimTime>,
     stats: SenderStats,
     log: Option<Box<SentLog>>,
+    /// New data sent while duplicate ACKs were being counted (RFC 3042 limited transmit, or
+    /// RFC 6675 step (3)'s pipe-governed form), since the last cumulative ACK: RFC 5681 §3.2
+    /// step 2 leaves it out of the FlightSize ssthresh is computed from.
+    limited_transmit_bytes: u64,
+    /// Proportional Rate Reduction during fast recovery, with the window it allows after the
+    /// latest ACK (`pipe + sndcnt`), when `recovery_window` is PRR.
+    prr: Option<(Prr, u64)>,
 }
 
 impl TcpCore {
@@ -181,6 +197,8 @@ impl TcpCore {
             stats: SenderStats::default(),
             config,
             log: None,
+            limited_transmit_bytes: 0,
+            prr: None,
         }
     }
 
@@ -233,15 +251,33 @@ impl TcpCore {
             newly_sacked,
         );
         if transition.exited {
+            self.prr = None;
             cc.on_recovery_exit(now);
         }
         if transition.entered {
             self.stats.fast_retransmits += 1;
-            cc.on_congestion_event(now, self.flight_size());
+            let basis = self.ssthresh_basis(cc);
+            cc.on_congestion_event(now, basis);
+            if self.config.recovery_window == RecoveryWindow::Prr {
+                self.prr = Some((Prr::start(self.flight_size()), 0));
+            }
+        }
+        if newly_acked > 0 {
+            self.limited_transmit_bytes = 0;
         }
         self.pipe = self
             .recovery
             .pipe(&self.scoreboard, self.snd_una, self.snd_nxt);
+        if let Some((prr, window)) = self.prr.as_mut() {
+            // RFC 6937 §3.1, on every ACK during recovery (the one that started it included).
+            let sndcnt = prr.on_ack(
+                newly_acked + newly_sacked,
+                self.pipe,
+                cc.ssthresh(),
+                self.config.mss,
+            );
+            *window = self.pipe + sndcnt;
+        }
 
         if newly_acked > 0 {
             // RFC 6298 (5.2) "When all outstanding data has been acknowledged, turn off the
@@ -327,6 +363,8 @@ impl TcpCore {
             return;
         }
         self.stats.timeouts += 1;
+        self.prr = None;
+        self.limited_transmit_bytes = 0;
         cc.on_retransmission_timeout(now, self.flight_size_for_timeout(cc));
         self.recovery.on_timeout(self.snd_una, self.snd_nxt);
         if let Some(log) = self.log.as_deref_mut() {
@@ -371,6 +409,12 @@ impl TcpCore {
         let pipe_growth = self.recovery.on_transmit(&t);
         if t.kind == SegmentKind::NewData {
             self.snd_nxt = t.end();
+            if self.recovery.phase() == RecoveryPhase::Open && self.recovery.dupacks() > 0 {
+                self.limited_transmit_bytes += t.len as u64;
+            }
+        }
+        if let Some((prr, _)) = self.prr.as_mut() {
+            prr.on_sent(t.len as u64);
         }
         self.pipe += pipe_growth;
         debug_assert_eq!(
@@ -455,11 +499,31 @@ impl TcpCore {
         }
     }
 
-    /// Congestion window plus NewReno's inflation.
+    /// Congestion window plus NewReno's inflation; during fast recovery with PRR, the window
+    /// PRR allowed at the latest ACK.
     #[inline]
     fn send_window<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
+        if let Some((_, window)) = self.prr {
+            return window;
+        }
         let window = cc.cwnd() as i128 + self.recovery.window_inflation() as i128;
         window.max(0) as u64
+    }
+
+    /// What a fast retransmit's ssthresh is computed from ([`SsthreshBasis`]): RFC 5681 §3.2
+    /// step 2, "ssthresh = max (FlightSize / 2, 2*SMSS)" where "data sent via limited
+    /// transmit MUST NOT be included in this calculation"; or, as Linux does, the congestion
+    /// window (`tcp_reno_ssthresh`: `max(cwnd >> 1, 2)`).
+    pub fn ssthresh_basis<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
+        match self.config.ssthresh_basis {
+            SsthreshBasis::FlightSize => self.flight_size() - self.limited_transmit_bytes,
+            SsthreshBasis::Cwnd => cc.cwnd(),
+        }
+    }
+
+    /// New data sent by limited transmit since the last cumulative ACK.
+    pub fn limited_transmit_bytes(&self) -> u64 {
+        self.limited_transmit_bytes
     }
 
     /// RFC 5681 FlightSize: sent and not cumulatively acknowledged.
@@ -468,7 +532,7 @@ impl TcpCore {
     }
 
     /// The amount of data in flight a timeout's ssthresh is computed from: FlightSize, capped
-    /// at the congestion window.
+    /// at the congestion window (whatever the [`SsthreshBasis`]).
     ///
     /// RFC 5681 eq. (4) uses FlightSize. When the timer fires during SACK recovery, though,
     /// FlightSize also counts every hole and every new segment the recovery sent, and after a
@@ -476,7 +540,11 @@ impl TcpCore {
     /// set *above* the window in force, and the next slow start would overshoot again (a CUBIC
     /// flow in the dumbbell timed out once per loss episode this way). The cap keeps the
     /// RFC's value whenever FlightSize is within the window, and otherwise uses the window, as
-    /// ns-2 (`window()`) and Linux (`snd_cwnd`) do.
+    /// ns-2 (`window()`) and Linux (`snd_cwnd`) do. Limited transmit does not enter here the
+    /// way it did for fast retransmits: the cap already bounds the basis by the window, which
+    /// is what excluding limited-transmit data achieves there. What remains different from
+    /// Linux: Linux's `tcp_enter_loss` does not lower ssthresh again for a timeout during fast
+    /// recovery or for a repeated (backed-off) timeout; here every timeout asks the controller.
     pub fn flight_size_for_timeout<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
         self.flight_size().min(cc.cwnd())
     }
@@ -545,6 +613,7 @@ mod tests {
     use super::*;
     use crate::packet::SackBlocks;
     use crate::transport::tcp::tests::TestReno;
+    use crate::transport::tcp::{RecoveryWindow, SsthreshBasis};
 
     const MSS: u32 = 100;
 
@@ -718,5 +787,125 @@ mod tests {
         let s = cc.last_sample.unwrap();
         assert_eq!((s.delivered_bytes, s.delivery_rate_bps), (0, None));
         assert!(cc.tagged_acks.is_empty());
+    }
+
+    /// A core with a window of `segments` full of data in flight (sent at 0 ms).
+    fn full_window(config: TcpConfig, segments: u64) -> (TcpCore, TestReno) {
+        let mut c = TcpCore::new(config);
+        let mut cc = TestReno::new(MSS, segments as u32);
+        assert_eq!(send(&mut c, &mut cc, ms(0), 0).len() as u64, segments);
+        (c, cc)
+    }
+
+    fn config_40(basis: SsthreshBasis) -> TcpConfig {
+        TcpConfig {
+            mss: MSS,
+            initial_window: 40,
+            receive_buffer: 1_000_000,
+            ssthresh_basis: basis,
+            ..TcpConfig::default()
+        }
+    }
+
+    /// Segment 0 of 40 lost; segments 1, 2, 3 SACKed one ACK at a time. The first two
+    /// duplicates each let limited transmit send a new segment, the third starts recovery.
+    fn lose_the_first_of_40(c: &mut TcpCore, cc: &mut TestReno) -> u64 {
+        let mut sent = 0;
+        for k in 1..=3u64 {
+            c.handle_ack(ms(40 + k), &ack(0, &[(100, 100 + 100 * k)], ms(0)), cc);
+            sent += send(c, cc, ms(40 + k), 100).len() as u64;
+        }
+        sent
+    }
+
+    #[test]
+    fn ssthresh_bug_limited_transmit_data_counted_in_flight_size() {
+        // Regression: a window of 40 fell to 21 (FlightSize 42 with the two limited-transmit
+        // segments), where RFC 5681 §3.2 step 2 (and Linux, from cwnd) give 20.
+        let (mut c, mut cc) = full_window(config_40(SsthreshBasis::FlightSize), 40);
+        lose_the_first_of_40(&mut c, &mut cc);
+        assert!(c.in_recovery());
+        assert_eq!(c.flight_size(), 42 * 100, "two limited-transmit segments in flight");
+        assert_eq!(cc.last_flight, 40 * 100);
+        assert_eq!(cc.ssthresh(), 20 * 100);
+    }
+
+    #[test]
+    fn linux_basis_takes_ssthresh_from_cwnd() {
+        let (mut c, mut cc) = full_window(config_40(SsthreshBasis::Cwnd), 40);
+        lose_the_first_of_40(&mut c, &mut cc);
+        assert_eq!(cc.last_flight, 40 * 100);
+        assert_eq!(cc.ssthresh(), 20 * 100);
+        // The two rules differ when the window was not full: an application-limited sender
+        // with 10 segments in flight under a window of 40.
+        let mut c = TcpCore::new(config_40(SsthreshBasis::Cwnd));
+        let mut cc = TestReno::new(MSS, 40);
+        for i in 0..10 {
+            c.poll_transmit(ms(0), &mut cc, 1_000, i).unwrap();
+        }
+        assert_eq!(c.ssthresh_basis(&cc), 40 * 100);
+        let mut rfc = TcpCore::new(config_40(SsthreshBasis::FlightSize));
+        for i in 0..10 {
+            rfc.poll_transmit(ms(0), &mut cc, 1_000, i).unwrap();
+        }
+        assert_eq!(rfc.ssthresh_basis(&cc), 10 * 100);
+    }
+
+    #[test]
+    fn limited_transmit_count_restarts_at_a_cumulative_ack() {
+        let (mut c, mut cc) = full_window(config_40(SsthreshBasis::FlightSize), 40);
+        c.handle_ack(ms(41), &ack(0, &[(100, 200)], ms(0)), &mut cc);
+        send(&mut c, &mut cc, ms(41), 100);
+        assert_eq!(c.limited_transmit_bytes(), 100);
+        // Segment 0 was only late: the cumulative ACK ends the duplicate run.
+        c.handle_ack(ms(42), &ack(200, &[], ms(0)), &mut cc);
+        assert_eq!(c.limited_transmit_bytes(), 0);
+        assert!(!c.in_recovery());
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_recovery() {
+        // RFC 6937 §6: one loss in a window of 20, ssthresh 10. RFC 6675 sends nothing until
+        // pipe has fallen to ssthresh; PRR sends on every other ACK from the start.
+        let run = |window: RecoveryWindow| {
+            let config = TcpConfig {
+                mss: MSS,
+                initial_window: 20,
+                receive_buffer: 1_000_000,
+                recovery_window: window,
+                ..TcpConfig::default()
+            };
+            let mut c = TcpCore::new(config);
+            let mut cc = TestReno::new(MSS, 20);
+            send(&mut c, &mut cc, ms(0), 0);
+            let mut per_ack = Vec::new();
+            for k in 1..=19u64 {
+                let at = ms(40 + k);
+                c.handle_ack(at, &ack(0, &[(100, 100 + 100 * k)], ms(0)), &mut cc);
+                let out = send(&mut c, &mut cc, at, 100);
+                per_ack.push(
+                    out.iter()
+                        .map(|s| if s.is_retransmission { 'R' } else { 'N' })
+                        .collect::<String>(),
+                );
+            }
+            per_ack
+        };
+        // Limited transmit on the first two duplicates, the fast retransmit on the third.
+        let rfc = run(RecoveryWindow::Rfc6675);
+        assert_eq!(&rfc[..3], ["N", "N", "R"]);
+        // 22 segments in flight (two by limited transmit) and ssthresh 10: nine silent ACKs,
+        // then one new segment per ACK.
+        assert!(rfc[3..12].iter().all(String::is_empty), "{rfc:?}");
+        assert!(rfc[12..].iter().all(|s| s == "N"), "{rfc:?}");
+        // PRR: RecoverFS = 22 segments, so CEIL(delivered * 10 / 22) - prr_out allows a
+        // segment on about every other ACK (bytes below one MSS wait for the next ACK) while
+        // pipe > ssthresh; once pipe has fallen to ssthresh, one segment per ACK delivered
+        // (the slow-start bound is never reached by one segment per ACK).
+        let prr = run(RecoveryWindow::Prr);
+        assert_eq!(&prr[..3], ["N", "N", "R"]);
+        let sent: Vec<usize> = prr[3..].iter().map(String::len).collect();
+        assert_eq!(sent, [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1], "{prr:?}");
+        assert!(prr.iter().all(|s| s.len() <= 1), "no burst: {prr:?}");
     }
 }

@@ -14,6 +14,7 @@ use crate::ids::PathId;
 use crate::packet::Header;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
+use crate::transport::host_noise::HostNoise;
 use crate::transport::{
     Direction, EventBuffer, PathState, Transmit, Transport, TransportEvent, TransportStats,
 };
@@ -63,6 +64,8 @@ pub struct TcpFlow {
     finished: bool,
     tracing: bool,
     events: EventBuffer,
+    /// Host timing noise: packets wait here until their release time.
+    noise: Option<Box<HostNoise>>,
 }
 
 impl TcpFlow {
@@ -79,7 +82,44 @@ impl TcpFlow {
             finished: false,
             tracing: false,
             events: EventBuffer::default(),
+            noise: None,
         }
+    }
+
+    /// Delays the packets of both ends by host timing noise ([`HostNoise`]), if given.
+    pub fn with_host_noise(mut self, noise: Option<Box<HostNoise>>) -> Self {
+        self.noise = noise;
+        self
+    }
+
+    /// The next packet of either end, as the sender and receiver produce it.
+    #[inline(always)]
+    fn poll_ends(&mut self, now: SimTime) -> Option<Transmit> {
+        if self.poll_sender {
+            if self.is_active() {
+                if let Some(seg) = self.sender.poll_transmit(now) {
+                    return Some(Transmit {
+                        path: PATH,
+                        direction: Direction::Forward,
+                        size_bytes: seg.len + self.header_bytes,
+                        header: Header::TcpData(seg),
+                    });
+                }
+            }
+            self.poll_sender = false;
+        }
+        if self.poll_receiver {
+            if let Some(ack) = self.receiver.poll_transmit(now) {
+                return Some(Transmit {
+                    path: PATH,
+                    direction: Direction::Reverse,
+                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
+                    header: Header::TcpAck(ack),
+                });
+            }
+            self.poll_receiver = false;
+        }
+        None
     }
 
     /// What the flow does at its stop time.
@@ -184,31 +224,14 @@ impl Transport for TcpFlow {
 
     #[inline(always)]
     fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        if self.poll_sender {
-            if self.is_active() {
-                if let Some(seg) = self.sender.poll_transmit(now) {
-                    return Some(Transmit {
-                        path: PATH,
-                        direction: Direction::Forward,
-                        size_bytes: seg.len + self.header_bytes,
-                        header: Header::TcpData(seg),
-                    });
-                }
-            }
-            self.poll_sender = false;
+        if self.noise.is_none() {
+            return self.poll_ends(now);
         }
-        if self.poll_receiver {
-            if let Some(ack) = self.receiver.poll_transmit(now) {
-                return Some(Transmit {
-                    path: PATH,
-                    direction: Direction::Reverse,
-                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
-                    header: Header::TcpAck(ack),
-                });
-            }
-            self.poll_receiver = false;
+        while let Some(x) = self.poll_ends(now) {
+            let end = usize::from(x.direction == Direction::Reverse);
+            self.noise.as_mut().expect("checked").admit(now, end, x);
         }
-        None
+        self.noise.as_mut().expect("checked").poll(now)
     }
 
     #[inline(always)]
@@ -218,7 +241,11 @@ impl Transport for TcpFlow {
         } else {
             None
         };
-        match (s, self.receiver.poll_timeout()) {
+        let ends = match (s, self.receiver.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match (ends, self.noise.as_ref().and_then(|n| n.next_release())) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

@@ -17,6 +17,7 @@ use crate::time::SimTime;
 
 pub mod core;
 pub mod flow;
+pub mod prr;
 pub mod receiver;
 pub mod recovery;
 pub mod sack;
@@ -58,6 +59,107 @@ pub struct TcpConfig {
     /// Header bytes added to every segment: IP + TCP without options (40, RFC 791 and
     /// RFC 9293); SACK blocks add their option bytes to ACKs.
     pub header_bytes: u32,
+    /// The profile the defaults of the other fields came from (see [`TcpProfile`]).
+    pub profile: TcpProfile,
+    /// What the window reduction on a fast retransmit is computed from.
+    pub ssthresh_basis: SsthreshBasis,
+    /// How much may be sent during fast recovery.
+    pub recovery_window: RecoveryWindow,
+    /// RACK-TLP loss detection (RFC 8985) beside the duplicate-ACK / SACK rules.
+    pub rack_tlp: bool,
+    /// How the receiver delays ACKs when `delayed_ack` is on.
+    pub delayed_ack_style: DelayedAckStyle,
+    /// Linux's SACK compression: ACKs for out-of-order data are delayed a little and merged.
+    pub sack_compression: bool,
+}
+
+/// A named set of defaults for the TCP settings; every field stays overridable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TcpProfile {
+    /// The RFCs as written: RFC 5681 ssthresh from FlightSize, RFC 6675 recovery, RFC 5681
+    /// delayed ACKs when enabled.
+    #[default]
+    Rfc,
+    /// What Linux does by default (see `docs/linux.md`).
+    Linux,
+}
+
+impl TcpProfile {
+    pub const NAMES: &'static [&'static str] = &["rfc", "linux"];
+
+    pub fn from_name(name: &str) -> Option<TcpProfile> {
+        match name {
+            "rfc" => Some(TcpProfile::Rfc),
+            "linux" => Some(TcpProfile::Linux),
+            _ => None,
+        }
+    }
+}
+
+/// What `ssthresh` is computed from when fast recovery starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SsthreshBasis {
+    /// RFC 5681 §3.2 step 2: FlightSize, without the data sent by limited transmit.
+    #[default]
+    FlightSize,
+    /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`): the congestion window.
+    Cwnd,
+}
+
+impl SsthreshBasis {
+    pub const NAMES: &'static [&'static str] = &["flight_size", "cwnd"];
+
+    pub fn from_name(name: &str) -> Option<SsthreshBasis> {
+        match name {
+            "flight_size" => Some(SsthreshBasis::FlightSize),
+            "cwnd" => Some(SsthreshBasis::Cwnd),
+            _ => None,
+        }
+    }
+}
+
+/// The sending limit during fast recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RecoveryWindow {
+    /// RFC 6675 §5: send while `cwnd - pipe >= 1 SMSS` (NewReno's inflation without SACK).
+    #[default]
+    Rfc6675,
+    /// Proportional Rate Reduction (RFC 6937), with slow-start reduction bound (Linux).
+    Prr,
+}
+
+impl RecoveryWindow {
+    pub const NAMES: &'static [&'static str] = &["rfc6675", "prr"];
+
+    pub fn from_name(name: &str) -> Option<RecoveryWindow> {
+        match name {
+            "rfc6675" => Some(RecoveryWindow::Rfc6675),
+            "prr" => Some(RecoveryWindow::Prr),
+            _ => None,
+        }
+    }
+}
+
+/// How a receiver with delayed ACKs decides when to acknowledge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DelayedAckStyle {
+    /// RFC 5681 §4.2 / RFC 1122: every second full segment or `delayed_ack_timeout`.
+    #[default]
+    Rfc,
+    /// Linux's: quick-ACK mode at the start and after idle, adaptive timer of at least 40 ms.
+    Linux,
+}
+
+impl DelayedAckStyle {
+    pub const NAMES: &'static [&'static str] = &["rfc", "linux"];
+
+    pub fn from_name(name: &str) -> Option<DelayedAckStyle> {
+        match name {
+            "rfc" => Some(DelayedAckStyle::Rfc),
+            "linux" => Some(DelayedAckStyle::Linux),
+            _ => None,
+        }
+    }
 }
 
 impl Default for TcpConfig {
@@ -74,6 +176,12 @@ impl Default for TcpConfig {
             receive_buffer: 64 << 20,
             dupack_threshold: 3,
             header_bytes: segment::TCP_IP_HEADER_BYTES,
+            profile: TcpProfile::Rfc,
+            ssthresh_basis: SsthreshBasis::FlightSize,
+            recovery_window: RecoveryWindow::Rfc6675,
+            rack_tlp: false,
+            delayed_ack_style: DelayedAckStyle::Rfc,
+            sack_compression: false,
         }
     }
 }

@@ -1,0 +1,295 @@
+//! Host timing noise: per-packet processing jitter and occasional host stalls at the two ends
+//! of a connection.
+//!
+//! With exact arithmetic a simulated host sends a packet the very nanosecond its ACK arrives,
+//! so runs with tiny buffers hinge on nanosecond tie-breaks at the queues, and different seeds
+//! can give identical results (nothing else draws from them). A real host takes a few
+//! microseconds, varying, to process an ACK and send, and is now and then descheduled for
+//! longer. [`HostNoise`] delays each packet a connection end emits:
+//!
+//! - **Jitter**: a delay drawn uniformly from `[0, jitter]` (nanosecond resolution);
+//! - **Stalls**: the end stalls at the times of a Poisson process of `stall_rate` per second,
+//!   for `stall_duration` each (the next stall is drawn from the end of the previous one); a
+//!   packet whose release falls in a stall leaves when it ends;
+//! - **Order**: an end releases its packets in the order it emitted them (a host's stack and
+//!   NIC do not reorder one connection): a packet never leaves before the one emitted before
+//!   it from the same end.
+//!
+//! Every draw comes from the connection's own seeded stream (`flow.<name>.tcp`), so runs stay
+//! deterministic and seeds give independent replications. The two ends (sender and receiver)
+//! are independent hosts with their own state, drawing from the one stream in the order the
+//! packets are emitted.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use crate::rng::SimRng;
+use crate::time::SimTime;
+use crate::transport::Transmit;
+
+/// The settings of [`HostNoise`]; all zero is off.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct HostNoiseConfig {
+    /// Largest per-packet processing delay (uniform in `[0, jitter]`).
+    pub jitter: SimTime,
+    /// Stalls per second at each end (0: none).
+    pub stall_rate: f64,
+    /// How long each stall lasts.
+    pub stall_duration: SimTime,
+}
+
+impl HostNoiseConfig {
+    /// Whether the settings delay anything.
+    pub fn is_on(&self) -> bool {
+        self.jitter > SimTime::ZERO || (self.stall_rate > 0.0 && self.stall_duration > SimTime::ZERO)
+    }
+}
+
+/// One end's state.
+#[derive(Clone, Debug, Default)]
+struct End {
+    /// When the packet emitted last leaves (the next may not leave earlier).
+    free_at: SimTime,
+    /// The next stall `[start, end)`, once drawn.
+    stall: Option<(SimTime, SimTime)>,
+    /// Packets waiting to leave, with their release times (non-decreasing).
+    waiting: VecDeque<(SimTime, Transmit)>,
+}
+
+/// Delays the packets of a connection's two ends (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct HostNoise {
+    config: HostNoiseConfig,
+    rng: SimRng,
+    ends: [End; 2],
+}
+
+impl HostNoise {
+    pub fn new(config: HostNoiseConfig, rng: SimRng) -> HostNoise {
+        HostNoise {
+            config,
+            rng,
+            ends: [End::default(), End::default()],
+        }
+    }
+
+    /// End `end` (0 or 1) emitted `packet` at `now`.
+    pub fn admit(&mut self, now: SimTime, end: usize, packet: Transmit) {
+        let jitter = self.config.jitter.as_nanos();
+        let delay = if jitter > 0 {
+            self.rng.gen_range(0..=jitter)
+        } else {
+            0
+        };
+        let mut release = (now + SimTime(delay)).max(self.ends[end].free_at);
+        if self.config.stall_rate > 0.0 && self.config.stall_duration > SimTime::ZERO {
+            release = self.after_stalls(end, release);
+        }
+        let e = &mut self.ends[end];
+        e.free_at = release;
+        e.waiting.push_back((release, packet));
+    }
+
+    /// `release`, or the end of the stall it falls in; stalls that ended before it are passed.
+    fn after_stalls(&mut self, end: usize, release: SimTime) -> SimTime {
+        loop {
+            let (start, stop) = match self.ends[end].stall {
+                Some(s) => s,
+                None => {
+                    let first = self.exponential_gap(SimTime::ZERO);
+                    self.stall_at(end, first)
+                }
+            };
+            if release < start {
+                return release;
+            }
+            if release < stop {
+                return stop;
+            }
+            let next = self.exponential_gap(stop);
+            self.stall_at(end, next);
+        }
+    }
+
+    fn stall_at(&mut self, end: usize, start: SimTime) -> (SimTime, SimTime) {
+        let stall = (start, start + self.config.stall_duration);
+        self.ends[end].stall = Some(stall);
+        stall
+    }
+
+    /// `from` plus an exponential gap of mean `1 / stall_rate` seconds.
+    fn exponential_gap(&mut self, from: SimTime) -> SimTime {
+        let u: f64 = self.rng.gen::<f64>();
+        let seconds = -(1.0 - u).ln() / self.config.stall_rate;
+        from.saturating_add(SimTime::from_secs_f64(seconds.min(1e9)))
+    }
+
+    /// The next packet due by `now`, earliest release first (end 0 first on a tie).
+    pub fn poll(&mut self, now: SimTime) -> Option<Transmit> {
+        let due = |e: &End| e.waiting.front().map(|w| w.0).filter(|&t| t <= now);
+        let end = match (due(&self.ends[0]), due(&self.ends[1])) {
+            (Some(a), Some(b)) => usize::from(b < a),
+            (Some(_), None) => 0,
+            (None, Some(_)) => 1,
+            (None, None) => return None,
+        };
+        self.ends[end].waiting.pop_front().map(|w| w.1)
+    }
+
+    /// When the next waiting packet is due.
+    pub fn next_release(&self) -> Option<SimTime> {
+        self.ends
+            .iter()
+            .filter_map(|e| e.waiting.front().map(|w| w.0))
+            .min()
+    }
+
+    /// Packets waiting at either end.
+    pub fn waiting(&self) -> usize {
+        self.ends.iter().map(|e| e.waiting.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::PathId;
+    use crate::packet::{CustomHeader, Header};
+    use crate::rng::RngStreams;
+    use crate::transport::Direction;
+
+    fn packet(size: u32) -> Transmit {
+        Transmit {
+            path: PathId(0),
+            direction: Direction::Forward,
+            size_bytes: size,
+            header: Header::Custom(CustomHeader { words: [0; 4] }),
+        }
+    }
+
+    fn noise(config: HostNoiseConfig, seed: u64) -> HostNoise {
+        HostNoise::new(config, RngStreams::new(seed).stream("test"))
+    }
+
+    fn us(v: u64) -> SimTime {
+        SimTime::from_micros(v)
+    }
+
+    /// Release times of `n` packets emitted by end 0 at `at(i)`.
+    fn releases(n: &mut HostNoise, times: &[SimTime]) -> Vec<SimTime> {
+        let mut out = Vec::new();
+        for (i, &t) in times.iter().enumerate() {
+            n.admit(t, 0, packet(i as u32 + 1));
+        }
+        let mut now = SimTime::ZERO;
+        while let Some(t) = n.next_release() {
+            now = now.max(t);
+            let p = n.poll(now).unwrap();
+            out.push(now);
+            assert_eq!(p.size_bytes as usize, out.len(), "emission order kept");
+        }
+        out
+    }
+
+    #[test]
+    fn jitter_stays_within_its_bound_and_keeps_order() {
+        let config = HostNoiseConfig {
+            jitter: us(5),
+            ..HostNoiseConfig::default()
+        };
+        let mut n = noise(config, 1);
+        // Packets emitted 1 us apart: jitter of up to 5 us would reorder them; FIFO does not.
+        let times: Vec<SimTime> = (0..1000).map(us).collect();
+        let out = releases(&mut n, &times);
+        assert!(out.windows(2).all(|w| w[0] <= w[1]));
+        for (r, t) in out.iter().zip(&times) {
+            assert!(*r >= *t && *r <= *t + us(5) + us(5), "{r:?} for {t:?}");
+        }
+        // Spread: the delays are not all equal.
+        let delays: std::collections::BTreeSet<u64> =
+            out.iter().zip(&times).map(|(r, t)| (*r - *t).as_nanos()).collect();
+        assert!(delays.len() > 100);
+    }
+
+    #[test]
+    fn widely_spaced_packets_get_independent_uniform_delays() {
+        let config = HostNoiseConfig {
+            jitter: us(10),
+            ..HostNoiseConfig::default()
+        };
+        let mut n = noise(config, 7);
+        let times: Vec<SimTime> = (0..20_000).map(|i| us(100 * i)).collect();
+        let out = releases(&mut n, &times);
+        let mean = out
+            .iter()
+            .zip(&times)
+            .map(|(r, t)| (*r - *t).as_nanos() as f64)
+            .sum::<f64>()
+            / times.len() as f64;
+        // Uniform on [0, 10 us]: mean 5 us, standard error about 20 ns here.
+        assert!((mean - 5_000.0).abs() < 100.0, "{mean}");
+    }
+
+    #[test]
+    fn stalls_hold_packets_until_they_end() {
+        let config = HostNoiseConfig {
+            jitter: SimTime::ZERO,
+            stall_rate: 100.0,
+            stall_duration: SimTime::from_millis(1),
+        };
+        let mut n = noise(config, 3);
+        // One packet every 10 us for 10 s: about 1000 stalls of 1 ms, 10 % of the time.
+        let times: Vec<SimTime> = (0..1_000_000).map(|i| us(10 * i)).collect();
+        let out = releases(&mut n, &times);
+        let held = out.iter().zip(&times).filter(|(r, t)| r > t).count();
+        let share = held as f64 / times.len() as f64;
+        // A stall of 1 ms every 10 ms on average (the gap is drawn after each stall ends):
+        // about 1/11 of the packets wait.
+        assert!((share - 1.0 / 11.0).abs() < 0.01, "{share}");
+        assert!(out.iter().zip(&times).all(|(r, t)| *r - *t <= SimTime::from_millis(1)));
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_delays_and_another_seed_others() {
+        let config = HostNoiseConfig {
+            jitter: us(5),
+            stall_rate: 10.0,
+            stall_duration: us(200),
+        };
+        let times: Vec<SimTime> = (0..5000).map(|i| us(50 * i)).collect();
+        let a = releases(&mut noise(config, 1), &times);
+        let b = releases(&mut noise(config, 1), &times);
+        let c = releases(&mut noise(config, 2), &times);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn the_two_ends_are_independent_and_released_in_time_order() {
+        let config = HostNoiseConfig {
+            jitter: us(5),
+            ..HostNoiseConfig::default()
+        };
+        let mut n = noise(config, 5);
+        n.admit(us(0), 0, packet(1));
+        n.admit(us(0), 1, packet(2));
+        n.admit(us(100), 1, packet(3));
+        assert_eq!(n.waiting(), 3);
+        let first = n.next_release().unwrap();
+        assert!(first <= us(5));
+        assert!(n.poll(first).is_some());
+        assert!(n.poll(us(50)).is_some());
+        assert!(n.poll(us(50)).is_none(), "the third is not due");
+        assert!(n.poll(us(105)).is_some());
+        assert_eq!(n.next_release(), None);
+    }
+
+    #[test]
+    fn off_means_no_delay_and_no_draw() {
+        assert!(!HostNoiseConfig::default().is_on());
+        let mut n = noise(HostNoiseConfig::default(), 1);
+        n.admit(us(3), 0, packet(1));
+        assert_eq!(n.next_release(), Some(us(3)));
+    }
+}
