@@ -9,11 +9,11 @@
 
 use super::{Source, SourceKind, MAX_PACKET_BYTES};
 use crate::registry::{AlgorithmSpec, Origin, Param, ParamIssue, Params, Scalar, Value};
-use crate::transport::cc::CcSpec;
-use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::scenario::format_duration;
 use crate::time::SimTime;
+use crate::transport::cc::CcSpec;
 use crate::transport::cc::Connection;
+use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::transport::tcp::{
     DelayedAckStyle, RecoveryWindow, SsthreshBasis, StopMode, TcpConfig, TcpProfile, TcpReceiver,
     TcpSender,

@@ -42,7 +42,8 @@ pub struct HostNoiseConfig {
 impl HostNoiseConfig {
     /// Whether the settings delay anything.
     pub fn is_on(&self) -> bool {
-        self.jitter > SimTime::ZERO || (self.stall_rate > 0.0 && self.stall_duration > SimTime::ZERO)
+        self.jitter > SimTime::ZERO
+            || (self.stall_rate > 0.0 && self.stall_duration > SimTime::ZERO)
     }
 }
 
@@ -207,8 +208,11 @@ mod tests {
             assert!(*r >= *t && *r <= *t + us(5) + us(5), "{r:?} for {t:?}");
         }
         // Spread: the delays are not all equal.
-        let delays: std::collections::BTreeSet<u64> =
-            out.iter().zip(&times).map(|(r, t)| (*r - *t).as_nanos()).collect();
+        let delays: std::collections::BTreeSet<u64> = out
+            .iter()
+            .zip(&times)
+            .map(|(r, t)| (*r - *t).as_nanos())
+            .collect();
         assert!(delays.len() > 100);
     }
 
@@ -247,7 +251,10 @@ mod tests {
         // A stall of 1 ms every 10 ms on average (the gap is drawn after each stall ends):
         // about 1/11 of the packets wait.
         assert!((share - 1.0 / 11.0).abs() < 0.01, "{share}");
-        assert!(out.iter().zip(&times).all(|(r, t)| *r - *t <= SimTime::from_millis(1)));
+        assert!(out
+            .iter()
+            .zip(&times)
+            .all(|(r, t)| *r - *t <= SimTime::from_millis(1)));
     }
 
     #[test]

@@ -40,13 +40,11 @@ pub const SPEC: AlgorithmSpec<QueueKind> = AlgorithmSpec {
             "limit_includes_service",
             "applies to a limit in packets; a byte limit counts waiting bytes only",
         )),
-        Some(Limit::Packets(1)) if params.bool("limit_includes_service") => {
-            Err(ParamIssue::at(
-                "packets",
-                "must be at least 2 with limit_includes_service (1 would leave no room to wait; \
+        Some(Limit::Packets(1)) if params.bool("limit_includes_service") => Err(ParamIssue::at(
+            "packets",
+            "must be at least 2 with limit_includes_service (1 would leave no room to wait; \
                  the packet in transmission always has its place)",
-            ))
-        }
+        )),
         Some(_) => Ok(()),
         None => Err(ParamIssue::whole(
             "a droptail queue needs a limit: packets = N or bytes = SIZE",

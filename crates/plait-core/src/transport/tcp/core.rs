@@ -516,7 +516,9 @@ impl TcpCore {
     /// window (`tcp_reno_ssthresh`: `max(cwnd >> 1, 2)`).
     pub fn ssthresh_basis<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
         match self.config.ssthresh_basis {
-            SsthreshBasis::FlightSize => self.flight_size() - self.limited_transmit_bytes,
+            SsthreshBasis::FlightSize => self
+                .flight_size()
+                .saturating_sub(self.limited_transmit_bytes),
             SsthreshBasis::Cwnd => cc.cwnd(),
         }
     }
@@ -825,7 +827,11 @@ mod tests {
         let (mut c, mut cc) = full_window(config_40(SsthreshBasis::FlightSize), 40);
         lose_the_first_of_40(&mut c, &mut cc);
         assert!(c.in_recovery());
-        assert_eq!(c.flight_size(), 42 * 100, "two limited-transmit segments in flight");
+        assert_eq!(
+            c.flight_size(),
+            42 * 100,
+            "two limited-transmit segments in flight"
+        );
         assert_eq!(cc.last_flight, 40 * 100);
         assert_eq!(cc.ssthresh(), 20 * 100);
     }
@@ -905,7 +911,11 @@ mod tests {
         let prr = run(RecoveryWindow::Prr);
         assert_eq!(&prr[..3], ["N", "N", "R"]);
         let sent: Vec<usize> = prr[3..].iter().map(String::len).collect();
-        assert_eq!(sent, [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1], "{prr:?}");
+        assert_eq!(
+            sent,
+            [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1],
+            "{prr:?}"
+        );
         assert!(prr.iter().all(|s| s.len() <= 1), "no burst: {prr:?}");
     }
 }

@@ -200,6 +200,11 @@ impl Transport for TcpFlow {
                     self.events.push(TransportEvent::Finished);
                 }
                 self.cwnd_event();
+                // The receiver of a bulk flow measures no RTT of its own; Linux's receiver
+                // estimates one from timestamps. The sender's smoothed RTT stands for it.
+                if outcome.rtt.is_some() {
+                    self.receiver.set_rtt_hint(self.sender.srtt());
+                }
                 self.poll_sender = true;
             }
             _ => {}
