@@ -53,7 +53,10 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         )
         .default(Scalar::Bool(false))
         .in_section(),
-        Param::duration("delayed_ack_timeout", "longest an ACK is delayed")
+        Param::duration(
+            "delayed_ack_timeout",
+            "longest an ACK is delayed (the rfc style; the linux style adapts its own timer)",
+        )
             .greater_than(0.0)
             .default(Scalar::Duration(SimTime::from_millis(40)))
             .in_section(),
@@ -141,8 +144,9 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         .in_section(),
         Param::bool(
             "sack_compression",
-            "Linux's SACK compression: ACKs for out-of-order data are delayed a little and \
-             merged",
+            "Linux's SACK compression: ACKs for out-of-order data are delayed a little (at most \
+             1 ms or RTT/20) and merged; takes effect with delayed_ack, delayed_ack_style = \
+             \"linux\" and sack",
         )
         .default(Scalar::Bool(false))
         .in_section(),

@@ -180,7 +180,7 @@ fn configured_values_compare_by_name_and_values() {
     );
     assert_eq!(
         format!("{c:?}"),
-        "cubic { c: 0.5, beta: 0.7, fast_convergence: true, tcp_friendliness: true }"
+        "cubic { c: 0.5, beta: 0.7, fast_convergence: true, tcp_friendliness: true, hystart: \"auto\" }"
     );
     let err = Configured::<LossKind>::new("burst", &[]).unwrap_err();
     assert_eq!(

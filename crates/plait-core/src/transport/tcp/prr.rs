@@ -21,6 +21,10 @@
 //! on any (re)transmission: prr_out += data sent
 //! ```
 //!
+//! The proportional allowance is rounded up to whole segments (the RFC's CEIL, taken in
+//! segments as Linux's packet arithmetic does): in bytes, an allowance of half a segment could
+//! not be sent and every send would slip by one ACK.
+//!
 //! `RecoverFS` is the RFC's FlightSize at the start of recovery (Linux divides by the window
 //! before the reduction instead, `prior_cwnd`; with the `cwnd` ssthresh basis the two differ
 //! only by the limited-transmit data in flight).
@@ -51,8 +55,11 @@ impl Prr {
     pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, mss: u32) -> u64 {
         self.delivered += delivered;
         if pipe > ssthresh {
-            // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out.
+            // Proportional part: CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out, the
+            // CEIL taken in whole segments: a sender cannot send the fraction of a segment the
+            // byte form allows, and Linux counts in packets.
             let due = (self.delivered as u128 * ssthresh as u128).div_ceil(self.recover_fs as u128);
+            let due = due.div_ceil(mss as u128) * mss as u128;
             (due as u64).saturating_sub(self.out)
         } else {
             // Slow-start reduction bound.
@@ -121,11 +128,15 @@ mod tests {
     }
 
     #[test]
-    fn the_proportional_part_rounds_up_and_never_goes_negative() {
+    fn the_proportional_part_rounds_up_to_a_segment_and_never_goes_negative() {
         let mut prr = Prr::start(3);
         // CEIL(1 * 2 / 3) = 1.
         assert_eq!(prr.on_ack(1, 10, 2, 1), 1);
         prr.on_sent(5);
         assert_eq!(prr.on_ack(1, 10, 2, 1), 0);
+        // 100 bytes delivered of RecoverFS 2000 with ssthresh 1000: 50 bytes due, rounded up
+        // to one segment of 100.
+        let mut prr = Prr::start(2_000);
+        assert_eq!(prr.on_ack(100, 1_500, 1_000, 100), 100);
     }
 }

@@ -1,9 +1,11 @@
 //! The TCP data receiver: reassembly, cumulative and selective acknowledgements, delayed ACKs.
 //!
 //! [`TcpReceiver`] is sans-IO. The driver hands it data segments ([`TcpReceiver::handle_data`])
-//! and, after each call, drains [`TcpReceiver::poll_transmit`] (at most one ACK is pending at a
-//! time: an ACK owed and not yet polled is merged into the next one) and re-arms the
-//! delayed-ACK timer from [`TcpReceiver::poll_timeout`].
+//! and, after each call, drains [`TcpReceiver::poll_transmit`] and re-arms the receiver's timer
+//! from [`TcpReceiver::poll_timeout`] (the earlier of the delayed-ACK and the SACK-compression
+//! deadlines). Usually at most one ACK is pending: an ACK owed and not yet polled is merged
+//! into the next one. The one exception is SACK compression's flush (below), which can leave
+//! two.
 //!
 //! - **Reassembly.** The application reads in-order data the moment it arrives, so bytes below
 //!   `rcv_nxt` are delivered ([`TcpReceiver::delivered_bytes`]) and only out-of-order data
@@ -21,12 +23,69 @@
 //!   time, which stands for the timestamp option (RFC 7323), and with timestamps only three
 //!   blocks fit in the 40 option bytes (RFC 2018 §3). Duplicate data is not reported in a
 //!   D-SACK block (RFC 2883 is not implemented).
-//! - **Delayed ACKs** (RFC 5681 §4.2, RFC 1122 §4.2.3.2), when `TcpConfig::delayed_ack` is set:
-//!   an ACK "SHOULD be generated for at least every second full-sized segment" — counted here
-//!   as two SMSS of in-order bytes not yet acknowledged — or when `delayed_ack_timeout`
-//!   expires; an immediate ACK is sent for an out-of-order segment, for a segment that "fills
-//!   in all or part of a gap", and for a segment carrying only data already received (as
-//!   RFC 9293 §3.10.7.4 asks for unacceptable segments).
+//! - **Delayed ACKs, RFC style** (RFC 5681 §4.2, RFC 1122 §4.2.3.2), when
+//!   `TcpConfig::delayed_ack` is set and `delayed_ack_style` is [`DelayedAckStyle::Rfc`]: an ACK
+//!   "SHOULD be generated for at least every second full-sized segment" — counted here as two
+//!   SMSS of in-order bytes not yet acknowledged — or when `delayed_ack_timeout` expires; an
+//!   immediate ACK is sent for an out-of-order segment, for a segment that "fills in all or
+//!   part of a gap", and for a segment carrying only data already received (as RFC 9293
+//!   §3.10.7.4 asks for unacceptable segments).
+//! - **Delayed ACKs, Linux style** (Linux 6.x), when `delayed_ack` is set and
+//!   `delayed_ack_style` is [`DelayedAckStyle::Linux`]; `delayed_ack_timeout` is then unused.
+//!   - *Quick-ACK mode* (`tcp_incr_quickack`, `tcp_enter_quickack_mode`,
+//!     `tcp_in_quickack_mode`): while a count of quick ACKs is left, every segment is ACKed at
+//!     once, and each ACK sent uses one up (`tcp_dec_quickack_mode`, which also resets `ato`
+//!     to `TCP_ATO_MIN` when the count runs out). The count is raised to
+//!     min(rwnd / (2·MSS), `TCP_MAX_QUICKACKS` = 16) (2 when that quotient is 0) on the first
+//!     in-order segment, when in-order data arrives after an idle time longer than the RTO
+//!     (`tcp_event_data_recv`), and on a segment wholly below `rcv_nxt` or wholly beyond the
+//!     window (`tcp_data_queue`'s duplicate and out-of-window cases, which also reset `ato`).
+//!   - *The `ato` estimate* (`tcp_event_data_recv`): `TCP_ATO_MIN` = 40 ms on the first
+//!     in-order segment; then, for each in-order segment arriving `m` after the previous one:
+//!     `m <= TCP_ATO_MIN / 2` gives `ato = ato / 2 + TCP_ATO_MIN / 2`, `m < ato` gives
+//!     `ato = min(ato / 2 + m, rto)`. A delayed-ACK timer that expires doubles it, up to the
+//!     RTO (`tcp_delack_timer_handler`).
+//!   - *When to ACK* (`__tcp_ack_snd_check`): at once when more than one MSS of in-order data
+//!     is unacknowledged (`rcv_nxt - rcv_wup > rcv_mss`, i.e. on the second full segment), in
+//!     quick-ACK mode, when a segment fills the last hole (`tcp_data_queue`'s `ICSK_ACK_NOW`),
+//!     and for duplicates and out-of-window data (above). Otherwise, with no out-of-order
+//!     data held, the delayed-ACK timer is armed (`tcp_send_delayed_ack`) at `now + ato`,
+//!     where an `ato` above `TCP_DELACK_MIN` = 40 ms is bounded by 500 ms (`HZ / 2`) and by
+//!     max(srtt, 40 ms) when an RTT is known, and every `ato` by `TCP_DELACK_MAX` = 200 ms;
+//!     an armed timer is kept if earlier, and an ACK goes at once if the armed timer is due
+//!     within `ato / 4`. With out-of-order data held (an out-of-order segment, or one that
+//!     fills only part of a hole) the ACK goes at once, unless SACK compression holds it.
+//!   - *SACK compression* (`__tcp_ack_snd_check`, `tcp_sack_new_ofo_skb`,
+//!     `tcp_sack_compress_send_ack`, `tcp_compressed_ack_kick`), when also
+//!     `TcpConfig::sack_compression` and `TcpConfig::sack` are set: for each value of
+//!     `rcv_nxt` the first `TCP_FASTRETRANS_THRESH` = 3 ACKs owed with out-of-order data held
+//!     go at once (the sender's duplicate-ACK threshold; so the first out-of-order segment
+//!     after in-order data, and a partial hole fill, are ACKed at once); later ones are held
+//!     and merged until a timer of min(`tcp_comp_sack_delay_ns` = 1 ms, RTT / 20) expires,
+//!     armed by the first of them; the 45th owed while 44 (`tcp_comp_sack_nr`) are held goes
+//!     at once. When a segment changes which SACK blocks lead (it creates a block while two
+//!     or more are reported, or extends one that is not among the first
+//!     `TCP_SACK_BLOCKS_EXPECTED` = 2), the held ACK is flushed first, with the blocks as they
+//!     were before that segment (widened to their current extent), and the segment itself is
+//!     then held anew: that flush is the second pending ACK mentioned above.
+//!
+//!   The receiver has no RTT estimate of its own (it sends no data): the owner passes its
+//!   sender's smoothed RTT with [`TcpReceiver::set_rtt_hint`]. The hint serves as `srtt`
+//!   for the `tcp_send_delayed_ack` bound and the SACK-compression delay, and gives the RTO
+//!   used for the idle test and the `ato` cap as Linux computes it from a first RTT sample
+//!   (`tcp_rtt_estimator`, `__tcp_set_rto`): `srtt + max(2·srtt, min_rto)`, at most
+//!   `max_rto`. Without a hint (or with a zero one) the RTT is unknown: no srtt bound, the
+//!   1 ms compression delay, and `initial_rto` (Linux's `TCP_TIMEOUT_INIT`) clamped to
+//!   [`min_rto`, `max_rto`] as the RTO.
+//!
+//!   Approximated or left out: time is continuous, not jiffies; `rcv_mss` is the configured
+//!   MSS rather than measured from arriving segments (`tcp_measure_rcv_mss`); `rcv_wnd` is
+//!   the current advertised window; the right-edge and `SO_RCVLOWAT` conditions of
+//!   `__tcp_ack_snd_check` are taken as met (the application reads at once); ping-pong
+//!   (interactive) mode, `tcp_grow_window`'s extra quick ACK while the receive window grows
+//!   (there is no window autotuning here), ECN-driven quick ACKs, D-SACK and the compression
+//!   timer's slack are not modelled; data partly beyond the window gets an immediate ACK.
+//!   `sack_compression` has no effect unless the Linux style is in use.
 //! - **Echo.** Each ACK carries `sent_at` and `is_retransmission` of the most recently received
 //!   segment, the one that triggered it (for a timer-driven ACK, the last segment received).
 
@@ -36,10 +95,29 @@ use crate::packet::{AckSegment, DataSegment, SackBlocks};
 use crate::time::SimTime;
 
 use super::sack::RangeSet;
-use super::TcpConfig;
+use super::{DelayedAckStyle, TcpConfig};
 
 /// SACK blocks per ACK (RFC 2018 §3: three when the timestamp option is in use).
 pub const SACK_BLOCKS_PER_ACK: usize = crate::packet::MAX_SACK_BLOCKS;
+
+/// Linux's `TCP_ATO_MIN` (`HZ / 25`): the initial and smallest `ato`.
+const TCP_ATO_MIN: SimTime = SimTime::from_millis(40);
+/// Linux's `TCP_DELACK_MIN`: an `ato` up to this is used unbounded by the RTT.
+const TCP_DELACK_MIN: SimTime = SimTime::from_millis(40);
+/// Linux's `TCP_DELACK_MAX` (the default `icsk_delack_max`): the longest delayed-ACK timer.
+const TCP_DELACK_MAX: SimTime = SimTime::from_millis(200);
+/// `HZ / 2`: `tcp_send_delayed_ack`'s bound outside ping-pong mode.
+const DELACK_HALF_SECOND: SimTime = SimTime::from_millis(500);
+/// Linux's `TCP_MAX_QUICKACKS`.
+const TCP_MAX_QUICKACKS: u32 = 16;
+/// Linux's `TCP_FASTRETRANS_THRESH`: ACKs sent at once per `rcv_nxt` before compression.
+const TCP_FASTRETRANS_THRESH: u32 = 3;
+/// Linux's `tcp_comp_sack_nr` default: ACKs held by SACK compression before one must go.
+const TCP_COMP_SACK_NR: u32 = 44;
+/// Linux's `tcp_comp_sack_delay_ns` default: the longest an ACK is held by SACK compression.
+const TCP_COMP_SACK_DELAY: SimTime = SimTime::from_millis(1);
+/// Linux's `TCP_SACK_BLOCKS_EXPECTED`: a change beyond these blocks flushes a held ACK.
+const TCP_SACK_BLOCKS_EXPECTED: usize = 2;
 
 /// A TCP receiver over a byte sequence space starting at 0.
 #[derive(Clone, Debug)]
@@ -61,7 +139,7 @@ pub struct TcpReceiver {
     acks_sent: u64,
     /// An ACK is owed now.
     ack_now: bool,
-    /// In-order bytes received since the last ACK.
+    /// In-order bytes received since the last ACK (RFC style).
     unacked_bytes: u64,
     /// Delayed-ACK deadline.
     ack_deadline: Option<SimTime>,
@@ -69,10 +147,39 @@ pub struct TcpReceiver {
     echo_is_retransmission: bool,
     /// The advertised window when the owner sets it.
     window_override: Option<u64>,
+
+    // Linux-style delayed ACKs (unused in the RFC style and without delayed ACKs).
+    /// `delayed_ack` with [`DelayedAckStyle::Linux`].
+    linux_acks: bool,
+    /// SACK compression in force (Linux style, SACK and `sack_compression`).
+    sack_compression: bool,
+    min_rto: SimTime,
+    max_rto: SimTime,
+    initial_rto: SimTime,
+    /// The owner's RTT estimate, if known.
+    rtt_hint: Option<SimTime>,
+    /// `icsk_ack.ato`; zero until the first in-order segment.
+    ato: SimTime,
+    /// `icsk_ack.quick`: quick ACKs left.
+    quick: u32,
+    /// `icsk_ack.lrcvtime`: when in-order data last arrived.
+    last_data_at: SimTime,
+    /// `rcv_wup`: `rcv_nxt` when the last ACK was sent.
+    rcv_wup: u64,
+    /// `compressed_ack`: ACKs held by SACK compression.
+    compressed_acks: u32,
+    /// `compressed_ack_rcv_nxt`, `dup_ack_counter`: ACKs sent at once for this `rcv_nxt`.
+    compressed_ack_rcv_nxt: u64,
+    dup_ack_counter: u32,
+    /// SACK-compression deadline.
+    compress_deadline: Option<SimTime>,
+    /// A held ACK flushed before a SACK block change, sent before anything else.
+    flushed: Option<AckSegment>,
 }
 
 impl TcpReceiver {
     pub fn new(config: &TcpConfig) -> Self {
+        let linux_acks = config.delayed_ack && config.delayed_ack_style == DelayedAckStyle::Linux;
         TcpReceiver {
             mss: config.mss,
             sack: config.sack,
@@ -93,6 +200,21 @@ impl TcpReceiver {
             echo_sent_at: SimTime::ZERO,
             echo_is_retransmission: false,
             window_override: None,
+            linux_acks,
+            sack_compression: linux_acks && config.sack && config.sack_compression,
+            min_rto: config.min_rto,
+            max_rto: config.max_rto,
+            initial_rto: config.initial_rto,
+            rtt_hint: None,
+            ato: SimTime::ZERO,
+            quick: 0,
+            last_data_at: SimTime::ZERO,
+            rcv_wup: 0,
+            compressed_acks: 0,
+            compressed_ack_rcv_nxt: 0,
+            dup_ack_counter: 0,
+            compress_deadline: None,
+            flushed: None,
         }
     }
 
@@ -141,8 +263,38 @@ impl TcpReceiver {
         self.duplicate_bytes += duplicates;
         let advanced = self.rcv_nxt > previous_rcv_nxt;
 
+        if self.sack_compression
+            && self.compressed_acks > 0
+            && !self.ack_now
+            && landed_out_of_order.is_some()
+            && self.changes_leading_sack_blocks(from, to)
+        {
+            // `tcp_sack_new_ofo_skb` → `tcp_sack_compress_send_ack`, before the blocks move.
+            self.flush_compressed_ack();
+        }
         if self.sack {
             self.refresh_sack_blocks(landed_out_of_order);
+        }
+
+        if self.linux_acks {
+            if end <= previous_rcv_nxt || start >= capacity_end {
+                // `tcp_data_queue`: a retransmission of delivered data, or a segment wholly
+                // out of the window.
+                self.enter_quickack_mode();
+                self.ack_now = true;
+            } else {
+                if advanced {
+                    self.event_data_recv(now);
+                    if had_gap && self.out_of_order.is_empty() {
+                        self.ack_now = true; // the last hole filled
+                    }
+                }
+                if beyond_window > 0 {
+                    self.ack_now = true;
+                }
+                self.ack_snd_check(now);
+            }
+            return previous_rcv_nxt..self.rcv_nxt;
         }
 
         let in_order_without_gap = advanced && !had_gap && duplicates == 0 && beyond_window == 0;
@@ -167,6 +319,23 @@ impl TcpReceiver {
         self.window_override = window;
     }
 
+    /// The owner's estimate of the connection's RTT (its sender's smoothed RTT), used by the
+    /// Linux-style delayed ACKs as srtt and to derive the RTO (see the module documentation);
+    /// zero means unknown. Without effect in the RFC style.
+    pub fn set_rtt_hint(&mut self, rtt: SimTime) {
+        self.rtt_hint = (rtt > SimTime::ZERO).then_some(rtt);
+    }
+
+    /// Linux style: the current `ato` estimate (zero before the first in-order segment).
+    pub fn ato(&self) -> SimTime {
+        self.ato
+    }
+
+    /// Linux style: quick ACKs left (zero outside quick-ACK mode).
+    pub fn quick_acks(&self) -> u32 {
+        self.quick
+    }
+
     /// Rebuilds the SACK blocks: the range holding the triggering segment first (if it landed
     /// out of order), then the previously reported ranges still above `rcv_nxt`, widened to
     /// their current extent and without repeats.
@@ -174,36 +343,196 @@ impl TcpReceiver {
         if triggering.is_none() && self.sack_block_count == 0 {
             return; // in-order data and nothing reported: no blocks (the common case)
         }
-        let previous = self.sack_blocks;
-        let previous_count = self.sack_block_count;
+        (self.sack_blocks, self.sack_block_count) = self.widened_blocks(triggering);
+    }
+
+    /// The blocks `refresh_sack_blocks` would report, without changing them.
+    fn widened_blocks(
+        &self,
+        triggering: Option<(u64, u64)>,
+    ) -> ([(u64, u64); SACK_BLOCKS_PER_ACK], usize) {
+        let mut blocks = [(0, 0); SACK_BLOCKS_PER_ACK];
         let mut count = 0;
         if let Some(block) = triggering {
-            self.sack_blocks[0] = block;
+            blocks[0] = block;
             count = 1;
         }
-        for &(block_start, _) in &previous[..previous_count] {
+        for &(block_start, _) in &self.sack_blocks[..self.sack_block_count] {
             if count == SACK_BLOCKS_PER_ACK {
                 break;
             }
             let Some(current) = self.out_of_order.range_containing(block_start) else {
                 continue; // delivered since it was reported
             };
-            if !self.sack_blocks[..count].contains(&current) {
-                self.sack_blocks[count] = current;
+            if !blocks[..count].contains(&current) {
+                blocks[count] = current;
                 count += 1;
             }
         }
-        self.sack_block_count = count;
+        (blocks, count)
+    }
+
+    /// Whether out-of-order data `[from, to)` makes `tcp_sack_new_ofo_skb` flush a held ACK:
+    /// it extends (overlaps or abuts) a reported block beyond the first
+    /// `TCP_SACK_BLOCKS_EXPECTED`, or extends none while that many are reported.
+    fn changes_leading_sack_blocks(&self, from: u64, to: u64) -> bool {
+        let blocks = &self.sack_blocks[..self.sack_block_count];
+        match blocks.iter().position(|&(s, e)| from <= e && s <= to) {
+            Some(i) => i >= TCP_SACK_BLOCKS_EXPECTED,
+            None => blocks.len() >= TCP_SACK_BLOCKS_EXPECTED,
+        }
+    }
+
+    /// Sends the ACKs held by SACK compression now, with the SACK blocks as last reported
+    /// (widened to their current extent).
+    fn flush_compressed_ack(&mut self) {
+        let (blocks, count) = self.widened_blocks(None);
+        let mut sack = SackBlocks::EMPTY;
+        for &(start, end) in &blocks[..count] {
+            sack.push(start, end);
+        }
+        self.flushed = Some(AckSegment {
+            ack: self.rcv_nxt,
+            sack,
+            rwnd: self.rwnd(),
+            echo_sent_at: self.echo_sent_at,
+            echo_is_retransmission: self.echo_is_retransmission,
+        });
+        self.ack_sent();
+    }
+
+    /// Linux's RTO at the receiver (see the module documentation).
+    fn rto(&self) -> SimTime {
+        let rto = match self.rtt_hint {
+            Some(srtt) => srtt.saturating_add(srtt.saturating_mul(2).max(self.min_rto)),
+            None => self.initial_rto.max(self.min_rto),
+        };
+        rto.min(self.max_rto)
+    }
+
+    /// `tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)`.
+    fn incr_quickack(&mut self) {
+        let per_window = self.rwnd() / (2 * self.mss.max(1) as u64);
+        let quickacks = match per_window {
+            0 => 2,
+            n => n.min(TCP_MAX_QUICKACKS as u64) as u32,
+        };
+        self.quick = self.quick.max(quickacks);
+    }
+
+    /// `tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS)`.
+    fn enter_quickack_mode(&mut self) {
+        self.incr_quickack();
+        self.ato = TCP_ATO_MIN;
+    }
+
+    /// `tcp_event_data_recv`: in-order data arrived.
+    fn event_data_recv(&mut self, now: SimTime) {
+        const HALF_ATO_MIN: SimTime = SimTime(TCP_ATO_MIN.0 / 2);
+        if self.ato == SimTime::ZERO {
+            // The first data: start in quick-ACK mode.
+            self.incr_quickack();
+            self.ato = TCP_ATO_MIN;
+        } else {
+            let m = now.saturating_sub(self.last_data_at);
+            let half_ato = SimTime(self.ato.0 / 2);
+            if m <= HALF_ATO_MIN {
+                self.ato = half_ato + HALF_ATO_MIN;
+            } else if m < self.ato {
+                self.ato = (half_ato + m).min(self.rto());
+            } else if m > self.rto() {
+                // Idle for longer than the RTO: the sender restarts from a small window.
+                self.incr_quickack();
+            }
+        }
+        self.last_data_at = now;
+    }
+
+    /// `__tcp_ack_snd_check`: an ACK is owed for the segment just handled; now or later?
+    fn ack_snd_check(&mut self, now: SimTime) {
+        if self.ack_now {
+            return;
+        }
+        if self.rcv_nxt - self.rcv_wup > self.mss as u64 || self.quick > 0 {
+            self.ack_now = true;
+            return;
+        }
+        if self.out_of_order.is_empty() {
+            self.send_delayed_ack(now);
+            return;
+        }
+        if !self.sack_compression || self.compressed_acks >= TCP_COMP_SACK_NR {
+            self.ack_now = true;
+            return;
+        }
+        if self.compressed_ack_rcv_nxt != self.rcv_nxt {
+            self.compressed_ack_rcv_nxt = self.rcv_nxt;
+            self.dup_ack_counter = 0;
+        }
+        if self.dup_ack_counter < TCP_FASTRETRANS_THRESH {
+            self.dup_ack_counter += 1;
+            self.ack_now = true;
+            return;
+        }
+        self.compressed_acks += 1;
+        if self.compress_deadline.is_none() {
+            // 5 % of the RTT, at most `tcp_comp_sack_delay_ns`.
+            let delay = match self.rtt_hint {
+                Some(rtt) => SimTime(rtt.0 / 20).min(TCP_COMP_SACK_DELAY),
+                None => TCP_COMP_SACK_DELAY,
+            };
+            self.compress_deadline = Some(now + delay);
+        }
+    }
+
+    /// `tcp_send_delayed_ack`: arms the delayed-ACK timer.
+    fn send_delayed_ack(&mut self, now: SimTime) {
+        let mut ato = self.ato;
+        if ato > TCP_DELACK_MIN {
+            let mut max_ato = DELACK_HALF_SECOND;
+            if let Some(srtt) = self.rtt_hint {
+                max_ato = max_ato.min(srtt.max(TCP_DELACK_MIN));
+            }
+            ato = ato.min(max_ato);
+        }
+        ato = ato.min(TCP_DELACK_MAX);
+        let mut deadline = now + ato;
+        if let Some(armed) = self.ack_deadline {
+            if armed <= now + SimTime(ato.0 / 4) {
+                self.ack_now = true; // the armed timer is about to expire anyway
+                return;
+            }
+            deadline = deadline.min(armed);
+        }
+        self.ack_deadline = Some(deadline);
+    }
+
+    /// An ACK went out: `tcp_event_ack_sent` and `tcp_select_window`'s `rcv_wup`.
+    fn ack_sent(&mut self) {
+        self.unacked_bytes = 0;
+        self.ack_deadline = None;
+        self.compressed_acks = 0;
+        self.compress_deadline = None;
+        self.rcv_wup = self.rcv_nxt;
+        if self.quick > 0 {
+            self.quick -= 1;
+            if self.quick == 0 {
+                self.ato = TCP_ATO_MIN; // leaving quick-ACK mode deflates ato
+            }
+        }
     }
 
     /// The ACK owed, if any.
     pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckSegment> {
+        if let Some(ack) = self.flushed.take() {
+            self.acks_sent += 1;
+            return Some(ack);
+        }
         if !self.ack_now {
             return None;
         }
         self.ack_now = false;
-        self.unacked_bytes = 0;
-        self.ack_deadline = None;
+        self.ack_sent();
         self.acks_sent += 1;
         Some(AckSegment {
             ack: self.rcv_nxt,
@@ -214,16 +543,33 @@ impl TcpReceiver {
         })
     }
 
-    /// When the delayed-ACK timer expires, if it is armed.
+    /// When the receiver's timer expires (delayed ACK or SACK compression), if it is armed.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.ack_deadline
+        match (self.ack_deadline, self.compress_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The timer fired; calls before the deadline are ignored.
     pub fn handle_timeout(&mut self, now: SimTime) {
+        if self
+            .compress_deadline
+            .is_some_and(|deadline| now >= deadline)
+        {
+            // `tcp_compressed_ack_kick`.
+            self.compress_deadline = None;
+            if self.compressed_acks > 0 {
+                self.ack_now = true;
+            }
+        }
         if self.ack_deadline.is_some_and(|deadline| now >= deadline) {
             self.ack_deadline = None;
             self.ack_now = true;
+            if self.linux_acks {
+                // `tcp_delack_timer_handler`: the delayed ACK was missed, inflate ato.
+                self.ato = self.ato.saturating_mul(2).min(self.rto());
+            }
         }
     }
 
@@ -515,6 +861,547 @@ mod tests {
         let ack = rx.poll_transmit(SimTime::ZERO).unwrap();
         assert!(ack.echo_is_retransmission);
         assert_eq!(ack.echo_sent_at, SimTime::from_millis(7));
+    }
+}
+
+#[cfg(test)]
+mod linux_tests {
+    //! Linux-style delayed ACKs and SACK compression.
+
+    use super::*;
+
+    const MSS: u32 = 100;
+
+    fn linux() -> TcpConfig {
+        TcpConfig {
+            mss: MSS,
+            receive_buffer: 10_000,
+            delayed_ack: true,
+            delayed_ack_style: DelayedAckStyle::Linux,
+            ..TcpConfig::default()
+        }
+    }
+
+    fn compressing() -> TcpConfig {
+        TcpConfig {
+            sack_compression: true,
+            ..linux()
+        }
+    }
+
+    fn ms(ms: u64) -> SimTime {
+        SimTime::from_millis(ms)
+    }
+
+    fn us(us: u64) -> SimTime {
+        SimTime::from_micros(us)
+    }
+
+    /// Segment `k` (bytes `[100k, 100k + 100)`) arrives at `at`; returns the ACKs it causes.
+    fn recv(rx: &mut TcpReceiver, at: SimTime, k: u64) -> Vec<AckSegment> {
+        rx.handle_data(
+            at,
+            &DataSegment {
+                seq: k * 100,
+                len: MSS,
+                sent_at: at,
+                is_retransmission: false,
+            },
+        );
+        drain(rx, at)
+    }
+
+    fn drain(rx: &mut TcpReceiver, at: SimTime) -> Vec<AckSegment> {
+        std::iter::from_fn(|| rx.poll_transmit(at)).collect()
+    }
+
+    /// Fires the receiver's timer and returns the ACKs it causes.
+    fn fire(rx: &mut TcpReceiver) -> (SimTime, Vec<AckSegment>) {
+        let at = rx.poll_timeout().expect("a timer armed");
+        rx.handle_timeout(at);
+        (at, drain(rx, at))
+    }
+
+    fn acked(acks: &[AckSegment]) -> Vec<u64> {
+        acks.iter().map(|a| a.ack).collect()
+    }
+
+    /// Segments `0..16` at 1 ms spacing use up the 16 quick ACKs of a 10 000-byte window;
+    /// returns when the last arrived.
+    fn past_quick_acks(rx: &mut TcpReceiver) -> SimTime {
+        for k in 0..16 {
+            assert_eq!(acked(&recv(rx, ms(k), k)), vec![(k + 1) * 100]);
+        }
+        assert_eq!(rx.quick_acks(), 0);
+        ms(15)
+    }
+
+    #[test]
+    fn quick_acks_at_the_start_then_every_second_segment_then_the_timer() {
+        // min(rwnd / (2 MSS), 16): 16 for 10 000 bytes, 5 for 1 000.
+        for (receive_buffer, quick) in [(10_000, 16), (1_000, 5)] {
+            let mut rx = TcpReceiver::new(&TcpConfig {
+                receive_buffer,
+                ..linux()
+            });
+            let mut k = 0;
+            for _ in 0..quick {
+                let acks = recv(&mut rx, ms(k), k);
+                assert_eq!(
+                    acked(&acks),
+                    vec![(k + 1) * 100],
+                    "quick ACK for segment {k}"
+                );
+                assert_eq!(rx.poll_timeout(), None);
+                k += 1;
+            }
+            assert_eq!(rx.quick_acks(), 0);
+            for pair in 0..5 {
+                let t = ms(k);
+                assert!(recv(&mut rx, t, k).is_empty(), "pair {pair}: first waits");
+                assert_eq!(rx.poll_timeout(), Some(t + ms(40)));
+                k += 1;
+                let acks = recv(&mut rx, ms(k), k);
+                assert_eq!(
+                    acked(&acks),
+                    vec![(k + 1) * 100],
+                    "pair {pair}: second ACKed"
+                );
+                assert_eq!(rx.poll_timeout(), None);
+                k += 1;
+            }
+            // A trailing lone segment waits for the timer: at least 40 ms (ato = TCP_ATO_MIN).
+            let t = ms(k);
+            assert!(recv(&mut rx, t, k).is_empty());
+            let deadline = rx.poll_timeout().unwrap();
+            assert!(deadline - t >= ms(40));
+            rx.handle_timeout(deadline - SimTime(1));
+            assert!(drain(&mut rx, deadline).is_empty(), "too early");
+            rx.handle_timeout(deadline);
+            assert_eq!(acked(&drain(&mut rx, deadline)), vec![(k + 1) * 100]);
+            assert_eq!(rx.poll_timeout(), None);
+            assert_eq!(rx.acks_sent(), quick + 5 + 1);
+        }
+    }
+
+    #[test]
+    fn quick_ack_mode_returns_after_idle_longer_than_the_rto() {
+        let mut rx = TcpReceiver::new(&linux());
+        let mut t = past_quick_acks(&mut rx);
+        assert!(recv(&mut rx, t + ms(1), 16).is_empty());
+        assert_eq!(recv(&mut rx, t + ms(2), 17).len(), 1);
+        t += ms(2);
+
+        // Idle 0.9 s: less than the RTO (initial_rto = 1 s without an RTT hint).
+        t += ms(900);
+        assert!(recv(&mut rx, t, 18).is_empty(), "not idle long enough");
+        assert_eq!(recv(&mut rx, t + ms(1), 19).len(), 1);
+        t += ms(1);
+
+        // Idle 1.1 s: quick-ACK mode again, 16 segments ACKed one by one.
+        t += ms(1_100);
+        for k in 20..36 {
+            assert_eq!(acked(&recv(&mut rx, t, k)), vec![(k + 1) * 100]);
+            t += ms(1);
+        }
+        assert!(recv(&mut rx, t, 36).is_empty(), "quick ACKs used up");
+
+        // With an RTT hint of 10 ms the RTO is 10 + max(20, min_rto = 200) = 210 ms.
+        rx.set_rtt_hint(ms(10));
+        assert_eq!(recv(&mut rx, t + ms(1), 37).len(), 1);
+        t += ms(1) + ms(150);
+        assert!(recv(&mut rx, t, 38).is_empty(), "150 ms is not idle");
+        assert_eq!(recv(&mut rx, t + ms(1), 39).len(), 1);
+        t += ms(1) + ms(250);
+        assert_eq!(recv(&mut rx, t, 40).len(), 1, "250 ms is idle");
+        assert!(rx.quick_acks() > 0);
+    }
+
+    #[test]
+    fn out_of_order_hole_fills_and_duplicates_are_acked_at_once() {
+        let mut rx = TcpReceiver::new(&linux());
+        let t = past_quick_acks(&mut rx) + ms(1);
+        let blocks = |ack: &AckSegment| ack.sack.as_slice().to_vec();
+
+        // Segments 16 and 17 missing: an out-of-order segment is ACKed at once.
+        let acks = recv(&mut rx, t, 18);
+        assert_eq!(acks.len(), 1);
+        assert_eq!((acks[0].ack, blocks(&acks[0])), (1600, vec![(1800, 1900)]));
+        // Another out-of-order segment (no compression): at once too.
+        let acks = recv(&mut rx, t, 20);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(blocks(&acks[0]), vec![(2000, 2100), (1800, 1900)]);
+        // Filling part of the hole: at once.
+        let acks = recv(&mut rx, t, 16);
+        assert_eq!(acked(&acks), vec![1700]);
+        // Filling the first hole (another remains): at once.
+        let acks = recv(&mut rx, t, 17);
+        assert_eq!((acks[0].ack, blocks(&acks[0])), (1900, vec![(2000, 2100)]));
+        // Filling the last hole: at once.
+        assert_eq!(acked(&recv(&mut rx, t, 19)), vec![2100]);
+        assert_eq!(rx.quick_acks(), 0, "no quick-ACK mode so far");
+        assert_eq!(rx.poll_timeout(), None);
+
+        // A duplicate: at once, and quick-ACK mode (16 quick ACKs, one used by this ACK).
+        let acks = recv(&mut rx, t, 5);
+        assert_eq!(acked(&acks), vec![2100]);
+        assert_eq!(rx.duplicate_bytes(), 100);
+        assert_eq!(rx.quick_acks(), 15);
+        assert_eq!(rx.ato(), ms(40));
+        for k in 21..36 {
+            assert_eq!(recv(&mut rx, t, k).len(), 1, "quick ACK for segment {k}");
+        }
+        assert!(recv(&mut rx, t, 36).is_empty());
+
+        // A segment wholly beyond the window: at once, quick-ACK mode.
+        let acks = recv(&mut rx, t, 36 + 200);
+        assert_eq!(acked(&acks), vec![3700]);
+        assert_eq!(rx.out_of_window_bytes(), 100);
+        assert_eq!(rx.quick_acks(), 15);
+    }
+
+    #[test]
+    fn an_armed_delayed_ack_timer_is_kept_and_an_ack_sent_when_it_is_nearly_due() {
+        let mut rx = TcpReceiver::new(&linux());
+        let t = past_quick_acks(&mut rx);
+        let half = |rx: &mut TcpReceiver, at: SimTime, seq: u64| {
+            rx.handle_data(
+                at,
+                &DataSegment {
+                    seq,
+                    len: MSS / 2,
+                    sent_at: at,
+                    is_retransmission: false,
+                },
+            );
+            drain(rx, at)
+        };
+        // Half segments: one MSS unacknowledged is not "more than one".
+        let t = t + ms(1);
+        assert!(half(&mut rx, t, 1600).is_empty());
+        assert_eq!(rx.poll_timeout(), Some(t + ms(40)));
+        // 15 ms later the armed timer (25 ms away) is kept, not pushed back.
+        assert!(half(&mut rx, t + ms(15), 1650).is_empty());
+        assert_eq!(rx.poll_timeout(), Some(t + ms(40)));
+        assert_eq!(acked(&fire(&mut rx).1), vec![1700]);
+        // The expiry doubled ato to 80 ms: the next lone segment's timer is 80 ms away.
+        assert_eq!(rx.ato(), ms(80));
+        let t = t + ms(100);
+        assert!(half(&mut rx, t, 1700).is_empty());
+        assert_eq!(rx.poll_timeout(), Some(t + ms(80)));
+        // 70 ms later ato is 80 / 2 + 70 = 110 ms, and the armed timer is due within
+        // ato / 4: the ACK goes at once.
+        assert_eq!(acked(&half(&mut rx, t + ms(70), 1750)), vec![1800]);
+        assert_eq!(rx.ato(), ms(110));
+        assert_eq!(rx.poll_timeout(), None);
+    }
+
+    #[test]
+    fn ato_follows_the_inter_arrival_time_and_the_timer() {
+        let mut rx = TcpReceiver::new(&linux());
+        assert_eq!(rx.ato(), SimTime::ZERO);
+        // Arrivals 1 ms apart (m <= 20 ms): ato = ato / 2 + 20 ms stays at 40 ms.
+        for k in 0..16 {
+            assert_eq!(recv(&mut rx, ms(k), k).len(), 1);
+            assert_eq!(rx.ato(), ms(40), "TCP_ATO_MIN from the first segment on");
+        }
+        let t = ms(15);
+
+        // 30 ms apart (20 ms < m < ato): ato = ato / 2 + m.
+        assert!(recv(&mut rx, t + ms(30), 16).is_empty());
+        assert_eq!(rx.ato(), ms(50));
+        assert_eq!(
+            rx.poll_timeout(),
+            Some(t + ms(30) + ms(50)),
+            "timer at now + ato"
+        );
+        assert_eq!(recv(&mut rx, t + ms(60), 17).len(), 1);
+        assert_eq!(rx.ato(), ms(55));
+        let t = t + ms(90);
+        assert!(recv(&mut rx, t, 18).is_empty());
+        assert_eq!(rx.ato(), us(57_500));
+        assert_eq!(rx.poll_timeout(), Some(t + us(57_500)));
+
+        // The timer expires: ato doubles.
+        let (at, acks) = fire(&mut rx);
+        assert_eq!((at, acked(&acks)), (t + us(57_500), vec![1900]));
+        assert_eq!(rx.ato(), ms(115));
+
+        // A gap longer than ato but not idle (below the RTO, 1 s without a hint) leaves ato;
+        // the timer doubles it again, and from 200 ms on the timer is TCP_DELACK_MAX.
+        let t = t + ms(300);
+        assert!(recv(&mut rx, t, 19).is_empty());
+        assert_eq!(rx.ato(), ms(115));
+        assert_eq!(fire(&mut rx).0, t + ms(115));
+        assert_eq!(rx.ato(), ms(230));
+        let t = t + ms(700);
+        assert!(recv(&mut rx, t, 20).is_empty());
+        assert_eq!(rx.ato(), ms(230));
+        assert_eq!(fire(&mut rx).0, t + ms(200), "TCP_DELACK_MAX");
+        assert_eq!(rx.ato(), ms(460));
+        let t = t + ms(900);
+        assert!(recv(&mut rx, t, 21).is_empty());
+        fire(&mut rx);
+        assert_eq!(rx.ato(), ms(920));
+        // m = 900 ms < ato: ato / 2 + m = 1.36 s, capped by the RTO.
+        let t = t + ms(900);
+        assert!(recv(&mut rx, t, 22).is_empty());
+        assert_eq!(rx.ato(), ms(1_000));
+        fire(&mut rx);
+        assert_eq!(
+            rx.ato(),
+            ms(1_000),
+            "the timer's doubling capped by the RTO too"
+        );
+
+        // An RTT hint of 10 ms: the RTO is 210 ms (m = 900 ms < ato: ato / 2 + m, capped),
+        // and the timer is bounded by max(srtt, 40 ms).
+        rx.set_rtt_hint(ms(10));
+        let t = t + ms(900);
+        assert!(recv(&mut rx, t, 23).is_empty());
+        assert_eq!(rx.ato(), ms(210));
+        assert_eq!(fire(&mut rx).0, t + ms(40));
+        assert_eq!(rx.ato(), ms(210));
+        // 60 ms: the RTO is 260 ms, the timer at most 60 ms.
+        rx.set_rtt_hint(ms(60));
+        let t = t + ms(100);
+        assert!(recv(&mut rx, t, 24).is_empty());
+        assert_eq!(rx.ato(), ms(205));
+        assert_eq!(fire(&mut rx).0, t + ms(60));
+        assert_eq!(rx.ato(), ms(260));
+
+        // Back-to-back arrivals pull ato back towards 40 ms.
+        let t = t + ms(100);
+        recv(&mut rx, t, 25);
+        assert_eq!(rx.ato(), ms(230));
+        recv(&mut rx, t + ms(1), 26);
+        assert_eq!(rx.ato(), ms(135));
+        recv(&mut rx, t + ms(2), 27);
+        assert_eq!(rx.ato(), us(87_500));
+    }
+
+    #[test]
+    fn sack_compression_holds_and_merges_acks_after_three_sent_at_once() {
+        let mut rx = TcpReceiver::new(&compressing());
+        let t = past_quick_acks(&mut rx) + ms(1);
+        // Segments 16 and 17 lost. The first three out-of-order segments for this rcv_nxt
+        // are ACKed at once (the sender's duplicate-ACK threshold) ...
+        for k in 18..21 {
+            let acks = recv(&mut rx, t, k);
+            assert_eq!(acked(&acks), vec![1600], "segment {k} ACKed at once");
+            assert_eq!(acks[0].sack.as_slice(), &[(1800, (k + 1) * 100)]);
+        }
+        // ... later ones are held, for 1 ms without an RTT hint, and merged.
+        for k in 21..24 {
+            assert!(recv(&mut rx, t + us(100 * (k - 21)), k).is_empty());
+        }
+        let (at, acks) = fire(&mut rx);
+        assert_eq!(at, t + ms(1), "timed from the first held");
+        assert_eq!(acks.len(), 1, "one ACK for three segments");
+        assert_eq!(
+            (acks[0].ack, acks[0].sack.as_slice()),
+            (1600, &[(1800, 2400)][..])
+        );
+        assert_eq!(rx.poll_timeout(), None);
+
+        // With an RTT hint the delay is RTT / 20, at most 1 ms.
+        rx.set_rtt_hint(ms(10));
+        let t = t + ms(2);
+        assert!(recv(&mut rx, t, 24).is_empty());
+        assert_eq!(rx.poll_timeout(), Some(t + us(500)));
+        assert_eq!(fire(&mut rx).1.len(), 1);
+        rx.set_rtt_hint(ms(100));
+        let t = t + ms(1);
+        assert!(recv(&mut rx, t, 25).is_empty());
+        assert_eq!(rx.poll_timeout(), Some(t + ms(1)));
+        assert_eq!(fire(&mut rx).1.len(), 1);
+
+        // At most 44 held: the 45th goes at once.
+        let t = t + ms(2);
+        for k in 26..70 {
+            assert!(recv(&mut rx, t, k).is_empty(), "segment {k} held");
+        }
+        let acks = recv(&mut rx, t, 70);
+        assert_eq!(acks.len(), 1, "the 45th is sent");
+        assert_eq!(acks[0].sack.as_slice(), &[(1800, 7100)]);
+        assert_eq!(rx.poll_timeout(), None, "nothing held any more");
+        assert!(recv(&mut rx, t, 71).is_empty(), "held again");
+
+        // Filling part of the hole (one MSS: not the "more than one MSS" rule) moves rcv_nxt:
+        // ACKed at once, counting as the first of three for the new rcv_nxt.
+        let acks = recv(&mut rx, t, 16);
+        assert_eq!(acked(&acks), vec![1700]);
+        assert_eq!(rx.poll_timeout(), None, "the held ACK went with it");
+        assert_eq!(recv(&mut rx, t, 72).len(), 1);
+        assert_eq!(recv(&mut rx, t, 73).len(), 1);
+        assert!(recv(&mut rx, t, 74).is_empty(), "held");
+        // Filling the last hole: at once.
+        assert_eq!(acked(&recv(&mut rx, t, 17)), vec![7500]);
+        assert_eq!(rx.poll_timeout(), None);
+    }
+
+    #[test]
+    fn sack_compression_flushes_before_the_leading_blocks_change() {
+        let mut rx = TcpReceiver::new(&compressing());
+        let t = past_quick_acks(&mut rx) + ms(1);
+        let blocks = |acks: &[AckSegment]| acks[0].sack.as_slice().to_vec();
+        // Segment 16 lost; 17 to 19 ACKed at once, then ACKs are held.
+        for k in 17..20 {
+            assert_eq!(recv(&mut rx, t, k).len(), 1);
+        }
+        assert!(recv(&mut rx, t, 20).is_empty(), "held");
+        // A second block while one is reported: still held.
+        assert!(recv(&mut rx, t, 22).is_empty(), "held: a second block");
+        // A third block while two are reported: the held ACK goes first, without it ...
+        let acks = recv(&mut rx, t, 24);
+        assert_eq!(acks.len(), 1, "flushed");
+        assert_eq!(blocks(&acks), vec![(2200, 2300), (1700, 2100)]);
+        // ... and the new segment's ACK is held in its turn.
+        let (at, acks) = fire(&mut rx);
+        assert_eq!(at, t + ms(1));
+        assert_eq!(acks.len(), 1);
+        assert_eq!(
+            blocks(&acks),
+            vec![(2400, 2500), (2200, 2300), (1700, 2100)]
+        );
+
+        // Extending the first or the second reported block does not flush.
+        let t = t + ms(2);
+        assert!(recv(&mut rx, t, 25).is_empty(), "held: extends the first");
+        assert!(recv(&mut rx, t, 21).is_empty(), "held: extends the second");
+        let (_, acks) = fire(&mut rx);
+        assert_eq!(acks.len(), 1);
+        assert_eq!(blocks(&acks), vec![(1700, 2300), (2400, 2600)]);
+
+        // Extending the third does.
+        let t = t + ms(2);
+        assert!(recv(&mut rx, t, 29).is_empty(), "held: a third block");
+        let acks = recv(&mut rx, t, 26);
+        assert_eq!(acks.len(), 1, "extends the third block: flushed");
+        assert_eq!(
+            blocks(&acks),
+            vec![(2900, 3000), (1700, 2300), (2400, 2700)]
+        );
+        let (_, acks) = fire(&mut rx);
+        assert_eq!(
+            blocks(&acks),
+            vec![(2400, 2700), (2900, 3000), (1700, 2300)]
+        );
+        assert_eq!(rx.poll_timeout(), None);
+    }
+
+    #[test]
+    fn every_byte_is_eventually_acknowledged() {
+        // A scrambled arrival order with duplicates: once the timers have run, the last ACK
+        // covers everything, whatever the style.
+        for config in [
+            linux(),
+            compressing(),
+            TcpConfig {
+                sack: false,
+                ..compressing()
+            },
+        ] {
+            let mut rx = TcpReceiver::new(&config);
+            let mut state = 7u64;
+            let mut t = SimTime::ZERO;
+            let mut last_ack = None;
+            for _ in 0..2_000 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let k = (state >> 33) % 60 + rx.rcv_nxt() / 100;
+                t += us((state >> 20) % 3_000);
+                while rx.poll_timeout().is_some_and(|d| d <= t) {
+                    let (_, acks) = fire(&mut rx);
+                    last_ack = acks.last().map(|a| a.ack).or(last_ack);
+                }
+                let acks = recv(&mut rx, t, k);
+                last_ack = acks.last().map(|a| a.ack).or(last_ack);
+            }
+            while rx.poll_timeout().is_some() {
+                let (_, acks) = fire(&mut rx);
+                last_ack = acks.last().map(|a| a.ack).or(last_ack);
+            }
+            assert_eq!(last_ack, Some(rx.rcv_nxt()));
+        }
+    }
+
+    /// Every ACK and timer of a receiver driven through a scrambled script.
+    fn transcript(config: &TcpConfig, rtt_hint: Option<SimTime>) -> Vec<(SimTime, u64, u64)> {
+        let mut rx = TcpReceiver::new(config);
+        if let Some(rtt) = rtt_hint {
+            rx.set_rtt_hint(rtt);
+        }
+        let mut out = Vec::new();
+        let mut state = 11u64;
+        let mut t = SimTime::ZERO;
+        for _ in 0..3_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let k = (state >> 33) % 40 + rx.rcv_nxt() / 100;
+            let len = if (state >> 10) % 4 == 0 { 50 } else { MSS };
+            t += us((state >> 20) % 30_000);
+            while let Some(deadline) = rx.poll_timeout().filter(|&d| d <= t) {
+                rx.handle_timeout(deadline);
+                for ack in drain(&mut rx, deadline) {
+                    out.push((deadline, ack.ack, ack.rwnd));
+                }
+            }
+            rx.handle_data(
+                t,
+                &DataSegment {
+                    seq: k * 100,
+                    len,
+                    sent_at: t,
+                    is_retransmission: false,
+                },
+            );
+            for ack in drain(&mut rx, t) {
+                out.push((t, ack.ack, ack.rwnd));
+            }
+            out.push((rx.poll_timeout().unwrap_or(SimTime::MAX), u64::MAX, 0));
+        }
+        out
+    }
+
+    #[test]
+    fn rfc_style_and_no_delayed_acks_ignore_the_linux_settings() {
+        let rfc = TcpConfig {
+            mss: MSS,
+            receive_buffer: 10_000,
+            delayed_ack: true,
+            ..TcpConfig::default()
+        };
+        let with_linux_settings = TcpConfig {
+            sack_compression: true,
+            ..rfc
+        };
+        let expected = transcript(&rfc, None);
+        assert_eq!(transcript(&with_linux_settings, Some(ms(10))), expected);
+        // The RFC style's own rules: a lone segment waits delayed_ack_timeout.
+        let mut rx = TcpReceiver::new(&with_linux_settings);
+        rx.set_rtt_hint(ms(10));
+        assert!(recv(&mut rx, ms(5), 0).is_empty(), "no quick-ACK mode");
+        assert_eq!(rx.poll_timeout(), Some(ms(5) + rfc.delayed_ack_timeout));
+
+        // Without delayed ACKs the style and compression change nothing: one ACK a segment.
+        let plain = TcpConfig {
+            delayed_ack: false,
+            ..rfc
+        };
+        let linux_without_delay = TcpConfig {
+            delayed_ack: false,
+            delayed_ack_style: DelayedAckStyle::Linux,
+            sack_compression: true,
+            ..rfc
+        };
+        let expected = transcript(&plain, None);
+        assert_eq!(transcript(&linux_without_delay, Some(ms(10))), expected);
+        let data_segments = expected.iter().filter(|e| e.1 == u64::MAX).count();
+        let acks = expected.len() - data_segments;
+        assert_eq!(acks, data_segments, "one ACK per segment");
     }
 }
 
