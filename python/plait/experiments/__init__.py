@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any
 
 #: Experiment name -> the module that registers it, in the report's order.
-MODULES = {"parallel-tcp": "plait.experiments.parallel_tcp_claims"}
+MODULES = {
+    "parallel-tcp": "plait.experiments.parallel_tcp_claims",
+    "linux-fidelity": "plait.experiments.linux_fidelity",
+}
 
 
 @dataclass
