@@ -183,12 +183,19 @@ fn four_flows_worth_under_random_losses() {
 /// peaks at αT/β and averages (1 − β/2)·αT/β, so MulTCP (α = 4, β = 1/8) averages 30T against
 /// Reno's 1.5T: 20 times Reno, not 4 (N² = 16 times the increase-over-decrease of one flow).
 /// This is MulTCP's known weakness, not a property of one implementation.
+///
+/// Measured: 19.9 while ssthresh counted the two limited-transmit segments in FlightSize,
+/// 29.5 since it does not (RFC 5681 §3.2; 30.2 with Linux's cwnd basis). The Reno flows
+/// here average about 3.3 segments, where those two segments were a third of the window
+/// they halved: the fluid model's 20 holds for windows large enough to be continuous, and
+/// below it every flow's 2-segment floor and whole segments make Reno weaker still. What
+/// stays is the weakness itself: far more than n = 4 shares, beyond N² = 16.
 #[test]
-fn synchronized_drop_tail_losses_give_about_twenty_shares() {
+fn synchronized_drop_tail_losses_give_far_more_than_four_shares() {
     let bottleneck = "rate = \"20Mbps\"\nqueue = { kind = \"droptail\", packets = 75 }";
     let ratio = share(N4, bottleneck);
     println!("drop-tail: MulTCP n = 4 / mean Reno = {ratio:.3}");
-    assert!((15.0..25.0).contains(&ratio), "ratio {ratio}");
+    assert!((16.0..40.0).contains(&ratio), "ratio {ratio}");
 }
 
 #[test]

@@ -13,9 +13,9 @@ pub mod tcp;
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
 use crate::rng::SimRng;
-use crate::transport::host_noise::HostNoise;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
+use crate::transport::host_noise::HostNoise;
 use crate::transport::tcp::{StopMode, TcpReceiver, TcpSender};
 
 pub use cbr::Cbr;

@@ -15,8 +15,8 @@ use crate::transport::cc::CcSpec;
 use crate::transport::cc::Connection;
 use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::transport::tcp::{
-    DelayedAckStyle, RecoveryWindow, SsthreshBasis, StopMode, TcpConfig, TcpProfile, TcpReceiver,
-    TcpSender,
+    DelayedAckStyle, RecoveryWindow, RtoFormula, SsthreshBasis, StopMode, TcpConfig, TcpProfile,
+    TcpReceiver, TcpSender,
 };
 
 /// The registry declaration of the TCP source.
@@ -57,9 +57,9 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
             "delayed_ack_timeout",
             "longest an ACK is delayed (the rfc style; the linux style adapts its own timer)",
         )
-            .greater_than(0.0)
-            .default(Scalar::Duration(SimTime::from_millis(40)))
-            .in_section(),
+        .greater_than(0.0)
+        .default(Scalar::Duration(SimTime::from_millis(40)))
+        .in_section(),
         Param::duration(
             "min_rto",
             "lower bound of the retransmission timeout; at most max_rto",
@@ -105,8 +105,8 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
             TcpProfile::NAMES,
             "where the defaults of the other settings come from: the RFCs as written (rfc) or \
              what Linux does (linux: mss 1448 with 52 header bytes, CUBIC with HyStart, \
-             ssthresh from cwnd, PRR, RACK-TLP, Linux delayed ACKs with SACK compression, \
-             host jitter of up to 5 us); a setting given explicitly wins",
+             ssthresh from cwnd, PRR, RACK-TLP, Linux's RTO, Linux delayed ACKs with SACK \
+             compression, host jitter of up to 5 us); a setting given explicitly wins",
         )
         .default(Scalar::Name("rfc"))
         .in_section(),
@@ -149,6 +149,14 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
              \"linux\" and sack",
         )
         .default(Scalar::Bool(false))
+        .in_section(),
+        Param::choice(
+            "rto_formula",
+            RtoFormula::NAMES,
+            "how the retransmission timeout follows from the RTT: max(min_rto, SRTT + \
+             4·RTTVAR) (RFC 6298) or SRTT + max(4·RTTVAR, min_rto) (Linux)",
+        )
+        .default(Scalar::Name("rfc6298"))
         .in_section(),
         Param::duration(
             "host_jitter",
@@ -230,6 +238,8 @@ pub fn config(params: &Params) -> TcpConfig {
         delayed_ack_style: DelayedAckStyle::from_name(params.choice("delayed_ack_style"))
             .expect("a declared style"),
         sack_compression: params.bool("sack_compression"),
+        rto_formula: RtoFormula::from_name(params.choice("rto_formula"))
+            .expect("a declared formula"),
     }
 }
 
@@ -254,6 +264,7 @@ pub fn linux_profile() -> Vec<(&'static str, Value)> {
         ("delayed_ack", Value::Bool(true)),
         ("delayed_ack_style", Value::Choice("linux")),
         ("sack_compression", Value::Bool(true)),
+        ("rto_formula", Value::Choice("linux")),
         ("host_jitter", Value::Duration(SimTime::from_micros(5))),
         (
             "cc",

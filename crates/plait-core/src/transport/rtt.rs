@@ -18,13 +18,20 @@
 //! [`SimTime`], so the `max` only matters once RTTVAR has decayed to almost nothing;
 //! [`RttEstimator::with_clock_granularity`] sets a coarser value.
 //!
+//! **Linux's formula** ([`RtoFormula::Linux`], the `linux` profile's): Linux keeps the RTT
+//! variation term at least `min_rto` (`tcp_rtt_estimator` floors `mdev_max_us` and `rttvar_us`
+//! at `tcp_rto_min_us`; `__tcp_set_rto` returns `srtt + rttvar`), so its timeout is
+//! `SRTT + max(4·RTTVAR, min_rto)`: 200 ms above the smoothed RTT, not a floor of 200 ms.
+//! Here that floor is applied to the RFC's `4·RTTVAR`; Linux's per-round maximum of the
+//! deviation (`mdev_max_us`), which only makes its variation rise faster, is not modelled.
+//!
 //! Before the first sample the timeout is the configured initial RTO (§2.1: 1 s), clamped to the
 //! same bounds. On expiry of the timer the sender calls [`RttEstimator::back_off`], which doubles
 //! the timeout up to `max_rto` (§5.5); the next valid sample recomputes it from SRTT and RTTVAR,
 //! which collapses the backoff (§5.7 note: "a new RTT measurement ... recomputes RTO").
 
 use crate::time::SimTime;
-use crate::transport::tcp::TcpConfig;
+use crate::transport::tcp::{RtoFormula, TcpConfig};
 
 /// Clock granularity `G` used unless [`RttEstimator::with_clock_granularity`] says otherwise:
 /// one nanosecond, the tick of [`SimTime`].
@@ -45,6 +52,7 @@ pub struct RttEstimator {
     min_rto: SimTime,
     max_rto: SimTime,
     granularity: SimTime,
+    formula: RtoFormula,
 }
 
 impl RttEstimator {
@@ -62,12 +70,15 @@ impl RttEstimator {
             min_rto,
             max_rto,
             granularity: DEFAULT_CLOCK_GRANULARITY,
+            formula: RtoFormula::Rfc6298,
         }
     }
 
     /// An estimator with the initial, minimum and maximum RTO of a TCP configuration.
     pub fn from_config(config: &TcpConfig) -> Self {
-        Self::new(config.initial_rto, config.min_rto, config.max_rto)
+        let mut estimator = Self::new(config.initial_rto, config.min_rto, config.max_rto);
+        estimator.formula = config.rto_formula;
+        estimator
     }
 
     /// Sets the clock granularity `G` of `RTO = SRTT + max(G, 4·RTTVAR)`.
@@ -148,10 +159,11 @@ impl RttEstimator {
 
     /// `SRTT + max(G, K·RTTVAR)` with K = 4, within the bounds (§2.2–§2.5).
     fn computed_rto(&self) -> SimTime {
-        let variation = self
-            .rttvar_ns
-            .saturating_mul(4)
-            .max(self.granularity.as_nanos());
+        let floor = match self.formula {
+            RtoFormula::Rfc6298 => self.granularity,
+            RtoFormula::Linux => self.min_rto.max(self.granularity),
+        };
+        let variation = self.rttvar_ns.saturating_mul(4).max(floor.as_nanos());
         bound(
             SimTime(self.srtt_ns.saturating_add(variation)),
             self.min_rto,
@@ -309,5 +321,34 @@ mod tests {
         let e = RttEstimator::from_config(&config);
         assert_eq!(e.rto(), config.initial_rto);
         assert_eq!(e.clock_granularity(), DEFAULT_CLOCK_GRANULARITY);
+    }
+
+    #[test]
+    fn linux_formula_puts_min_rto_above_srtt() {
+        let config = TcpConfig {
+            rto_formula: RtoFormula::Linux,
+            ..TcpConfig::default()
+        };
+        let mut linux = RttEstimator::from_config(&config);
+        let mut rfc = RttEstimator::from_config(&TcpConfig::default());
+        // A steady 100 ms path: RTTVAR decays to nothing.
+        for _ in 0..200 {
+            linux.on_sample(SimTime::from_millis(100));
+            rfc.on_sample(SimTime::from_millis(100));
+        }
+        assert_eq!(
+            rfc.rto(),
+            SimTime::from_millis(200),
+            "RFC 6298: the 200 ms floor"
+        );
+        assert_eq!(
+            linux.rto(),
+            SimTime::from_millis(300),
+            "Linux: srtt + 200 ms"
+        );
+        // A large variation is used as it is by both.
+        let mut linux = RttEstimator::from_config(&config);
+        linux.on_sample(SimTime::from_millis(1_000));
+        assert_eq!(linux.rto(), SimTime::from_millis(3_000));
     }
 }

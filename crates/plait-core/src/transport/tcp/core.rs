@@ -67,8 +67,37 @@
 //! timeout during fast recovery ends it without `on_recovery_exit`: the controller hears
 //! `on_retransmission_timeout` instead.
 //!
-//! Per-ACK and per-segment work does not allocate once the scoreboard has grown to its
-//! working size; without loss the scoreboard is empty and every step is O(1).
+//! **RACK-TLP** (RFC 8985; `rack_tlp` with `sack`; the algorithm, and what differs from the
+//! RFC and from Linux, is documented in [`super::rack`]). The core keeps a [`Rack`] beside the
+//! scoreboard and:
+//!
+//! - tells it every transmission (§6.1: per-segment send times) and every ACK: before the
+//!   scoreboard update it notes which SACKed bytes are new, after the RTT sample it runs
+//!   §6.2 steps 2–5 (the receiver's echo of the send time stands for the timestamp option);
+//!   a segment RACK marks lost starts fast recovery from the Open phase, like a third
+//!   duplicate ACK (one `on_congestion_event` per episode), and recovery resends it first even
+//!   if it had been resent already — a lost retransmission repaired without a timeout;
+//!   `pipe` leaves RACK's lost segments out (see [`super::recovery`]);
+//! - keeps two more timers: RACK's reordering timer (§6.2 step 5, §6.3: detection again when
+//!   it fires, which may start fast recovery) and the tail loss probe timer (§7.2: `2·SRTT`,
+//!   plus `TLP.max_ack_delay` with one segment in flight, never after the retransmission
+//!   timer). [`TcpCore::poll_timeout`] reports the earliest of the three and
+//!   [`TcpCore::handle_timeout`] serves the reordering timer, then the probe timer, then the
+//!   retransmission timer (a probe due with the RTO goes in its place and re-arms it);
+//! - sends the probe on the next [`TcpCore::poll_transmit`] whatever the congestion window
+//!   (§7.3: new data if allowed, else the highest segment again), and reports a loss the probe
+//!   repaired (§7.4) as one `on_congestion_event` followed at once by `on_recovery_exit`;
+//! - without PRR, gives the controller one more `on_congestion_event` (basis capped at its
+//!   window) per window of retransmissions RACK finds lost during fast recovery (§9.3);
+//! - restarts the retransmission timer when the first unacknowledged segment is resent (as
+//!   Linux does; RFC 6298 (5.1) only starts a stopped timer);
+//! - on a timeout, drops RACK's lost marks (go-back-N resends everything) and the probe.
+//!
+//! With `rack_tlp` off none of this runs: each addition is one branch on an empty `Option`.
+//!
+//! Per-ACK and per-segment work does not allocate once the scoreboard (and, with RACK-TLP,
+//! RACK's per-segment records) has grown to its working size; without loss the scoreboard is
+//! empty and every step is O(1).
 
 use std::collections::VecDeque;
 
@@ -78,7 +107,8 @@ use crate::transport::cc::{AckSample, CongestionControl};
 use crate::transport::rtt::RttEstimator;
 
 use super::prr::Prr;
-use super::recovery::{LossRecovery, RecoveryPhase, SegmentKind};
+use super::rack::Rack;
+use super::recovery::{LossRecovery, RecoveryPhase, SegmentKind, Transmission};
 use super::sack::Scoreboard;
 use super::{RecoveryWindow, SenderStats, SsthreshBasis, TcpConfig};
 
@@ -176,6 +206,11 @@ pub struct TcpCore {
     /// Proportional Rate Reduction during fast recovery, with the window it allows after the
     /// latest ACK (`pipe + sndcnt`), when `recovery_window` is PRR.
     prr: Option<(Prr, u64)>,
+    /// RACK-TLP (RFC 8985), when `rack_tlp` and `sack` are on.
+    rack: Option<Box<Rack>>,
+    /// When the controller last reduced its window for fast recovery (its start, or a lost
+    /// retransmission RACK found during it).
+    reduced_at: SimTime,
 }
 
 impl TcpCore {
@@ -199,6 +234,8 @@ impl TcpCore {
             log: None,
             limited_transmit_bytes: 0,
             prr: None,
+            rack: (config.rack_tlp && config.sack).then(|| Box::new(Rack::new(&config))),
+            reduced_at: SimTime::ZERO,
         }
     }
 
@@ -222,6 +259,15 @@ impl TcpCore {
         let is_cwnd_limited = self.pipe + mss >= self.send_window(cc);
 
         let newly_acked = ack.ack - self.snd_una;
+        // RACK notes what the ACK SACKs for the first time; a loss a tail probe may have
+        // repaired is reduced for from the flight before this ACK.
+        let mut tlp_basis = None;
+        if let Some(rack) = self.rack.as_deref_mut() {
+            rack.before_scoreboard_update(&self.scoreboard, ack, self.snd_nxt);
+            if rack.tlp_end_seq().is_some() {
+                tlp_basis = Some(self.ssthresh_basis(cc));
+            }
+        }
         self.snd_una = ack.ack;
         self.rwnd = ack.rwnd;
         let newly_sacked = if self.config.sack {
@@ -243,31 +289,51 @@ impl TcpCore {
             self.rtt.on_sample(sample);
         }
 
+        if let Some(rack) = self.rack.as_deref_mut() {
+            // RFC 8985 §6.2 steps 2-5 (step 1 is the estimator's minimum).
+            let in_loss_recovery = self.recovery.phase() != RecoveryPhase::Open;
+            rack.on_ack(
+                now,
+                ack,
+                &self.scoreboard,
+                self.snd_una,
+                &self.rtt,
+                rtt.is_some(),
+                in_loss_recovery,
+            );
+        }
         let transition = self.recovery.on_ack(
             &self.scoreboard,
             self.snd_una,
             self.snd_nxt,
             newly_acked,
             newly_sacked,
+            self.rack.as_deref(),
         );
         if transition.exited {
             self.prr = None;
             cc.on_recovery_exit(now);
         }
         if transition.entered {
-            self.stats.fast_retransmits += 1;
-            let basis = self.ssthresh_basis(cc);
-            cc.on_congestion_event(now, basis);
-            if self.config.recovery_window == RecoveryWindow::Prr {
-                self.prr = Some((Prr::start(self.flight_size()), 0));
+            self.start_fast_recovery(now, cc);
+        } else if let Some(rack) = self.rack.as_deref_mut() {
+            if rack.tlp_on_ack(ack) {
+                // RFC 8985 §7.4.2: the probe repaired a loss; the controller reduces its window
+                // once, and the reduction ends at once (Linux's CWR state for one ACK).
+                cc.on_congestion_event(now, tlp_basis.unwrap_or(0));
+                cc.on_recovery_exit(now);
             }
+            self.respond_to_lost_retransmissions(now, cc);
         }
         if newly_acked > 0 {
             self.limited_transmit_bytes = 0;
         }
-        self.pipe = self
-            .recovery
-            .pipe(&self.scoreboard, self.snd_una, self.snd_nxt);
+        self.pipe = self.recovery.pipe(
+            &self.scoreboard,
+            self.snd_una,
+            self.snd_nxt,
+            self.rack.as_deref(),
+        );
         if let Some((prr, window)) = self.prr.as_mut() {
             // RFC 6937 §3.1, on every ACK during recovery (the one that started it included).
             let sndcnt = prr.on_ack(
@@ -288,6 +354,10 @@ impl TcpCore {
             } else {
                 Some(now + self.rtt.rto())
             };
+        }
+        if self.rack.is_some() {
+            // RFC 8985 §7.2: "upon receiving an ACK that cumulatively acknowledges new data".
+            self.schedule_probe(now, newly_acked > 0);
         }
 
         if newly_acked > 0 || newly_sacked > 0 {
@@ -350,8 +420,12 @@ impl TcpCore {
         (log.delivered, rate)
     }
 
-    /// The retransmission timer fired (calls before the current deadline are ignored).
+    /// The timer fired (calls before the current deadline are ignored): with RACK-TLP, first
+    /// the reordering timer, then the probe timer; then the retransmission timer.
     pub fn handle_timeout<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
+        if self.rack.is_some() {
+            self.handle_rack_timers(now, cc);
+        }
         let Some(deadline) = self.rto_deadline else {
             return;
         };
@@ -367,6 +441,10 @@ impl TcpCore {
         self.limited_transmit_bytes = 0;
         cc.on_retransmission_timeout(now, self.flight_size_for_timeout(cc));
         self.recovery.on_timeout(self.snd_una, self.snd_nxt);
+        if let Some(rack) = self.rack.as_deref_mut() {
+            rack.on_rto();
+            rack.take_lost_retransmission();
+        }
         if let Some(log) = self.log.as_deref_mut() {
             // Everything outstanding and not SACKed is presumed lost (RFC 6298 §5: go-back-N).
             let mut seq = self.snd_una;
@@ -384,9 +462,119 @@ impl TcpCore {
         // that it expires after RTO seconds (for the value of RTO after the doubling".
         self.rtt.back_off();
         self.rto_deadline = Some(now + self.rtt.rto());
-        self.pipe = self
-            .recovery
-            .pipe(&self.scoreboard, self.snd_una, self.snd_nxt);
+        self.pipe = self.recovery.pipe(
+            &self.scoreboard,
+            self.snd_una,
+            self.snd_nxt,
+            self.rack.as_deref(),
+        );
+    }
+
+    /// RFC 8985 §6.3 (the reordering timer: detection again, which may start fast recovery)
+    /// and §7.3 (the probe timer: the next transmission is a probe, and the retransmission
+    /// timer is re-armed a full RTO from now).
+    fn handle_rack_timers<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
+        let in_loss_recovery = self.recovery.phase() != RecoveryPhase::Open;
+        let Some(rack) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if rack.reo_deadline().is_some_and(|d| d <= now)
+            && rack.on_reo_timeout(now, &self.rtt, in_loss_recovery) > 0
+        {
+            let entered = self.recovery.on_rack_loss(self.snd_una, self.snd_nxt);
+            if entered {
+                self.start_fast_recovery(now, cc);
+            } else {
+                self.respond_to_lost_retransmissions(now, cc);
+            }
+            self.pipe = self.recovery.pipe(
+                &self.scoreboard,
+                self.snd_una,
+                self.snd_nxt,
+                self.rack.as_deref(),
+            );
+            if let Some((prr, window)) = self.prr.as_mut().filter(|_| entered) {
+                // No ACK started this episode: PRR's window with nothing delivered yet.
+                *window = self.pipe + prr.on_ack(0, self.pipe, cc.ssthresh(), self.config.mss);
+            }
+        }
+        let Some(rack) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if rack.pto_deadline().is_some_and(|d| d <= now)
+            && rack.on_pto()
+            && self.snd_una < self.snd_nxt
+        {
+            // "After attempting to send a loss probe ... the sender MUST re-arm the RTO timer,
+            // not the PTO timer, if the FlightSize is not zero."
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Fast recovery starts (RFC 6675 / RFC 6582 entry, or RACK's loss marking): the
+    /// controller reduces its window once (from [`TcpCore::ssthresh_basis`]), PRR starts, and
+    /// a tail loss probe is no longer tracked (RFC 8985 §7.1).
+    fn start_fast_recovery<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
+        self.stats.fast_retransmits += 1;
+        let basis = self.ssthresh_basis(cc);
+        cc.on_congestion_event(now, basis);
+        if self.config.recovery_window == RecoveryWindow::Prr {
+            self.prr = Some((Prr::start(self.flight_size()), 0));
+        }
+        if let Some(rack) = self.rack.as_deref_mut() {
+            rack.on_recovery_start();
+            // Lost retransmissions found before this episode are its cause, not a new window.
+            rack.take_lost_retransmission();
+            self.reduced_at = now;
+        }
+    }
+
+    /// RFC 8985 §9.3: "In the absence of PRR, when RACK-TLP detects a lost retransmission,
+    /// the congestion control MUST trigger an additional congestion response" — once per
+    /// window: for a retransmission sent since the controller last reduced its window in this
+    /// fast recovery, whose loss says that the reduced window still overflows the path. The
+    /// controller's window is the basis (FlightSize can by then hold much more than the path).
+    /// With PRR the window already follows what is delivered; after a timeout the window is
+    /// one segment: no response then.
+    fn respond_to_lost_retransmissions<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+    ) {
+        let Some(rack) = self.rack.as_deref_mut() else {
+            return;
+        };
+        let Some(sent_at) = rack.take_lost_retransmission() else {
+            return;
+        };
+        if self.recovery.phase() != RecoveryPhase::FastRecovery
+            || self.config.recovery_window == RecoveryWindow::Prr
+            || sent_at < self.reduced_at
+        {
+            return;
+        }
+        rack.on_retransmission_loss_response();
+        self.reduced_at = now;
+        let basis = self.ssthresh_basis(cc).min(cc.cwnd());
+        cc.on_congestion_event(now, basis);
+    }
+
+    /// RFC 8985 §7.2: (re)starts the probe timer when `restart` and the sender may probe (not
+    /// in fast or RTO recovery, nothing SACKed, data outstanding, an SRTT), and cancels it
+    /// when it may not.
+    fn schedule_probe(&mut self, now: SimTime, restart: bool) {
+        let eligible = self.recovery.phase() == RecoveryPhase::Open
+            && self.scoreboard.is_empty()
+            && self.snd_una < self.snd_nxt
+            && self.rtt.has_sample();
+        let Some(rack) = self.rack.as_deref_mut() else {
+            return;
+        };
+        if !eligible {
+            rack.cancel_pto();
+        } else if restart {
+            rack.arm_pto(now, self.rtt.srtt(), self.rto_deadline);
+        }
     }
 
     /// The next segment to send now, if the windows allow one. New data may extend up to
@@ -400,12 +588,47 @@ impl TcpCore {
         tag: u64,
     ) -> Option<DataSegment> {
         let new_len = self.new_data_len(app_end);
-        let t =
-            self.recovery
-                .next_segment(&self.scoreboard, self.snd_una, self.snd_nxt, new_len)?;
-        if !t.ignores_window() && self.pipe > 0 && self.pipe + t.len as u64 > self.send_window(cc) {
-            return None;
-        }
+        // RFC 8985 §7.3: a due tail loss probe goes first, whatever the congestion window:
+        // new data if the offered data and the peer's window allow, else the highest segment.
+        let probe = match self.rack.as_deref_mut() {
+            Some(rack) if rack.probe_pending() => {
+                rack.take_probe();
+                if new_len > 0 {
+                    Some(Transmission {
+                        seq: self.snd_nxt,
+                        len: new_len,
+                        kind: SegmentKind::NewData,
+                    })
+                } else {
+                    rack.last_segment(self.snd_una)
+                        .map(|(seq, end)| Transmission {
+                            seq,
+                            len: (end - seq) as u32,
+                            kind: SegmentKind::Probe,
+                        })
+                }
+            }
+            _ => None,
+        };
+        let t = match probe {
+            Some(t) => t,
+            None => {
+                let t = self.recovery.next_segment(
+                    &self.scoreboard,
+                    self.snd_una,
+                    self.snd_nxt,
+                    new_len,
+                    self.rack.as_deref(),
+                )?;
+                if !t.ignores_window()
+                    && self.pipe > 0
+                    && self.pipe + t.len as u64 > self.send_window(cc)
+                {
+                    return None;
+                }
+                t
+            }
+        };
         let pipe_growth = self.recovery.on_transmit(&t);
         if t.kind == SegmentKind::NewData {
             self.snd_nxt = t.end();
@@ -417,10 +640,24 @@ impl TcpCore {
             prr.on_sent(t.len as u64);
         }
         self.pipe += pipe_growth;
+        if let Some(rack) = self.rack.as_deref_mut() {
+            rack.on_transmit(now, t.seq, t.end(), t.is_retransmission());
+            if probe.is_some() {
+                rack.on_probe_sent(now, self.snd_nxt, t.is_retransmission());
+            }
+            // RACK's lost segments make the increment of RFC 6675 (C.4) inexact: recount.
+            self.pipe =
+                self.recovery
+                    .pipe(&self.scoreboard, self.snd_una, self.snd_nxt, Some(rack));
+        }
         debug_assert_eq!(
             self.pipe,
-            self.recovery
-                .pipe(&self.scoreboard, self.snd_una, self.snd_nxt)
+            self.recovery.pipe(
+                &self.scoreboard,
+                self.snd_una,
+                self.snd_nxt,
+                self.rack.as_deref()
+            )
         );
 
         self.stats.segments_sent += 1;
@@ -441,7 +678,9 @@ impl TcpCore {
                     lost: false,
                 });
             } else {
-                log.mark_lost(t.seq, t.end(), cc);
+                if t.kind != SegmentKind::Probe {
+                    log.mark_lost(t.seq, t.end(), cc);
+                }
                 let mut i = log.segments.partition_point(|s| s.end <= t.seq);
                 while let Some(s) = log.segments.get_mut(i).filter(|s| s.seq < t.end()) {
                     s.sent_at = now;
@@ -455,6 +694,19 @@ impl TcpCore {
         // RFC 6298 (5.1): "if the timer is not running, start it running".
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        if self.rack.is_some() {
+            if probe.is_none() && t.kind == SegmentKind::NewData {
+                // RFC 8985 §7.2: "after transmitting new data (that was not itself a loss
+                // probe)".
+                self.schedule_probe(now, true);
+            } else if t.is_retransmission() && t.seq <= self.snd_una {
+                // A resent first segment gets a full RTO to be acknowledged (Linux's
+                // `tcp_xmit_retransmit_queue`), rather than what is left of the one started
+                // by the last cumulative ACK: RACK resends lost retransmissions, so an episode
+                // can outlast an RTO while it is making progress.
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
         }
         Some(DataSegment {
             seq: t.seq,
@@ -474,9 +726,21 @@ impl TcpCore {
         self.log.iter().flat_map(|l| l.segments.iter())
     }
 
-    /// The retransmission timer's deadline, if it is running.
+    /// The earliest deadline of the timers running: the retransmission timer and, with
+    /// RACK-TLP, the reordering and probe timers.
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        self.rto_deadline
+        match self.rack.as_deref() {
+            None => self.rto_deadline,
+            Some(rack) => [self.rto_deadline, rack.reo_deadline(), rack.pto_deadline()]
+                .into_iter()
+                .flatten()
+                .min(),
+        }
+    }
+
+    /// RACK-TLP's state and counters, when it is on.
+    pub fn rack(&self) -> Option<&Rack> {
+        self.rack.as_deref()
     }
 
     /// Length of the next new segment the offered data and the peer's window allow.
@@ -904,18 +1168,111 @@ mod tests {
         // then one new segment per ACK.
         assert!(rfc[3..12].iter().all(String::is_empty), "{rfc:?}");
         assert!(rfc[12..].iter().all(|s| s == "N"), "{rfc:?}");
-        // PRR: RecoverFS = 22 segments, so CEIL(delivered * 10 / 22) - prr_out allows a
-        // segment on about every other ACK (bytes below one MSS wait for the next ACK) while
-        // pipe > ssthresh; once pipe has fallen to ssthresh, one segment per ACK delivered
-        // (the slow-start bound is never reached by one segment per ACK).
+        // PRR: RecoverFS = 22 segments, so CEIL(delivered * 10 / 22) segments - prr_out
+        // allows a segment on about every other ACK while pipe > ssthresh (two silent ACKs
+        // where 10/22 accumulates to a whole segment late); at pipe = ssthresh nothing, below
+        // it one segment per segment delivered.
         let prr = run(RecoveryWindow::Prr);
         assert_eq!(&prr[..3], ["N", "N", "R"]);
         let sent: Vec<usize> = prr[3..].iter().map(String::len).collect();
         assert_eq!(
             sent,
-            [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 1, 1],
+            [0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 1],
             "{prr:?}"
         );
         assert!(prr.iter().all(|s| s.len() <= 1), "no burst: {prr:?}");
+    }
+
+    /// Four segments in a fixed window of four at 0 ms; segment 0 acknowledged at 40 ms (SRTT
+    /// 40 ms, RTO 200 ms), which lets segment 4 go; then silence.
+    fn silent_after_one_ack(app_end: u64) -> (TcpCore, TestReno) {
+        let config = TcpConfig {
+            mss: MSS,
+            initial_window: 4,
+            receive_buffer: 1_000_000,
+            rack_tlp: true,
+            ..TcpConfig::default()
+        };
+        let mut c = TcpCore::new(config);
+        let mut cc = TestReno::fixed(MSS, 400);
+        let mut sent = 0;
+        while c.poll_transmit(ms(0), &mut cc, app_end, 0).is_some() {
+            sent += 1;
+        }
+        assert_eq!(sent, 4);
+        c.handle_ack(ms(40), &ack(100, &[], ms(0)), &mut cc);
+        while c.poll_transmit(ms(40), &mut cc, app_end, 0).is_some() {}
+        (c, cc)
+    }
+
+    #[test]
+    fn a_tail_loss_probe_sends_new_data_beyond_the_window_then_the_rto_is_rearmed() {
+        let (mut c, mut cc) = silent_after_one_ack(u64::MAX);
+        assert_eq!(c.snd_nxt(), 500);
+        // RFC 8985 §7.2: PTO = 2 SRTT from the last new data, before the RTO (240 ms).
+        assert_eq!(c.poll_timeout(), Some(ms(120)));
+        assert_eq!(c.rack().unwrap().pto_deadline(), Some(ms(120)));
+        c.handle_timeout(ms(119), &mut cc);
+        assert_eq!(c.poll_transmit(ms(119), &mut cc, u64::MAX, 0), None);
+        c.handle_timeout(ms(120), &mut cc);
+        // §7.3: one new segment although the window is full, and the RTO re-armed from now.
+        let probe = c.poll_transmit(ms(120), &mut cc, u64::MAX, 0).unwrap();
+        assert_eq!((probe.seq, probe.is_retransmission), (500, false));
+        assert_eq!(c.poll_transmit(ms(120), &mut cc, u64::MAX, 0), None);
+        assert_eq!(c.rack().unwrap().tlp_end_seq(), Some(600));
+        assert_eq!(c.poll_timeout(), Some(ms(320)));
+        assert_eq!(c.stats().timeouts, 0);
+        // No second probe while this one is unacknowledged: the RTO fires next.
+        c.handle_timeout(ms(320), &mut cc);
+        assert_eq!(c.stats().timeouts, 1);
+        assert_eq!(c.rack().unwrap().tlp_end_seq(), None);
+    }
+
+    #[test]
+    fn without_new_data_the_probe_resends_the_highest_segment() {
+        let (mut c, mut cc) = silent_after_one_ack(500);
+        c.handle_timeout(ms(120), &mut cc);
+        let probe = c.poll_transmit(ms(120), &mut cc, 500, 0).unwrap();
+        assert_eq!(
+            (probe.seq, probe.len, probe.is_retransmission),
+            (400, MSS, true)
+        );
+        assert_eq!(c.stats().retransmitted_segments, 1);
+        // A second copy above HighRxt adds nothing to pipe, as the rescue retransmission.
+        assert_eq!(c.bytes_in_flight(), 400);
+        // An ACK triggered by the probe (its echo) covers the probe: the original of segment 4,
+        // or the ACKs of segments 1 to 4, were lost, and the probe repaired that (§7.4).
+        let mut a = ack(500, &[], ms(120));
+        a.echo_is_retransmission = true;
+        c.handle_ack(ms(160), &a, &mut cc);
+        assert_eq!(cc.congestion_events, 1);
+        assert_eq!(cc.recovery_exits, 1);
+        assert_eq!(c.rack().unwrap().stats().probe_recoveries, 1);
+        assert_eq!(c.poll_timeout(), None);
+    }
+
+    #[test]
+    fn the_reordering_timer_starts_fast_recovery() {
+        let (mut c, mut cc) = silent_after_one_ack(u64::MAX);
+        // Segment 2 SACKed at 45 ms (sent at 0 ms): segment 1, sent with it but lower, is
+        // lost once RACK.rtt (45 ms) and min_RTT / 4 (10 ms) have passed since 0 ms.
+        c.handle_ack(ms(45), &ack(100, &[(200, 300)], ms(0)), &mut cc);
+        assert!(!c.in_recovery());
+        assert_eq!(
+            c.rack().unwrap().pto_deadline(),
+            None,
+            "SACKed data: no probe"
+        );
+        assert_eq!(c.poll_timeout(), Some(ms(55)));
+        c.handle_timeout(ms(55), &mut cc);
+        assert!(c.in_recovery());
+        assert_eq!(cc.congestion_events, 1);
+        assert_eq!(c.stats().fast_retransmits, 1);
+        let rtx = c.poll_transmit(ms(55), &mut cc, u64::MAX, 0).unwrap();
+        assert_eq!((rtx.seq, rtx.is_retransmission), (100, true));
+        assert_eq!(c.rack().unwrap().stats().reo_timeouts, 1);
+        // Resending the first unacknowledged segment restarted the retransmission timer (it
+        // ran from the ACK at 40 ms, to 240 ms).
+        assert_eq!(c.poll_timeout(), Some(ms(255)));
     }
 }

@@ -11,6 +11,10 @@
 //! - [`sack`]: the sender's SACK scoreboard (RFC 6675 §2–§4) on sorted byte ranges;
 //! - [`recovery`]: fast recovery with SACK (RFC 6675) or NewReno (RFC 6582), and go-back-N
 //!   after a retransmission timeout (RFC 6298 §5, RFC 5681 §3.1);
+//! - [`rack`]: RACK-TLP time-based loss detection and tail loss probes (RFC 8985), when
+//!   `rack_tlp` is on;
+//! - [`prr`]: Proportional Rate Reduction (RFC 6937), the window during recovery when
+//!   `recovery_window` is `prr`;
 //! - RTT estimation and the RTO live in [`crate::transport::rtt`].
 
 use crate::time::SimTime;
@@ -18,6 +22,7 @@ use crate::time::SimTime;
 pub mod core;
 pub mod flow;
 pub mod prr;
+pub mod rack;
 pub mod receiver;
 pub mod recovery;
 pub mod sack;
@@ -71,6 +76,30 @@ pub struct TcpConfig {
     pub delayed_ack_style: DelayedAckStyle,
     /// Linux's SACK compression: ACKs for out-of-order data are delayed a little and merged.
     pub sack_compression: bool,
+    /// How the retransmission timeout is computed from SRTT and RTTVAR.
+    pub rto_formula: RtoFormula,
+}
+
+/// How the retransmission timeout follows from the RTT estimates (see [`crate::transport::rtt`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RtoFormula {
+    /// RFC 6298 §2: `max(min_rto, SRTT + 4·RTTVAR)`.
+    #[default]
+    Rfc6298,
+    /// Linux: `SRTT + max(4·RTTVAR, min_rto)`.
+    Linux,
+}
+
+impl RtoFormula {
+    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux"];
+
+    pub fn from_name(name: &str) -> Option<RtoFormula> {
+        match name {
+            "rfc6298" => Some(RtoFormula::Rfc6298),
+            "linux" => Some(RtoFormula::Linux),
+            _ => None,
+        }
+    }
 }
 
 /// A named set of defaults for the TCP settings; every field stays overridable.
@@ -182,6 +211,7 @@ impl Default for TcpConfig {
             rack_tlp: false,
             delayed_ack_style: DelayedAckStyle::Rfc,
             sack_compression: false,
+            rto_formula: RtoFormula::Rfc6298,
         }
     }
 }

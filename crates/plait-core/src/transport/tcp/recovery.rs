@@ -56,7 +56,50 @@
 //!   outstanding. The advertised-window clause is left out because the receiver's window
 //!   shrinks as it queues out-of-order data. With SACK, a duplicate ACK is RFC 6675's: one that
 //!   SACKs octets not SACKed before (a cumulative ACK resets the count first, as §5 orders).
+//!
+//! **With RACK-TLP** (RFC 8985; [`Rack`], when `rack_tlp` and `sack` are on) the functions
+//! below take the sender's [`Rack`] and extend the rules above; without it (`None`) they are
+//! exactly the rules above. RFC 8985 §9.2 says RFC 6675 as written "MUST NOT be used with
+//! RACK-TLP; instead, a modified recovery algorithm that carefully addresses such a case [a
+//! lost retransmission] is needed". This is the modification:
+//!
+//! - **Entry**: a segment RACK marks lost also starts fast recovery (in the Open phase, so
+//!   still at most once per window). When RACK alone detected the loss, the window-exempt
+//!   first retransmission (4.3) is the lowest segment RACK marked lost rather than the first
+//!   unacknowledged one (which RACK may know to be in flight).
+//! - **`NextSeg()`**: a segment RACK marked lost and not retransmitted since ("pending") is
+//!   sent before everything but that first retransmission — before rule (1) when it lies
+//!   lower — whether or not it was retransmitted before (a lost retransmission lies below
+//!   `HighRxt`, where rule (1) never looks) and whether or not `IsLost` holds for it. Like
+//!   rule (1) it stays below the recovery point; unlike it, it leaves `HighRxt` alone
+//!   ([`SegmentKind::RackLost`]), and rules (1) and (3) pass over the segments RACK marked
+//!   lost that were resent above `HighRxt`.
+//! - **`SetPipe()`**: an octet is lost if it is below the recovery point and `IsLost` or RACK
+//!   says so; it counts as retransmitted if it is below `HighRxt` and RACK has not found that
+//!   retransmission lost (it is pending again), or if RACK had marked it lost and it was
+//!   resent above `HighRxt`. Over holes, with `lost` the `IsLost` boundary clipped to the
+//!   recovery `point` (`snd_nxt` in the Open phase):
+//!
+//!   ```text
+//!   pipe = unSACKed[lost, snd_nxt) - RACKlost[lost, point)
+//!        + unSACKed[snd_una, high_rxt) - pending[snd_una, high_rxt) + resent[high_rxt, point)
+//!   ```
+//!
+//!   A pending octet counts nothing; once resent, one. Lost octets at or above the recovery point stay
+//!   counted: this episode does not resend them, and taking them out of the pipe lets new
+//!   data take their place for as long as the episode lasts — which, with lost
+//!   retransmissions repaired instead of ending in a timeout, can be long: the flight then
+//!   grows without bound (a CUBIC dumbbell with a 50-packet buffer did that). They leave it
+//!   when the next episode starts. (Without RACK, RFC 6675's rule stands: `IsLost` octets
+//!   above the recovery point are out of the pipe.)
+//! - After a timeout the go-back-N pass is unchanged; RACK's marks made during it (lost
+//!   go-back-N retransmissions) are resent first, the same way.
+//!
+//! An episode still starts with one congestion event. A retransmission RACK finds lost during
+//! it brings the controller another one when PRR is off (RFC 8985 §9.3, once per window):
+//! the sender decides that, see [`super::core`] and [`super::rack`].
 
+use super::rack::{Lostness, Rack};
 use super::sack::Scoreboard;
 use super::TcpConfig;
 
@@ -86,6 +129,12 @@ pub enum SegmentKind {
     Unsacked,
     /// The rescue retransmission: rule (4).
     Rescue,
+    /// A segment RACK (RFC 8985) marked lost and not resent since, perhaps a lost
+    /// retransmission; it does not move `HighRxt`.
+    RackLost,
+    /// A tail loss probe resending the highest segment (RFC 8985 §7.3); a probe of new data
+    /// is [`SegmentKind::NewData`].
+    Probe,
 }
 
 /// A segment chosen by [`LossRecovery::next_segment`].
@@ -136,6 +185,9 @@ pub struct LossRecovery {
     rescue_rxt: Option<u64>,
     /// The first unacknowledged segment is owed a retransmission.
     retransmit_head: bool,
+    /// The episode was started by RACK alone: its first retransmission is RACK's lowest lost
+    /// segment.
+    rack_entry: bool,
     /// NewReno window inflation in bytes (may go negative after deflation).
     inflation: i64,
 }
@@ -152,6 +204,7 @@ impl LossRecovery {
             high_rxt: 0,
             rescue_rxt: None,
             retransmit_head: false,
+            rack_entry: false,
             inflation: 0,
         }
     }
@@ -185,7 +238,8 @@ impl LossRecovery {
     }
 
     /// Processes an ACK the sender has already applied: `snd_una` is the new cumulative point,
-    /// the scoreboard is updated, `newly_acked`/`newly_sacked` are what this ACK added.
+    /// the scoreboard is updated, `newly_acked`/`newly_sacked` are what this ACK added, and
+    /// `rack` (if RACK-TLP is on) has marked what it found lost.
     pub fn on_ack(
         &mut self,
         scoreboard: &Scoreboard,
@@ -193,6 +247,7 @@ impl LossRecovery {
         snd_nxt: u64,
         newly_acked: u64,
         newly_sacked: u64,
+        rack: Option<&Rack>,
     ) -> AckTransition {
         let mut transition = AckTransition {
             was_in_fast_recovery: self.in_fast_recovery(),
@@ -248,10 +303,12 @@ impl LossRecovery {
             self.high_rxt = snd_una;
             let loss_detected = self.dupacks >= self.dupack_threshold
                 || (self.sack && scoreboard.is_lost(snd_una, self.dupack_threshold, self.mss));
+            let rack_loss = rack.is_some_and(Rack::has_pending);
             // The RFC 6582 `recover` test ("covers more than recover") needs no check here:
             // the phase only returns to Open once the cumulative ACK reaches the point.
-            if outstanding && loss_detected {
+            if outstanding && (loss_detected || rack_loss) {
                 self.enter(snd_una, snd_nxt);
+                self.rack_entry = !loss_detected;
                 transition.entered = true;
             }
         } else {
@@ -274,6 +331,17 @@ impl LossRecovery {
         } else {
             self.dupack_threshold as i64 * self.mss as i64
         };
+    }
+
+    /// RACK's reordering timer marked a segment lost (RFC 8985 §6.3): fast recovery starts if
+    /// the sender is in the Open phase with data outstanding. Returns whether it started.
+    pub fn on_rack_loss(&mut self, snd_una: u64, snd_nxt: u64) -> bool {
+        if self.phase != RecoveryPhase::Open || snd_una >= snd_nxt {
+            return false;
+        }
+        self.enter(snd_una, snd_nxt);
+        self.rack_entry = true;
+        true
     }
 
     /// The retransmission timer fired with data outstanding.
@@ -302,8 +370,44 @@ impl LossRecovery {
         }
     }
 
-    /// RFC 6675 `SetPipe()` (FlightSize without SACK), computed over holes.
-    pub fn pipe(&self, scoreboard: &Scoreboard, snd_una: u64, snd_nxt: u64) -> u64 {
+    /// RFC 6675 `SetPipe()` (FlightSize without SACK), computed over holes; with RACK-TLP,
+    /// extended as the module documentation says.
+    pub fn pipe(
+        &self,
+        scoreboard: &Scoreboard,
+        snd_una: u64,
+        snd_nxt: u64,
+        rack: Option<&Rack>,
+    ) -> u64 {
+        let Some(rack) = rack else {
+            return self.rfc6675_pipe(scoreboard, snd_una, snd_nxt);
+        };
+        // What this episode resends lies below the recovery point; above it nothing leaves the
+        // pipe before the next episode.
+        let point = match self.phase {
+            RecoveryPhase::Open => snd_nxt,
+            _ => self.recovery_point.unwrap_or(snd_nxt).min(snd_nxt),
+        };
+        let boundary = self.lost_boundary(scoreboard, snd_una).min(snd_nxt);
+        if !rack.has_lost() && boundary <= point {
+            return self.rfc6675_pipe(scoreboard, snd_una, snd_nxt);
+        }
+        let lost = boundary.min(point);
+        let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
+        // Not lost: neither below the (clipped) IsLost boundary nor marked lost by RACK.
+        let not_lost = (snd_nxt - lost)
+            - scoreboard.sacked_between(lost, snd_nxt)
+            - rack.lost_bytes(scoreboard, lost, point, Lostness::Any);
+        // Retransmitted: below HighRxt unless RACK found the retransmission lost, and the
+        // segments RACK had marked lost resent above HighRxt.
+        let retransmitted = (retransmitted_end - snd_una)
+            - scoreboard.sacked_between(snd_una, retransmitted_end)
+            - rack.lost_bytes(scoreboard, snd_una, retransmitted_end, Lostness::Pending)
+            + rack.lost_bytes(scoreboard, retransmitted_end, point, Lostness::Resent);
+        not_lost + retransmitted
+    }
+
+    fn rfc6675_pipe(&self, scoreboard: &Scoreboard, snd_una: u64, snd_nxt: u64) -> u64 {
         let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
         if scoreboard.is_empty() {
             // The common case, no SACK information: the same sums with nothing SACKed and
@@ -329,9 +433,20 @@ impl LossRecovery {
         snd_una: u64,
         snd_nxt: u64,
         new_data_len: u32,
+        rack: Option<&Rack>,
     ) -> Option<Transmission> {
         let mss = self.mss as u64;
         if self.phase == RecoveryPhase::FastRecovery && self.retransmit_head && snd_una < snd_nxt {
+            if let Some((start, end)) = rack
+                .filter(|_| self.rack_entry)
+                .and_then(|r| r.first_pending(scoreboard, snd_una, snd_nxt))
+            {
+                return Some(segment(
+                    start,
+                    end.min(start + mss),
+                    SegmentKind::FastRetransmit,
+                ));
+            }
             let hole_end = scoreboard.next_sacked_start(snd_una).unwrap_or(snd_nxt);
             let end = (snd_una + mss).min(hole_end).min(snd_nxt);
             return Some(segment(snd_una, end, SegmentKind::FastRetransmit));
@@ -346,10 +461,22 @@ impl LossRecovery {
             });
         }
         let point = self.recovery_point.unwrap_or(snd_una).min(snd_nxt);
-        let first_candidate = scoreboard.next_unsacked(self.high_rxt.max(snd_una));
+        let mut first_candidate = scoreboard.next_unsacked(self.high_rxt.max(snd_una));
+        if let Some(rack) = rack {
+            // Segments RACK marked lost and already resent above HighRxt are not candidates.
+            while let Some(end) = rack.resent_lost_end(first_candidate) {
+                first_candidate = scoreboard.next_unsacked(end);
+            }
+        }
         // Rule (1) (and go-back-N after a timeout): "the smallest unSACKed sequence number
         // 'S2' ... greater than HighRxt ... IsLost (S2)", here kept below RecoveryPoint.
         let limit = self.lost_boundary(scoreboard, snd_una).min(point);
+        if let Some((start, end)) = rack.and_then(|r| r.first_pending(scoreboard, snd_una, point)) {
+            // RACK's lost segments, resent before or not, before rule (1) when lower.
+            if first_candidate >= limit || start < first_candidate {
+                return Some(segment(start, end.min(start + mss), SegmentKind::RackLost));
+            }
+        }
         if first_candidate < limit {
             return Some(self.hole_segment(scoreboard, first_candidate, limit, SegmentKind::Lost));
         }
@@ -417,8 +544,11 @@ impl LossRecovery {
                 self.retransmit_head = false;
                 if self.sack {
                     // (4.3): "set both HighRxt and RescueRxt to the highest sequence number in
-                    // the retransmitted segment".
-                    self.high_rxt = self.high_rxt.max(t.end());
+                    // the retransmitted segment" (HighRxt only when the segment starts at or
+                    // below it: with RACK the first retransmission may lie higher).
+                    if t.seq <= self.high_rxt {
+                        self.high_rxt = self.high_rxt.max(t.end());
+                    }
                     self.rescue_rxt = Some(t.end());
                     len
                 } else {
@@ -432,13 +562,15 @@ impl LossRecovery {
                 self.high_rxt = self.high_rxt.max(t.end());
                 len
             }
-            SegmentKind::NewData => len,
+            SegmentKind::NewData | SegmentKind::RackLost => len,
             SegmentKind::Rescue => {
                 // Rule (4): "RescueRxt set to RecoveryPoint. HighRxt MUST NOT be updated." An
                 // octet above HighRxt adds nothing to SetPipe for its second copy.
                 self.rescue_rxt = self.recovery_point;
                 0
             }
+            // A second copy of an octet above HighRxt, as the rescue.
+            SegmentKind::Probe => 0,
         }
     }
 }
@@ -494,6 +626,182 @@ mod tests {
         pipe
     }
 
+    /// The same with RACK's marks (module documentation): lost below the recovery point if
+    /// `IsLost` or RACK says so; retransmitted below HighRxt unless RACK found the
+    /// retransmission lost, or above it if RACK had marked it lost and it was resent.
+    fn pipe_by_octets_with_rack(
+        r: &LossRecovery,
+        sb: &Scoreboard,
+        rack: &Rack,
+        snd_una: u64,
+        snd_nxt: u64,
+    ) -> u64 {
+        let mut pipe = 0;
+        for s in snd_una..snd_nxt {
+            if sb.is_sacked(s) {
+                continue;
+            }
+            let point = match r.phase() {
+                RecoveryPhase::Open => snd_nxt,
+                _ => r.recovery_point().unwrap(),
+            };
+            let lost = s < point
+                && (match r.phase() {
+                    RecoveryPhase::Timeout => s < r.recovery_point().unwrap(),
+                    _ => sb.is_lost(s, 3, MSS),
+                } || rack.is_lost(s));
+            if !lost {
+                pipe += 1;
+            }
+            let resent = if s < r.high_rxt() {
+                !rack.is_pending(s)
+            } else {
+                s < point && rack.resent_lost_end(s).is_some()
+            };
+            if resent {
+                pipe += 1;
+            }
+        }
+        pipe
+    }
+
+    #[test]
+    fn rack_losses_are_resent_first_and_leave_the_pipe_lost_retransmissions_included() {
+        use crate::packet::{AckSegment, SackBlocks};
+        use crate::time::SimTime;
+        use crate::transport::rtt::RttEstimator;
+
+        let ms = SimTime::from_millis;
+        let config = config(true);
+        let mut r = LossRecovery::new(&config);
+        let mut rack = Rack::new(&config);
+        let mut sb = Scoreboard::new();
+        let mut rtt = RttEstimator::new(ms(1000), ms(1), ms(60_000));
+        rtt.on_sample(ms(40));
+        // Ten segments, segment k sent at k ms.
+        for k in 0..10u64 {
+            rack.on_transmit(ms(k), k * 100, (k + 1) * 100, false);
+        }
+        let ack = |r: &mut LossRecovery,
+                   rack: &mut Rack,
+                   sb: &mut Scoreboard,
+                   now: SimTime,
+                   cumulative: u64,
+                   blocks: &[(u64, u64)],
+                   echo: SimTime,
+                   snd_nxt: u64| {
+            let mut sack = SackBlocks::EMPTY;
+            for &(a, b) in blocks {
+                sack.push(a, b);
+            }
+            let a = AckSegment {
+                ack: cumulative,
+                sack,
+                rwnd: 1 << 30,
+                echo_sent_at: echo,
+                echo_is_retransmission: false,
+            };
+            let before = sb.high_ack();
+            rack.before_scoreboard_update(sb, &a, snd_nxt);
+            let newly_sacked = sb.update(cumulative, snd_nxt, blocks);
+            let in_recovery = r.phase() != RecoveryPhase::Open;
+            rack.on_ack(now, &a, sb, cumulative, &rtt, false, in_recovery);
+            r.on_ack(
+                sb,
+                cumulative,
+                snd_nxt,
+                cumulative - before,
+                newly_sacked,
+                Some(rack),
+            )
+        };
+        // Segment 5 SACKed at 45 ms: one duplicate, nothing lost for RFC 6675 or (yet) RACK.
+        let t = ack(
+            &mut r,
+            &mut rack,
+            &mut sb,
+            ms(45),
+            0,
+            &[(500, 600)],
+            ms(5),
+            1_000,
+        );
+        assert!(!t.entered);
+        assert_eq!(rack.reo_deadline(), Some(ms(50)));
+        // At 54 ms the reordering timer has found segments 0 to 4 lost (sent 40 ms + 10 ms
+        // before): fast recovery, and RACK's first lost segment goes first.
+        assert_eq!(rack.on_reo_timeout(ms(54), &rtt, false), 5);
+        assert!(r.on_rack_loss(0, 1_000));
+        assert_eq!(r.lost_boundary(&sb, 0), 0, "IsLost holds nowhere");
+        assert_eq!(r.pipe(&sb, 0, 1_000, Some(&rack)), 400);
+        let mut sent = Vec::new();
+        while let Some(t) = r.next_segment(&sb, 0, 1_000, 0, Some(&rack)) {
+            r.on_transmit(&t);
+            rack.on_transmit(ms(55), t.seq, t.end(), true);
+            sent.push((t.seq, t.kind));
+            assert_eq!(
+                r.pipe(&sb, 0, 1_000, Some(&rack)),
+                pipe_by_octets_with_rack(&r, &sb, &rack, 0, 1_000)
+            );
+        }
+        assert_eq!(
+            sent,
+            [
+                (0, SegmentKind::FastRetransmit),
+                (100, SegmentKind::RackLost),
+                (200, SegmentKind::RackLost),
+                (300, SegmentKind::RackLost),
+                (400, SegmentKind::RackLost),
+            ]
+        );
+        assert_eq!(
+            r.high_rxt(),
+            100,
+            "RACK's retransmissions leave HighRxt alone"
+        );
+        // Five resent, four (6 to 9) still in flight once.
+        assert_eq!(r.pipe(&sb, 0, 1_000, Some(&rack)), 900);
+        // New data at 60 ms; at 100 ms it is SACKed with the retransmissions of 2, 3 and 4, and
+        // 0's fills the first hole. 1's retransmission, sent before the new data, is lost: it is
+        // resent first, below HighRxt where RFC 6675's rule (1) never looks. Segments 6 to 9,
+        // sent long before the new data, are overdue too.
+        rack.on_transmit(ms(60), 1_000, 1_100, false);
+        let blocks = [(1_000, 1_100), (200, 600)];
+        ack(
+            &mut r,
+            &mut rack,
+            &mut sb,
+            ms(100),
+            100,
+            &blocks,
+            ms(60),
+            1_100,
+        );
+        assert!(rack.is_pending(100));
+        assert_eq!(r.lost_boundary(&sb, 100), 200);
+        let mut sent = Vec::new();
+        loop {
+            assert_eq!(
+                r.pipe(&sb, 100, 1_100, Some(&rack)),
+                pipe_by_octets_with_rack(&r, &sb, &rack, 100, 1_100)
+            );
+            let t = r.next_segment(&sb, 100, 1_100, 100, Some(&rack)).unwrap();
+            if t.kind == SegmentKind::NewData {
+                break;
+            }
+            // 1 is also below the IsLost boundary: rule (1) or RACK's rule, the same segment.
+            assert_eq!(t.len, 100);
+            assert!(matches!(t.kind, SegmentKind::Lost | SegmentKind::RackLost));
+            r.on_transmit(&t);
+            rack.on_transmit(ms(100), t.seq, t.end(), true);
+            sent.push(t.seq);
+        }
+        assert_eq!(sent, [100, 600, 700, 800, 900]);
+        // 1 and 6 to 9 resent once more each, nothing lost left: pipe counts one copy each.
+        assert_eq!(r.pipe(&sb, 100, 1_100, Some(&rack)), 500);
+        assert_eq!(rack.stats().lost_retransmissions, 1);
+    }
+
     #[test]
     fn three_duplicates_enter_sack_recovery_once() {
         let mut r = LossRecovery::new(&config(true));
@@ -501,17 +809,17 @@ mod tests {
         let mut sb = Scoreboard::new();
         for k in 1..=2u64 {
             let newly = sb.update(0, 1_000, &[(100, 100 + 100 * k)]);
-            let t = r.on_ack(&sb, 0, 1_000, 0, newly);
+            let t = r.on_ack(&sb, 0, 1_000, 0, newly, None);
             assert!(!t.entered);
         }
         assert_eq!(r.dupacks(), 2);
         let newly = sb.update(0, 1_000, &[(100, 400)]);
-        let t = r.on_ack(&sb, 0, 1_000, 0, newly);
+        let t = r.on_ack(&sb, 0, 1_000, 0, newly, None);
         assert!(t.entered && !t.was_in_fast_recovery);
         assert_eq!(r.phase(), RecoveryPhase::FastRecovery);
         assert_eq!(r.recovery_point(), Some(1_000));
         // The head goes first, whatever the window.
-        let head = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
+        let head = r.next_segment(&sb, 0, 1_000, MSS, None).unwrap();
         assert_eq!(
             head,
             Transmission {
@@ -524,11 +832,11 @@ mod tests {
         assert_eq!(r.on_transmit(&head), 100);
         // A further duplicate does not re-enter.
         let newly = sb.update(0, 1_000, &[(100, 500)]);
-        let t = r.on_ack(&sb, 0, 1_000, 0, newly);
+        let t = r.on_ack(&sb, 0, 1_000, 0, newly, None);
         assert!(!t.entered && t.was_in_fast_recovery);
         // Cumulative ACK at the recovery point ends the episode.
         sb.update(1_000, 1_000, &[]);
-        let t = r.on_ack(&sb, 1_000, 1_000, 1_000, 0);
+        let t = r.on_ack(&sb, 1_000, 1_000, 1_000, 0, None);
         assert!(t.exited && !t.entered);
         assert_eq!(r.phase(), RecoveryPhase::Open);
     }
@@ -538,7 +846,7 @@ mod tests {
         let mut r = LossRecovery::new(&config(true));
         // One ACK SACKing three segments at once.
         let sb = board(0, 1_000, &[(100, 400)]);
-        let t = r.on_ack(&sb, 0, 1_000, 0, 300);
+        let t = r.on_ack(&sb, 0, 1_000, 0, 300, None);
         assert_eq!(r.dupacks(), 1);
         assert!(t.entered);
     }
@@ -548,16 +856,16 @@ mod tests {
         let mut r = LossRecovery::new(&config(true));
         // Holes: [0,100) [200,300) [500,600) [800,1000); SACKed [100,200) [300,500) [600,800).
         let sb = board(0, 1_000, &[(100, 200), (300, 500), (600, 800)]);
-        let t = r.on_ack(&sb, 0, 1_000, 0, 500);
+        let t = r.on_ack(&sb, 0, 1_000, 0, 500, None);
         assert!(t.entered);
         // 400 SACKed bytes in two ranges above 200 make the holes below 300 lost; above 500
         // there are one range and 200 bytes, not enough.
         assert_eq!(r.lost_boundary(&sb, 0), 300);
-        let head = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
+        let head = r.next_segment(&sb, 0, 1_000, MSS, None).unwrap();
         assert_eq!(head.kind, SegmentKind::FastRetransmit);
         r.on_transmit(&head);
         // Rule (1) before new data.
-        let lost = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
+        let lost = r.next_segment(&sb, 0, 1_000, MSS, None).unwrap();
         assert_eq!(
             lost,
             Transmission {
@@ -568,7 +876,7 @@ mod tests {
         );
         r.on_transmit(&lost);
         // Rule (2) before rule (3).
-        let new = r.next_segment(&sb, 0, 1_000, MSS).unwrap();
+        let new = r.next_segment(&sb, 0, 1_000, MSS, None).unwrap();
         assert_eq!(
             new,
             Transmission {
@@ -578,7 +886,7 @@ mod tests {
             }
         );
         // Without new data, rule (3) takes the hole that is not yet lost.
-        let unsacked = r.next_segment(&sb, 0, 1_000, 0).unwrap();
+        let unsacked = r.next_segment(&sb, 0, 1_000, 0, None).unwrap();
         assert_eq!(
             unsacked,
             Transmission {
@@ -591,11 +899,11 @@ mod tests {
         assert_eq!(r.high_rxt(), 600);
         // Nothing un-SACKed above HighRxt below the highest SACKed octet any more, and rule
         // (4) waits for HighACK to pass RescueRxt (the end of the first retransmission).
-        assert_eq!(r.next_segment(&sb, 0, 1_000, 0), None);
+        assert_eq!(r.next_segment(&sb, 0, 1_000, 0, None), None);
         // Partial ACK to 200: rescue of the highest un-SACKed octets below the recovery point.
         let sb = board(200, 1_000, &[(300, 500), (600, 800)]);
-        r.on_ack(&sb, 200, 1_000, 200, 0);
-        let rescue = r.next_segment(&sb, 200, 1_000, 0).unwrap();
+        r.on_ack(&sb, 200, 1_000, 200, 0, None);
+        let rescue = r.next_segment(&sb, 200, 1_000, 0, None).unwrap();
         assert_eq!(
             rescue,
             Transmission {
@@ -607,11 +915,14 @@ mod tests {
         assert_eq!(r.on_transmit(&rescue), 0);
         assert_eq!(r.high_rxt(), 600, "rule (4) leaves HighRxt alone");
         assert_eq!(
-            r.next_segment(&sb, 200, 1_000, 0),
+            r.next_segment(&sb, 200, 1_000, 0, None),
             None,
             "one rescue per episode"
         );
-        assert_eq!(r.pipe(&sb, 200, 1_000), pipe_by_octets(&r, &sb, 200, 1_000));
+        assert_eq!(
+            r.pipe(&sb, 200, 1_000, None),
+            pipe_by_octets(&r, &sb, 200, 1_000)
+        );
     }
 
     #[test]
@@ -623,12 +934,12 @@ mod tests {
         assert!(!sb.is_lost(0, 3, MSS));
         // Enter by duplicate count.
         for _ in 0..3 {
-            r.on_ack(&sb, 0, 400, 0, 1);
+            r.on_ack(&sb, 0, 400, 0, 1, None);
         }
         assert!(r.in_fast_recovery());
-        let head = r.next_segment(&sb, 0, 400, 0).unwrap();
+        let head = r.next_segment(&sb, 0, 400, 0, None).unwrap();
         r.on_transmit(&head);
-        let next = r.next_segment(&sb, 0, 400, 0).unwrap();
+        let next = r.next_segment(&sb, 0, 400, 0, None).unwrap();
         assert_eq!(
             next,
             Transmission {
@@ -638,7 +949,7 @@ mod tests {
             }
         );
         assert_eq!(r.on_transmit(&next), 100);
-        assert_eq!(r.pipe(&sb, 0, 400), pipe_by_octets(&r, &sb, 0, 400));
+        assert_eq!(r.pipe(&sb, 0, 400, None), pipe_by_octets(&r, &sb, 0, 400));
     }
 
     #[test]
@@ -657,14 +968,14 @@ mod tests {
             r.recovery_point = Some(1_000);
             r.high_rxt = high_rxt;
             assert_eq!(
-                r.pipe(&sb, 0, 1_000),
+                r.pipe(&sb, 0, 1_000, None),
                 pipe_by_octets(&r, &sb, 0, 1_000),
                 "{blocks:?}"
             );
             r.on_timeout(0, 1_000);
             r.high_rxt = high_rxt;
             assert_eq!(
-                r.pipe(&sb, 0, 1_000),
+                r.pipe(&sb, 0, 1_000, None),
                 pipe_by_octets(&r, &sb, 0, 1_000),
                 "{blocks:?}"
             );
@@ -676,22 +987,26 @@ mod tests {
         let mut r = LossRecovery::new(&config(false));
         let sb = Scoreboard::new();
         for _ in 0..3 {
-            r.on_ack(&sb, 0, 2_000, 0, 0);
+            r.on_ack(&sb, 0, 2_000, 0, 0, None);
         }
         assert!(r.in_fast_recovery());
         assert_eq!(r.window_inflation(), 300);
-        let head = r.next_segment(&sb, 0, 2_000, 0).unwrap();
+        let head = r.next_segment(&sb, 0, 2_000, 0, None).unwrap();
         assert_eq!(head.kind, SegmentKind::FastRetransmit);
         assert_eq!(r.on_transmit(&head), 0);
-        assert_eq!(r.next_segment(&sb, 0, 2_000, 0), None);
-        r.on_ack(&sb, 0, 2_000, 0, 0);
+        assert_eq!(r.next_segment(&sb, 0, 2_000, 0, None), None);
+        r.on_ack(&sb, 0, 2_000, 0, 0, None);
         assert_eq!(r.window_inflation(), 400);
-        assert_eq!(r.pipe(&sb, 0, 2_000), 2_000, "NewReno's pipe is FlightSize");
+        assert_eq!(
+            r.pipe(&sb, 0, 2_000, None),
+            2_000,
+            "NewReno's pipe is FlightSize"
+        );
         // Partial ACK of 500 bytes: -500 + 100.
-        let t = r.on_ack(&sb, 500, 2_000, 500, 0);
+        let t = r.on_ack(&sb, 500, 2_000, 500, 0, None);
         assert!(!t.exited);
         assert_eq!(r.window_inflation(), 0);
-        let head = r.next_segment(&sb, 500, 2_000, MSS).unwrap();
+        let head = r.next_segment(&sb, 500, 2_000, MSS, None).unwrap();
         assert_eq!(
             head,
             Transmission {
@@ -702,15 +1017,15 @@ mod tests {
         );
         r.on_transmit(&head);
         // Partial ACK of less than one SMSS: deflate only.
-        r.on_ack(&sb, 550, 2_000, 50, 0);
+        r.on_ack(&sb, 550, 2_000, 50, 0, None);
         assert_eq!(r.window_inflation(), -50);
         // Full ACK.
-        let t = r.on_ack(&sb, 2_000, 2_100, 1_450, 0);
+        let t = r.on_ack(&sb, 2_000, 2_100, 1_450, 0, None);
         assert!(t.exited);
         assert_eq!(r.window_inflation(), 0);
         // Duplicates below the old recovery point could not re-enter; at it they may.
         for _ in 0..3 {
-            r.on_ack(&sb, 2_000, 2_100, 0, 0);
+            r.on_ack(&sb, 2_000, 2_100, 0, 0, None);
         }
         assert!(r.in_fast_recovery());
     }
@@ -722,10 +1037,10 @@ mod tests {
         r.on_timeout(0, 1_000);
         assert_eq!(r.phase(), RecoveryPhase::Timeout);
         for _ in 0..5 {
-            let t = r.on_ack(&sb, 100, 1_000, 0, 0);
+            let t = r.on_ack(&sb, 100, 1_000, 0, 0, None);
             assert!(!t.entered);
         }
-        r.on_ack(&sb, 1_000, 1_200, 900, 0);
+        r.on_ack(&sb, 1_000, 1_200, 900, 0, None);
         assert_eq!(r.phase(), RecoveryPhase::Open);
     }
 
@@ -734,18 +1049,18 @@ mod tests {
         let mut r = LossRecovery::new(&config(true));
         let sb = board(0, 600, &[(100, 200), (400, 500)]);
         r.on_timeout(0, 600);
-        assert_eq!(r.pipe(&sb, 0, 600), 0);
+        assert_eq!(r.pipe(&sb, 0, 600, None), 0);
         let mut sent = Vec::new();
-        while let Some(t) = r.next_segment(&sb, 0, 600, 0) {
+        while let Some(t) = r.next_segment(&sb, 0, 600, 0, None) {
             assert_eq!(t.kind, SegmentKind::Lost);
             r.on_transmit(&t);
             sent.push((t.seq, t.end()));
         }
         assert_eq!(sent, vec![(0, 100), (200, 300), (300, 400), (500, 600)]);
-        assert_eq!(r.pipe(&sb, 0, 600), 400);
+        assert_eq!(r.pipe(&sb, 0, 600, None), 400);
         // New data comes only after the go-back-N pass.
         assert_eq!(
-            r.next_segment(&sb, 0, 600, MSS).unwrap().kind,
+            r.next_segment(&sb, 0, 600, MSS, None).unwrap().kind,
             SegmentKind::NewData
         );
     }

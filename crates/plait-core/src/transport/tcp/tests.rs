@@ -5,7 +5,9 @@
 //! bytes, unlimited buffer) followed by a fixed one-way delay. ACKs take the same delay without
 //! serialisation and are never lost. Data transmissions are dropped, before the bottleneck, by
 //! a script: by transmission index (the n-th segment the sender emitted, from 0) or by sequence
-//! number (the first k transmissions that start at a given byte).
+//! number (the first k transmissions that start at a given byte). The script can also delay a
+//! transmission after the bottleneck (by index, or the first one starting at a given byte), so
+//! that the segments behind it overtake it: reordering.
 //!
 //! The event loop follows the driver contract: it processes the earliest event (data arrival,
 //! ACK arrival, delayed-ACK timer, retransmission timer; in that order on ties), then drains
@@ -19,7 +21,9 @@
 //!   its duplicate count the surplus copies, and never exceed the application's bytes;
 //! - the sender: `snd_una <= delivered`, new data within the advertised window, the
 //!   retransmission flag set exactly on resent bytes, the timer running while data is
-//!   outstanding, one controller reduction per recovery episode or timeout.
+//!   outstanding, one controller reduction per recovery episode, timeout, loss repaired by a
+//!   tail loss probe (RFC 8985 §7.4) or window of lost retransmissions (§9.3);
+//! - with RACK-TLP, RACK's per-segment bookkeeping agrees with itself and with the scoreboard.
 
 use std::collections::VecDeque;
 
@@ -29,7 +33,7 @@ use crate::packet::{AckSegment, DataSegment, TCP_IP_HEADER_BYTES};
 use crate::time::{Rate, SimTime};
 use crate::transport::cc::{AckSample, CongestionControl};
 
-use super::{RecoveryPhase, TcpConfig, TcpReceiver, TcpSender};
+use super::{RecoveryPhase, RecoveryWindow, TcpConfig, TcpReceiver, TcpSender};
 
 /// A Reno-like controller for tests (RFC 5681 §3.1): slow start by `min(acked, SMSS)`,
 /// congestion avoidance by `SMSS*SMSS/cwnd` per ACK, growth only while cwnd-limited and out of
@@ -142,6 +146,10 @@ struct LossScript {
     by_index: Vec<bool>,
     /// `(seq, remaining)`: drop the next `remaining` transmissions starting at `seq`.
     by_seq: Vec<(u64, u32)>,
+    /// Extra one-way delay of transmission `i`.
+    delay_by_index: Vec<SimTime>,
+    /// `(seq, extra)`: the first transmission starting at `seq` takes `extra` longer.
+    delay_by_seq: Vec<(u64, SimTime)>,
 }
 
 impl LossScript {
@@ -157,8 +165,30 @@ impl LossScript {
     fn pattern(by_index: Vec<bool>) -> Self {
         LossScript {
             by_index,
-            by_seq: Vec::new(),
+            ..LossScript::default()
         }
+    }
+
+    fn delay_seq(mut self, seq: u64, extra: SimTime) -> Self {
+        self.delay_by_seq.push((seq, extra));
+        self
+    }
+
+    fn delays(mut self, by_index: Vec<SimTime>) -> Self {
+        self.delay_by_index = by_index;
+        self
+    }
+
+    fn extra_delay(&mut self, index: u64, seq: u64) -> SimTime {
+        let mut extra = self
+            .delay_by_index
+            .get(index as usize)
+            .copied()
+            .unwrap_or(SimTime::ZERO);
+        if let Some(i) = self.delay_by_seq.iter().position(|&(s, _)| s == seq) {
+            extra = extra.max(self.delay_by_seq.swap_remove(i).1);
+        }
+        extra
     }
 
     fn should_drop(&mut self, index: u64, seq: u64) -> bool {
@@ -194,6 +224,8 @@ struct Log {
     timeouts: Vec<Timeout>,
     /// `(time, seq)` of every retransmission.
     retransmissions: Vec<(SimTime, u64)>,
+    /// When the cumulative ACK had last moved, at each retransmission.
+    progress_before_retransmissions: Vec<SimTime>,
     max_outstanding: u64,
     last_progress: SimTime,
     finished_at: SimTime,
@@ -359,6 +391,9 @@ impl Harness {
                 "a retransmission mixes in new data"
             );
             self.log.retransmissions.push((self.now, segment.seq));
+            self.log
+                .progress_before_retransmissions
+                .push(self.log.last_progress);
         } else {
             assert_eq!(segment.seq, self.highest_sent);
             assert!(
@@ -381,8 +416,10 @@ impl Harness {
         let start = self.now.max(self.link_free_at);
         let wire_bytes = (segment.len + TCP_IP_HEADER_BYTES) as u64;
         self.link_free_at = start + self.rate.tx_time_carry(wire_bytes, &mut self.carry);
-        self.data_in_network
-            .push_back((self.link_free_at + self.delay, segment));
+        // In arrival order (FIFO unless the script delays a segment).
+        let arrival = self.link_free_at + self.delay + self.script.extra_delay(index, segment.seq);
+        let at = self.data_in_network.partition_point(|&(t, _)| t <= arrival);
+        self.data_in_network.insert(at, (arrival, segment));
         self.network_bytes += segment.len as u64;
     }
 
@@ -423,6 +460,9 @@ impl Harness {
         );
         // Sender.
         let (una, nxt) = (self.sender.snd_una(), self.sender.snd_nxt());
+        if let Some(rack) = self.sender.rack() {
+            rack.check_invariants(self.sender.scoreboard(), una, nxt);
+        }
         assert!(
             una <= rx.delivered_bytes(),
             "acknowledged bytes never delivered"
@@ -439,7 +479,13 @@ impl Harness {
             assert_eq!(self.sender.poll_timeout(), None);
         }
         let cc = self.sender.cc();
-        assert_eq!(cc.congestion_events as u64, stats.fast_retransmits);
+        // One reduction per fast recovery, one per loss a tail loss probe repaired, and one per
+        // window of lost retransmissions RACK found in fast recovery (RFC 8985 §9.3).
+        let rack = self.sender.rack().map(|r| r.stats()).unwrap_or_default();
+        assert_eq!(
+            cc.congestion_events as u64,
+            stats.fast_retransmits + rack.probe_recoveries + rack.retransmission_loss_responses
+        );
         assert_eq!(cc.timeouts as u64, stats.timeouts);
         assert_eq!(cc.packets_sent, stats.segments_sent);
         assert!(cc.recovery_exits <= cc.congestion_events);
@@ -699,6 +745,257 @@ fn runs_are_deterministic() {
     assert!(a.log.dropped_segments > 0);
 }
 
+/// SACK with RACK-TLP (RFC 8985).
+fn rack(sack: bool) -> TcpConfig {
+    TcpConfig {
+        rack_tlp: true,
+        ..config(sack)
+    }
+}
+
+/// The harness's round trip without queueing: both delays and one full segment's
+/// serialisation.
+fn base_rtt(h: &Harness) -> SimTime {
+    h.delay.saturating_mul(2) + h.rate.tx_time(MSS + TCP_IP_HEADER_BYTES as u64)
+}
+
+#[test]
+fn rack_repairs_a_lost_fast_retransmission_without_a_timeout() {
+    // Segment 30 is lost, and so is its fast retransmission. Without RACK only the timer finds
+    // the second loss (see `lost_fast_retransmission_is_repaired_by_the_timer`).
+    let script = || LossScript::none().seq(30 * MSS, 2);
+    let off = transfer(config(true), 200, script());
+    assert_eq!(off.sender.stats().timeouts, 1);
+    assert!(off.sender.rack().is_none());
+
+    let h = transfer(rack(true), 200, script());
+    let stats = h.sender.stats();
+    assert_eq!((stats.fast_retransmits, stats.timeouts), (1, 0));
+    // One episode; the lost retransmission brings the controller a second reduction (RFC 8985
+    // §9.3, without PRR), where the timer would have brought a timeout.
+    let cc = h.sender.cc();
+    assert_eq!(
+        (cc.congestion_events, cc.recovery_exits, cc.timeouts),
+        (2, 1, 0)
+    );
+    let counts = h.sender.rack().unwrap().stats();
+    assert_eq!(counts.retransmission_loss_responses, 1);
+    let resent: Vec<SimTime> = h
+        .log
+        .retransmissions
+        .iter()
+        .filter(|&&(_, seq)| seq == 30 * MSS)
+        .map(|&(t, _)| t)
+        .collect();
+    let [first, second] = resent[..] else {
+        panic!("{:?}", h.log.retransmissions)
+    };
+    // The second retransmission follows the first by about a round trip (the ACKs of data
+    // sent after it), not by an RTO.
+    let gap = second - first;
+    assert!(gap < base_rtt(&h).saturating_mul(3), "{gap}");
+    assert!(gap < h.sender.rto(), "{gap}");
+    assert!(counts.lost_retransmissions >= 1, "{counts:?}");
+    assert_eq!(h.receiver.duplicate_bytes(), 0);
+    // Repaired long before the timer fired without RACK. (The whole transfer, though, is not
+    // shorter here: the second reduction leaves a smaller window for the rest of it.)
+    assert!(off.log.timeouts[0].at - second > SimTime(h.sender.rto().as_nanos() / 2));
+
+    // With PRR the window already follows delivery: no second reduction.
+    let prr = TcpConfig {
+        recovery_window: RecoveryWindow::Prr,
+        ..rack(true)
+    };
+    let h = transfer(prr, 200, script());
+    assert_eq!(h.sender.stats().timeouts, 0);
+    assert_eq!(h.sender.cc().congestion_events, 1);
+    assert!(h.log.finished_at < off.log.finished_at);
+    assert_eq!(
+        h.retransmitted_seqs()
+            .iter()
+            .filter(|&&s| s == 30 * MSS)
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn rack_finds_a_lost_go_back_n_retransmission_without_a_second_timeout() {
+    // The last four segments are lost, and so is the probe resending segment 19: the timer
+    // fires. Of the go-back-N retransmissions, the one of segment 17 is lost again while the
+    // one of segment 18, sent with it, arrives. RACK sees 18 delivered and 17 not, and resends
+    // 17 a round trip later; without RACK the loss waits for the backed-off timer.
+    let script = || {
+        LossScript::none()
+            .seq(16 * MSS, 1)
+            .seq(17 * MSS, 2)
+            .seq(18 * MSS, 1)
+            .seq(19 * MSS, 2)
+    };
+    let off = transfer(config(true), 20, script());
+    assert_eq!(off.sender.stats().timeouts, 2);
+
+    let h = transfer(rack(true), 20, script());
+    let [timeout] = h.log.timeouts[..] else {
+        panic!("{:?}", h.log.timeouts)
+    };
+    let resent_17: Vec<SimTime> = h
+        .log
+        .retransmissions
+        .iter()
+        .filter(|&&(t, seq)| seq == 17 * MSS && t > timeout.at)
+        .map(|&(t, _)| t)
+        .collect();
+    let [go_back_n, repair] = resent_17[..] else {
+        panic!("{:?}", h.log.retransmissions)
+    };
+    assert!(repair - go_back_n <= base_rtt(&h).saturating_mul(2));
+    let rack = h.sender.rack().unwrap().stats();
+    assert!(rack.lost_retransmissions >= 1, "{rack:?}");
+    assert_eq!(
+        h.sender.stats().fast_retransmits,
+        0,
+        "no fast recovery after a timeout"
+    );
+    assert!(h.log.finished_at < off.log.timeouts[1].at);
+}
+
+#[test]
+fn rack_tlp_repairs_a_tail_loss_with_a_probe_after_two_round_trips() {
+    // The last two segments of the transfer are lost: nothing follows them to produce
+    // duplicate ACKs.
+    let script = || LossScript::none().seq(18 * MSS, 1).seq(19 * MSS, 1);
+    let off = transfer(config(true), 20, script());
+    assert_eq!(
+        off.sender.stats().timeouts,
+        1,
+        "without TLP the timer fires"
+    );
+
+    let h = transfer(rack(true), 20, script());
+    let stats = h.sender.stats();
+    assert_eq!(stats.timeouts, 0, "{:?}", h.log.timeouts);
+    let rack = h.sender.rack().unwrap().stats();
+    assert_eq!(
+        (rack.probes, rack.probe_retransmissions),
+        (1, 1),
+        "{rack:?}"
+    );
+    // The probe resends the highest segment two SRTTs after the last ACK; its SACK lets RACK
+    // find segment 18 lost, which starts fast recovery.
+    assert_eq!(h.retransmitted_seqs(), vec![19 * MSS, 18 * MSS]);
+    let [(probe_at, _), (repair_at, _)] = h.log.retransmissions[..] else {
+        unreachable!()
+    };
+    // The ACK of segment 17 was the last to move the window before the probe, and gave the
+    // last RTT sample (the ACKs of retransmissions give none): the probe left 2 SRTT after it.
+    let acked_17 = h.log.progress_before_retransmissions[0];
+    assert_eq!(probe_at - acked_17, h.sender.srtt().saturating_mul(2));
+    let rtt = base_rtt(&h);
+    assert!(
+        repair_at - probe_at <= rtt.saturating_mul(2),
+        "one round trip after the probe"
+    );
+    assert_eq!(stats.fast_retransmits, 1);
+    // Everything is over well before the first RTO would have fired.
+    assert!(
+        h.log.finished_at < off.log.timeouts[0].at,
+        "{} vs {:?}",
+        h.log.finished_at,
+        off.log.timeouts
+    );
+    assert_eq!(h.sender.rtt_estimator().backoff_count(), 0);
+}
+
+#[test]
+fn rack_tlp_probe_with_one_segment_out_stands_in_for_the_rto_and_counts_as_a_loss() {
+    // Only the last segment is lost: one segment is in flight when the probe is scheduled, so
+    // the probe waits for a delayed ACK too (2 SRTT + 200 ms), which the RTO caps: the probe
+    // goes at the RTO's time in its place, with no backoff and no window collapse, and its
+    // ACK (triggered by the probe itself) reports the repaired loss to the controller once.
+    let script = || LossScript::none().seq(19 * MSS, 1);
+    let off = transfer(config(true), 20, script());
+    let [timeout] = off.log.timeouts[..] else {
+        panic!("{:?}", off.log.timeouts)
+    };
+    let h = transfer(rack(true), 20, script());
+    assert_eq!(h.sender.stats().timeouts, 0);
+    let rack = h.sender.rack().unwrap().stats();
+    assert_eq!((rack.probes, rack.probe_recoveries), (1, 1), "{rack:?}");
+    assert_eq!(h.retransmitted_seqs(), vec![19 * MSS]);
+    assert_eq!(h.log.retransmissions[0].0, timeout.at);
+    let cc = h.sender.cc();
+    assert_eq!(
+        (cc.congestion_events, cc.recovery_exits, cc.timeouts),
+        (1, 1, 0)
+    );
+    assert_eq!(h.sender.stats().fast_retransmits, 0);
+    assert_eq!(h.sender.rtt_estimator().backoff_count(), 0);
+}
+
+#[test]
+fn reordering_within_the_reordering_window_is_not_a_loss() {
+    // Segment 40 takes half a millisecond longer than the segments behind it: two of them
+    // (0.24 ms apart on the 50 Mbit/s link) overtake it, too few for three duplicate ACKs, and
+    // it arrives within RACK's window of min_RTT / 4 (about 5 ms).
+    let script = || LossScript::none().delay_seq(40 * MSS, SimTime::from_micros(500));
+    for config in [config(true), rack(true)] {
+        let h = transfer(config, 200, script());
+        let stats = h.sender.stats();
+        assert_eq!(
+            (
+                stats.retransmitted_segments,
+                stats.fast_retransmits,
+                stats.timeouts
+            ),
+            (0, 0, 0),
+            "rack_tlp={}",
+            config.rack_tlp
+        );
+        if let Some(rack) = h.sender.rack() {
+            assert!(rack.reordering_seen(), "segment 40 arrived after 41 and 42");
+            assert_eq!(rack.stats().marked_lost, 0);
+        }
+    }
+}
+
+#[test]
+fn reordering_beyond_the_reordering_window_is_taken_for_a_loss_by_the_rack_timer() {
+    // The second-to-last segment is late; only the last one overtakes it (one duplicate ACK).
+    // 3 ms late is within the window (min_RTT / 4, about 5 ms); 8 ms late is not: the
+    // reordering timer marks it lost and it is resent (spuriously), which without RACK never
+    // happens.
+    let script = |late_ms| LossScript::none().delay_seq(18 * MSS, SimTime::from_millis(late_ms));
+    let h = transfer(rack(true), 20, script(3));
+    assert_eq!(h.sender.stats().retransmitted_segments, 0);
+    assert_eq!(h.sender.rack().unwrap().reo_deadline(), None);
+
+    let off = transfer(config(true), 20, script(8));
+    assert_eq!(off.sender.stats().retransmitted_segments, 0);
+    let h = transfer(rack(true), 20, script(8));
+    let rack = h.sender.rack().unwrap().stats();
+    assert_eq!((rack.marked_lost, rack.reo_timeouts), (1, 1), "{rack:?}");
+    assert_eq!(h.retransmitted_seqs(), vec![18 * MSS]);
+    assert_eq!(h.sender.stats().fast_retransmits, 1);
+    assert_eq!(h.sender.stats().timeouts, 0);
+}
+
+#[test]
+fn rack_tlp_changes_nothing_without_loss_or_without_sack() {
+    for segments in [1, 7, 300] {
+        let off = transfer(config(true), segments, LossScript::none());
+        let on = transfer(rack(true), segments, LossScript::none());
+        assert_eq!(off.log, on.log, "{segments} segments");
+        assert_eq!(on.sender.rack().unwrap().stats(), Default::default());
+    }
+    // RACK-TLP needs SACK: without it the setting is ignored.
+    let script = || LossScript::pattern((0..300).map(|i| i % 7 == 3).collect());
+    let off = transfer(config(false), 150, script());
+    let on = transfer(rack(false), 150, script());
+    assert!(on.sender.rack().is_none());
+    assert_eq!(off.log, on.log);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
 
@@ -725,5 +1022,59 @@ proptest! {
         if h.log.dropped_segments == 0 {
             prop_assert_eq!(h.sender.stats().retransmitted_segments, 0);
         }
+    }
+
+    /// The same with RACK-TLP, and with reordering: some transmissions (up to 10 %) are
+    /// delayed by up to 3 ms (up to a dozen segments overtake them). Every byte is delivered in
+    /// order exactly once, every invariant of the harness holds after every event, the timers
+    /// are all stopped at the end, and without loss or reordering nothing is resent but
+    /// (with delayed ACKs) a probe.
+    #[test]
+    fn random_losses_and_reordering_with_rack_tlp_deliver_everything_once(
+        delayed_ack in any::<bool>(),
+        small_buffer in any::<bool>(),
+        mss in prop_oneof![Just(536u32), Just(1460u32)],
+        app_bytes in 1u64..250_000,
+        loss_percent in 0u8..=20,
+        reorder_percent in 0u8..=10,
+        draws in proptest::collection::vec((0u8..100, 0u8..100, 0u16..3000), 600),
+    ) {
+        let receive_buffer = if small_buffer { 6 * mss as u64 + 17 } else { 1 << 20 };
+        let config = TcpConfig {
+            mss,
+            delayed_ack,
+            receive_buffer,
+            rack_tlp: true,
+            ..TcpConfig::default()
+        };
+        let pattern = draws.iter().map(|&(d, _, _)| d < loss_percent).collect();
+        let delays = draws
+            .iter()
+            .map(|&(_, r, us)| {
+                if r < reorder_percent { SimTime::from_micros(us as u64) } else { SimTime::ZERO }
+            })
+            .collect();
+        let cc = TestReno::new(mss, config.initial_window);
+        let script = LossScript::pattern(pattern).delays(delays);
+        let h = Harness::new(config, cc, app_bytes, script).run();
+        prop_assert_eq!(h.receiver.delivered_bytes(), app_bytes);
+        let rack = h.sender.rack().unwrap();
+        if h.log.dropped_segments == 0 && reorder_percent == 0 {
+            // Nothing is lost, but a probe may be: with delayed ACKs an ACK can take longer
+            // than the 2 SRTT a probe waits when more than one segment is in flight (a short
+            // last segment, which the receiver does not acknowledge at once).
+            prop_assert_eq!(rack.stats().marked_lost, 0);
+            prop_assert_eq!(h.sender.stats().timeouts, 0);
+            prop_assert_eq!(
+                h.sender.stats().retransmitted_segments,
+                rack.stats().probe_retransmissions
+            );
+            if !delayed_ack {
+                prop_assert_eq!(rack.stats().probes, 0);
+            }
+        }
+        prop_assert_eq!(rack.reo_deadline(), None);
+        prop_assert_eq!(rack.pto_deadline(), None);
+        prop_assert_eq!(rack.segments_outstanding(), 0);
     }
 }
