@@ -192,9 +192,16 @@ def test_flow_table_contents(scenario):
     # in it.)
     assert (flows.throughput_bps > 0).all()
     assert flows.throughput_bps.sum() <= 10e6 + 50 * 1500 * 8 / (r.duration_s - r.warmup_s)
-    assert (flows.rtt_min_s >= 0.022).all()  # at least the 22 ms propagation round trip
-    assert (flows.rtt_min_s <= flows.rtt_p50_s).all()
-    assert (flows.rtt_p50_s <= flows.rtt_max_s).all()
+    # RTT statistics from the flows' samples in the window: at least the 22 ms propagation
+    # round trip. A flow can take none there (seed 5: bulk.1 starts into a full buffer at
+    # 0.95 s, loses its retransmissions and spends the window in timeouts, and Karn's rule
+    # takes no sample from retransmitted data); its statistics are then missing, not zero.
+    sampled = flows[flows.rtt_samples > 0]
+    assert len(sampled) >= 2
+    assert (sampled.rtt_min_s >= 0.022).all()
+    assert (sampled.rtt_min_s <= sampled.rtt_p50_s).all()
+    assert flows[flows.rtt_samples == 0].rtt_min_s.isna().all()
+    assert (sampled.rtt_p50_s <= sampled.rtt_max_s).all()
     # Long-lived flows never complete.
     assert flows.completion_s.isna().all()
     # Jain's index of the goodputs, (sum x)^2 / (n sum x^2).
@@ -241,7 +248,11 @@ def test_series_present_when_sample_interval_set(scenario):
             ("bottleneck", "reverse"),
         ]
     assert (fs.cwnd_bytes > 0).all() and (fs.srtt_s >= 0).all()
-    assert (fs[fs.time_s == 2.5].srtt_s > 0).all()
+    # Every flow that has an RTT sample by then reports its smoothed RTT (see
+    # test_flow_table_contents for the flow that has none in this scenario).
+    sampled = set(r.flows[r.flows.rtt_samples > 0].name)
+    late = fs[fs.time_s == 2.5]
+    assert (late[late.flow.isin(sampled)].srtt_s > 0).all() and len(sampled) >= 2
     assert not fs.goodput_bps.isna().any()
     bottleneck = ls[(ls.link == "bottleneck") & (ls.direction == "forward")]
     assert bottleneck.queue_packets.max() > 0
