@@ -12,6 +12,20 @@ use crate::sim::build;
 /// given duration (no warm-up, so every delivered packet counts). Start times are uniform in
 /// [0, 4 s] as in the file, or in the first half of shorter runs.
 pub fn dumbbell_toml(flows: usize, duration_s: f64) -> String {
+    dumbbell_toml_with_tcp(
+        flows,
+        duration_s,
+        "mss = 1460\nsack = true\ndelayed_ack = false",
+    )
+}
+
+/// The dumbbell with the TCP settings of the `linux` profile (docs/linux.md), for the cost of
+/// the profile: RACK-TLP, PRR, Linux delayed ACKs with SACK compression, host jitter.
+pub fn dumbbell_linux_toml(flows: usize, duration_s: f64) -> String {
+    dumbbell_toml_with_tcp(flows, duration_s, "profile = \"linux\"")
+}
+
+fn dumbbell_toml_with_tcp(flows: usize, duration_s: f64, tcp: &str) -> String {
     let last_start = (duration_s / 2.0).min(4.0);
     format!(
         r#"[simulation]
@@ -20,9 +34,7 @@ warmup = 0
 seed = 1
 
 [tcp]
-mss = 1460
-sack = true
-delayed_ack = false
+{tcp}
 
 [[link]]
 name = "access_src"
@@ -87,6 +99,19 @@ pub fn peak_rss_bytes() -> u64 {
 
 /// Builds and runs the dumbbell with `flows` flows for `duration_s` simulated seconds.
 pub fn run_dumbbell(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
+    run_dumbbell_text(flows, duration_s, dumbbell_toml)
+}
+
+/// [`run_dumbbell`] with the `linux` TCP profile ([`dumbbell_linux_toml`]).
+pub fn run_dumbbell_linux(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
+    run_dumbbell_text(flows, duration_s, dumbbell_linux_toml)
+}
+
+fn run_dumbbell_text(
+    flows: usize,
+    duration_s: f64,
+    toml: fn(usize, f64) -> String,
+) -> Result<BenchReport, ScenarioError> {
     if flows == 0 || !(duration_s > 0.0 && duration_s.is_finite()) {
         return Err(ScenarioError {
             file: "<bench>".into(),
@@ -96,7 +121,7 @@ pub fn run_dumbbell(flows: usize, duration_s: f64) -> Result<BenchReport, Scenar
             ),
         });
     }
-    let scenario = Scenario::from_toml_str(&dumbbell_toml(flows, duration_s), "<bench>", &[])?;
+    let scenario = Scenario::from_toml_str(&toml(flows, duration_s), "<bench>", &[])?;
     let started = Instant::now();
     let mut sim = build(&scenario, None)?;
     sim.run();

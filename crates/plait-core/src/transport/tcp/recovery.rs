@@ -372,6 +372,7 @@ impl LossRecovery {
 
     /// RFC 6675 `SetPipe()` (FlightSize without SACK), computed over holes; with RACK-TLP,
     /// extended as the module documentation says.
+    #[inline]
     pub fn pipe(
         &self,
         scoreboard: &Scoreboard,
@@ -407,6 +408,7 @@ impl LossRecovery {
         not_lost + retransmitted
     }
 
+    #[inline]
     fn rfc6675_pipe(&self, scoreboard: &Scoreboard, snd_una: u64, snd_nxt: u64) -> u64 {
         let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
         if scoreboard.is_empty() {
