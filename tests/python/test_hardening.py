@@ -330,7 +330,10 @@ def test_ctrl_c_during_an_experiment_sweep(tmp_path):
         tmp_path,
     )
     assert code == 130, err
-    assert took < 2.0
+    # The run in progress would take many minutes: the workers stop it at their next time
+    # slice when the sweep closes them (about 0.5 s on an idle machine). Closing a local Dask
+    # cluster on a loaded 2-core machine can take a few seconds more.
+    assert took < 10.0
     # The sweep's cache of finished runs may exist; no result file does.
     assert not any(p.suffix in (".csv", ".md", ".png") for p in tmp_path.rglob("*"))
 
