@@ -98,6 +98,8 @@ def test_host_stalls_cost_throughput():
         ({"ssthresh_basis": "pipe"}, r"tcp\.ssthresh_basis"),
         ({"recovery_window": "prr2"}, r"tcp\.recovery_window"),
         ({"host_jitter": "-1us"}, r"tcp\.host_jitter"),
+        ({"host_jitter": "5s"}, r"tcp\.host_jitter"),
+        ({"host_stall_duration": "0s"}, r"tcp\.host_stall_duration"),
         ({"host_stall_rate": -1}, r"tcp\.host_stall_rate"),
         ({"delayed_ack_style": "bsd"}, r"tcp\.delayed_ack_style"),
     ],

@@ -8,7 +8,7 @@
 //! Their declared defaults are [`TcpConfig::default`] (a test holds them equal).
 
 use super::{Source, SourceKind, MAX_PACKET_BYTES};
-use crate::registry::{AlgorithmSpec, Origin, Param, ParamIssue, Params, Scalar, Value};
+use crate::registry::{AlgorithmSpec, Bound, Origin, Param, ParamIssue, Params, Scalar, Value};
 use crate::scenario::format_duration;
 use crate::time::SimTime;
 use crate::transport::cc::CcSpec;
@@ -164,7 +164,7 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
              host_jitter] from the flow's seeded stream; a connection's packets keep their \
              order (0: off)",
         )
-        .at_least(0.0)
+        .between(0.0, 1.0)
         .default(Scalar::Duration(SimTime::ZERO))
         .in_section(),
         Param::number(
@@ -177,7 +177,7 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         .default(Scalar::Number(0.0))
         .in_section(),
         Param::duration("host_stall_duration", "how long each host stall lasts")
-            .greater_than(0.0)
+            .range(Bound::Exclusive(0.0), Bound::Inclusive(10.0))
             .default(Scalar::Duration(SimTime::from_millis(1)))
             .in_section(),
         Param::choice(
