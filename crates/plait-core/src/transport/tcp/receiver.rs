@@ -523,10 +523,11 @@ impl TcpReceiver {
     }
 
     /// The ACK owed, if any.
+    #[inline]
     pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckSegment> {
-        if let Some(ack) = self.flushed.take() {
+        if self.flushed.is_some() {
             self.acks_sent += 1;
-            return Some(ack);
+            return self.flushed.take();
         }
         if !self.ack_now {
             return None;

@@ -372,7 +372,7 @@ impl LossRecovery {
 
     /// RFC 6675 `SetPipe()` (FlightSize without SACK), computed over holes; with RACK-TLP,
     /// extended as the module documentation says.
-    #[inline]
+    #[inline(always)]
     pub fn pipe(
         &self,
         scoreboard: &Scoreboard,
