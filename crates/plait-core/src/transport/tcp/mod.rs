@@ -80,114 +80,89 @@ pub struct TcpConfig {
     pub rto_formula: RtoFormula,
 }
 
-/// How the retransmission timeout follows from the RTT estimates (see [`crate::transport::rtt`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RtoFormula {
-    /// RFC 6298 §2: `max(min_rto, SRTT + 4·RTTVAR)`.
-    #[default]
-    Rfc6298,
-    /// Linux: `SRTT + max(4·RTTVAR, min_rto)`.
-    Linux,
+/// Declares a `Copy` enum of named choices (a scenario's string values) with `NAMES`, in
+/// declaration order, and `from_name`; the variant marked `#[default]` is the default.
+macro_rules! named_choice {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $text:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $name {
+            /// The scenario names, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            /// The choice a scenario calls `name`.
+            pub fn from_name(name: &str) -> Option<$name> {
+                match name {
+                    $($text => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
 }
 
-impl RtoFormula {
-    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux"];
-
-    pub fn from_name(name: &str) -> Option<RtoFormula> {
-        match name {
-            "rfc6298" => Some(RtoFormula::Rfc6298),
-            "linux" => Some(RtoFormula::Linux),
-            _ => None,
-        }
+named_choice! {
+    /// How the retransmission timeout follows from the RTT estimates (see [`crate::transport::rtt`]).
+    pub enum RtoFormula {
+        /// RFC 6298 §2: `max(min_rto, SRTT + 4·RTTVAR)`.
+        #[default]
+        Rfc6298 = "rfc6298",
+        /// Linux: `SRTT + max(4·RTTVAR, min_rto)`.
+        Linux = "linux",
     }
 }
 
-/// A named set of defaults for the TCP settings; every field stays overridable.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TcpProfile {
-    /// The RFCs as written: RFC 5681 ssthresh from FlightSize, RFC 6675 recovery, RFC 5681
-    /// delayed ACKs when enabled.
-    #[default]
-    Rfc,
-    /// What Linux does by default (see `docs/linux.md`).
-    Linux,
-}
-
-impl TcpProfile {
-    pub const NAMES: &'static [&'static str] = &["rfc", "linux"];
-
-    pub fn from_name(name: &str) -> Option<TcpProfile> {
-        match name {
-            "rfc" => Some(TcpProfile::Rfc),
-            "linux" => Some(TcpProfile::Linux),
-            _ => None,
-        }
+named_choice! {
+    /// A named set of defaults for the TCP settings; every field stays overridable.
+    pub enum TcpProfile {
+        /// The RFCs as written: RFC 5681 ssthresh from FlightSize, RFC 6675 recovery, RFC 5681
+        /// delayed ACKs when enabled.
+        #[default]
+        Rfc = "rfc",
+        /// What Linux does by default (see `docs/linux.md`).
+        Linux = "linux",
     }
 }
 
-/// What `ssthresh` is computed from when fast recovery starts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum SsthreshBasis {
-    /// RFC 5681 §3.2 step 2: FlightSize, without the data sent by limited transmit.
-    #[default]
-    FlightSize,
-    /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`): the congestion window.
-    Cwnd,
-}
-
-impl SsthreshBasis {
-    pub const NAMES: &'static [&'static str] = &["flight_size", "cwnd"];
-
-    pub fn from_name(name: &str) -> Option<SsthreshBasis> {
-        match name {
-            "flight_size" => Some(SsthreshBasis::FlightSize),
-            "cwnd" => Some(SsthreshBasis::Cwnd),
-            _ => None,
-        }
+named_choice! {
+    /// What `ssthresh` is computed from when fast recovery starts.
+    pub enum SsthreshBasis {
+        /// RFC 5681 §3.2 step 2: FlightSize, without the data sent by limited transmit.
+        #[default]
+        FlightSize = "flight_size",
+        /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`): the congestion window.
+        Cwnd = "cwnd",
     }
 }
 
-/// The sending limit during fast recovery.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RecoveryWindow {
-    /// RFC 6675 §5: send while `cwnd - pipe >= 1 SMSS` (NewReno's inflation without SACK).
-    #[default]
-    Rfc6675,
-    /// Proportional Rate Reduction (RFC 6937), with slow-start reduction bound (Linux).
-    Prr,
-}
-
-impl RecoveryWindow {
-    pub const NAMES: &'static [&'static str] = &["rfc6675", "prr"];
-
-    pub fn from_name(name: &str) -> Option<RecoveryWindow> {
-        match name {
-            "rfc6675" => Some(RecoveryWindow::Rfc6675),
-            "prr" => Some(RecoveryWindow::Prr),
-            _ => None,
-        }
+named_choice! {
+    /// The sending limit during fast recovery.
+    pub enum RecoveryWindow {
+        /// RFC 6675 §5: send while `cwnd - pipe >= 1 SMSS` (NewReno's inflation without SACK).
+        #[default]
+        Rfc6675 = "rfc6675",
+        /// Proportional Rate Reduction (RFC 6937), with slow-start reduction bound (Linux).
+        Prr = "prr",
     }
 }
 
-/// How a receiver with delayed ACKs decides when to acknowledge.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum DelayedAckStyle {
-    /// RFC 5681 §4.2 / RFC 1122: every second full segment or `delayed_ack_timeout`.
-    #[default]
-    Rfc,
-    /// Linux's: quick-ACK mode at the start and after idle, adaptive timer of at least 40 ms.
-    Linux,
-}
-
-impl DelayedAckStyle {
-    pub const NAMES: &'static [&'static str] = &["rfc", "linux"];
-
-    pub fn from_name(name: &str) -> Option<DelayedAckStyle> {
-        match name {
-            "rfc" => Some(DelayedAckStyle::Rfc),
-            "linux" => Some(DelayedAckStyle::Linux),
-            _ => None,
-        }
+named_choice! {
+    /// How a receiver with delayed ACKs decides when to acknowledge.
+    pub enum DelayedAckStyle {
+        /// RFC 5681 §4.2 / RFC 1122: every second full segment or `delayed_ack_timeout`.
+        #[default]
+        Rfc = "rfc",
+        /// Linux's: quick-ACK mode at the start and after idle, adaptive timer of at least 40 ms.
+        Linux = "linux",
     }
 }
 
