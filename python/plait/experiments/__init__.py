@@ -52,6 +52,18 @@ class Experiment:
 _REGISTRY: dict[str, Experiment] = {}
 
 
+def sweep_all(name: str, scenario: Any, grid: dict[str, list], **kwargs: Any) -> Any:
+    """Runs an experiment's packet-level sweep through :func:`plait.sweep` (`kwargs` go there)
+    and returns its result; a failed run fails the experiment, with the commonest reason."""
+    from plait.sweeps import sweep
+
+    result = sweep(scenario, grid=grid, **kwargs)
+    if result.summary.failed:
+        reason, count = result.summary.reasons()[0]
+        raise ValueError(f"{name}: {result.summary.failed} runs failed ({count}: {reason})")
+    return result
+
+
 def register(experiment: Experiment) -> Experiment:
     if experiment.name in _REGISTRY and _REGISTRY[experiment.name] is not experiment:
         raise ValueError(f"experiment {experiment.name!r} registered twice")

@@ -137,11 +137,12 @@ def sweep(
     per run (see :func:`rows`) with the sweep's summary. With `out`, runs are stored there and
     runs already stored are reused; `where` goes to :func:`plait.sweep` (``workers``,
     ``scheduler``, ``jobqueue``, ``client``, ``batch``)."""
-    from plait.sweeps import sweep as run_sweep
+    from plait.experiments import sweep_all
 
-    result = run_sweep(
+    result = sweep_all(
+        NAME,
         SCENARIO,
-        grid=grid(ns, buffers, rtts_ms, ccs, profiles, duration, warmup),
+        grid(ns, buffers, rtts_ms, ccs, profiles, duration, warmup),
         seeds=seeds,
         tables=TABLES,
         out=out,
@@ -149,9 +150,6 @@ def sweep(
         progress=progress,
         **where,
     )
-    if result.summary.failed:
-        reason, count = result.summary.reasons()[0]
-        raise ValueError(f"{NAME}: {result.summary.failed} runs failed ({count}: {reason})")
     table = rows(result.table("flows"), result.table("links"), list(rtts_ms), duration - warmup)
     return table, result.summary
 

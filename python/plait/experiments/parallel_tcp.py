@@ -112,11 +112,12 @@ def sweep_with_summary(
     **where,
 ) -> tuple[pd.DataFrame, Summary]:
     """As :func:`sweep`, with the sweep's :class:`plait.sweeps.Summary`."""
-    from plait.sweeps import sweep as run_sweep
+    from plait.experiments import sweep_all
 
-    result = run_sweep(
+    result = sweep_all(
+        "parallel-tcp",
         EXPERIMENT_DIR / "scenario.toml",
-        grid=grid(ns, duration, warmup),
+        grid(ns, duration, warmup),
         seeds=seeds,
         tables=TABLES,
         out=out,
@@ -124,9 +125,6 @@ def sweep_with_summary(
         progress=progress,
         **where,
     )
-    if result.summary.failed:
-        reason, count = result.summary.reasons()[0]
-        raise ValueError(f"parallel-tcp: {result.summary.failed} runs failed ({count}: {reason})")
     return rows(result.table("links"), result.table("flows")), result.summary
 
 
