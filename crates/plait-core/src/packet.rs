@@ -29,6 +29,8 @@ pub enum Header {
     TcpData(DataSegment),
     /// A TCP acknowledgement (receiver to sender).
     TcpAck(AckSegment),
+    /// An MPTCP subflow's acknowledgement, with the DATA_ACK.
+    MptcpAck(crate::transport::multipath::MptcpAck),
     /// A UDP datagram of a datagram source.
     Datagram(DatagramHeader),
     /// A header of a custom transport.

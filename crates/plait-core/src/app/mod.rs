@@ -8,6 +8,7 @@
 
 pub mod cbr;
 pub mod datagram;
+pub mod mptcp;
 pub mod onoff;
 pub mod tcp;
 
@@ -60,6 +61,11 @@ pub enum Source {
         noise: Option<Box<HostNoise>>,
     },
     Datagram(DatagramSource),
+    /// An MPTCP connection's settings; the builder adds its subflows, controller and scheduler.
+    Mptcp {
+        config: Box<crate::transport::multipath::MptcpConfig>,
+        stop_mode: StopMode,
+    },
 }
 
 /// What a source's constructor is given besides its parameters.
@@ -93,11 +99,16 @@ impl Kind for SourceKind {
 macro_rules! builtin_sources {
     (
         datagram: $($module:ident :: $variant:ident),+ ;
-        other: $($other:ident),* $(,)?
+        other: $($other:ident),* ;
+        sorted: $($sorted:ident),+ $(,)?
     ) => {
         /// The declarations of the built-in sources, sorted by name.
-        pub const REGISTRY: &[&AlgorithmSpec<SourceKind>] =
-            &[$(&$module::SPEC,)+ $(&$other::SPEC,)*];
+        pub const REGISTRY: &[&AlgorithmSpec<SourceKind>] = &[$(&$sorted::SPEC,)+];
+
+        // Every source is listed in `sorted`, once.
+        const _: () = assert!(
+            REGISTRY.len() == [$(stringify!($module),)+ $(stringify!($other),)*].len()
+        );
 
         /// A datagram source (enum dispatch).
         #[derive(Clone, Debug)]
@@ -134,6 +145,12 @@ builtin_sources! {
         cbr::Cbr,
         onoff::OnOff;
     other:
+        mptcp,
+        tcp;
+    sorted:
+        cbr,
+        mptcp,
+        onoff,
         tcp,
 }
 

@@ -7,8 +7,8 @@
 //! this source: they are the parameters declared [`in_section`](crate::registry::Param::in_section).
 //! Their declared defaults are [`TcpConfig::default`] (a test holds them equal).
 
-use super::{Source, SourceKind, MAX_PACKET_BYTES};
-use crate::registry::{AlgorithmSpec, Bound, Origin, Param, ParamIssue, Params, Scalar, Value};
+use super::{Source, SourceKind};
+use crate::registry::{AlgorithmSpec, Origin, Param, ParamIssue, Params, Scalar, Value};
 use crate::scenario::format_duration;
 use crate::time::SimTime;
 use crate::transport::cc::CcSpec;
@@ -19,11 +19,180 @@ use crate::transport::tcp::{
     TcpReceiver, TcpSender,
 };
 
+/// The parameters of a TCP connection's settings (those a `[tcp]` section may give, and
+/// `on_stop`), after the source's own parameters `$own`: shared by the TCP and MPTCP sources.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! tcp_connection_params {
+    ($($own:expr),* $(,)?) => {
+        &[
+            $($own,)*
+            $crate::registry::Param::size("mss", "maximum segment size (payload bytes)")
+                .between(1.0, $crate::app::MAX_PACKET_BYTES as f64)
+                .default($crate::registry::Scalar::Size(1460))
+                .in_section(),
+            $crate::registry::Param::integer("initial_window", "initial window (RFC 6928)")
+                .unit("segments")
+                .between(1.0, u32::MAX as f64)
+                .default($crate::registry::Scalar::Integer(10))
+                .in_section(),
+            $crate::registry::Param::bool(
+                "sack",
+                "SACK (RFC 2018) with RFC 6675 recovery; NewReno (RFC 6582) when false",
+            )
+            .default($crate::registry::Scalar::Bool(true))
+            .in_section(),
+            $crate::registry::Param::bool(
+                "delayed_ack",
+                "delayed ACKs at the receiver (RFC 5681 §4.2)",
+            )
+            .default($crate::registry::Scalar::Bool(false))
+            .in_section(),
+            $crate::registry::Param::duration(
+                "delayed_ack_timeout",
+                "longest an ACK is delayed (the rfc style; the linux style adapts its own timer)",
+            )
+            .greater_than(0.0)
+            .default($crate::registry::Scalar::Duration($crate::time::SimTime::from_millis(40)))
+            .in_section(),
+            $crate::registry::Param::duration(
+                "min_rto",
+                "lower bound of the retransmission timeout; at most max_rto",
+            )
+            .greater_than(0.0)
+            .default($crate::registry::Scalar::Duration($crate::time::SimTime::from_millis(200)))
+            .in_section(),
+            $crate::registry::Param::duration("max_rto", "upper bound of the retransmission timeout")
+                .greater_than(0.0)
+                .default($crate::registry::Scalar::Duration($crate::time::SimTime::from_secs(60)))
+                .in_section(),
+            $crate::registry::Param::duration(
+                "initial_rto",
+                "timeout before the first RTT sample (RFC 6298 §2.1)",
+            )
+            .greater_than(0.0)
+            .default($crate::registry::Scalar::Duration($crate::time::SimTime::from_secs(1)))
+            .in_section(),
+            $crate::registry::Param::size(
+                "receive_buffer",
+                "receive buffer; the advertised window is what is left of it; at least mss",
+            )
+            .default($crate::registry::Scalar::Size(64 << 20))
+            .in_section(),
+            $crate::registry::Param::integer(
+                "dupack_threshold",
+                "duplicate ACKs that trigger fast retransmit",
+            )
+            .between(1.0, u32::MAX as f64)
+            .default($crate::registry::Scalar::Integer(3))
+            .in_section(),
+            $crate::registry::Param::integer(
+                "header_bytes",
+                "IP + TCP header bytes without options added to every segment (40 for IPv4, 60 for \
+                 IPv6); SACK blocks add their option bytes to ACKs",
+            )
+            .unit("bytes")
+            .between(20.0, 120.0)
+            .default($crate::registry::Scalar::Integer(40))
+            .in_section(),
+            $crate::registry::Param::choice(
+                "profile",
+                $crate::transport::tcp::TcpProfile::NAMES,
+                "where the defaults of the other settings come from: the RFCs as written (rfc) or \
+                 what Linux does (linux: mss 1448 with 52 header bytes, CUBIC with HyStart, \
+                 ssthresh from cwnd, PRR, RACK-TLP, Linux's RTO, Linux delayed ACKs with SACK \
+                 compression, host jitter of up to 5 us); a setting given explicitly wins",
+            )
+            .default($crate::registry::Scalar::Name("rfc"))
+            .in_section(),
+            $crate::registry::Param::choice(
+                "ssthresh_basis",
+                $crate::transport::tcp::SsthreshBasis::NAMES,
+                "what a fast retransmit's window reduction is computed from: FlightSize without \
+                 limited-transmit data (RFC 5681 §3.2) or the congestion window (Linux)",
+            )
+            .default($crate::registry::Scalar::Name("flight_size"))
+            .in_section(),
+            $crate::registry::Param::choice(
+                "recovery_window",
+                $crate::transport::tcp::RecoveryWindow::NAMES,
+                "what may be sent during fast recovery: RFC 6675's pipe rule, or Proportional \
+                 Rate Reduction (RFC 6937, slow-start reduction bound)",
+            )
+            .default($crate::registry::Scalar::Name("rfc6675"))
+            .in_section(),
+            $crate::registry::Param::bool(
+                "rack_tlp",
+                "RACK-TLP loss detection (RFC 8985): time-based loss marking, lost \
+                 retransmissions, tail loss probes",
+            )
+            .default($crate::registry::Scalar::Bool(false))
+            .in_section(),
+            $crate::registry::Param::choice(
+                "delayed_ack_style",
+                $crate::transport::tcp::DelayedAckStyle::NAMES,
+                "how delayed ACKs are timed: RFC 5681 §4.2 (every second full segment or \
+                 delayed_ack_timeout) or Linux's (quick-ACK mode at the start and after idle, \
+                 adaptive timer of at least 40 ms)",
+            )
+            .default($crate::registry::Scalar::Name("rfc"))
+            .in_section(),
+            $crate::registry::Param::bool(
+                "sack_compression",
+                "Linux's SACK compression: ACKs for out-of-order data are delayed a little (at most \
+                 1 ms or RTT/20) and merged; takes effect with delayed_ack, delayed_ack_style = \
+                 \"linux\" and sack",
+            )
+            .default($crate::registry::Scalar::Bool(false))
+            .in_section(),
+            $crate::registry::Param::choice(
+                "rto_formula",
+                $crate::transport::tcp::RtoFormula::NAMES,
+                "how the retransmission timeout follows from the RTT: max(min_rto, SRTT + \
+                 4·RTTVAR) (RFC 6298) or SRTT + max(4·RTTVAR, min_rto) (Linux)",
+            )
+            .default($crate::registry::Scalar::Name("rfc6298"))
+            .in_section(),
+            $crate::registry::Param::duration(
+                "host_jitter",
+                "largest per-packet processing delay at each end, drawn uniformly from [0, \
+                 host_jitter] from the flow's seeded stream; a connection's packets keep their \
+                 order (0: off)",
+            )
+            .between(0.0, 1.0)
+            .default($crate::registry::Scalar::Duration($crate::time::SimTime::ZERO))
+            .in_section(),
+            $crate::registry::Param::number(
+                "host_stall_rate",
+                "host stalls per second at each end (Poisson); a packet due during a stall \
+                 leaves when it ends (0: off)",
+            )
+            .unit("per second")
+            .at_least(0.0)
+            .default($crate::registry::Scalar::Number(0.0))
+            .in_section(),
+            $crate::registry::Param::duration("host_stall_duration", "how long each host stall lasts")
+                .range($crate::registry::Bound::Exclusive(0.0), $crate::registry::Bound::Inclusive(10.0))
+                .default($crate::registry::Scalar::Duration($crate::time::SimTime::from_millis(1)))
+                .in_section(),
+            $crate::registry::Param::choice(
+                "on_stop",
+                $crate::transport::tcp::StopMode::NAMES,
+                "what the flow does at its stop time: send no new data but repair what it sent \
+                 until acknowledged (finish), or fall silent at once, retransmissions and timer \
+                 included (abort)",
+            )
+            .default($crate::registry::Scalar::Name("finish")),
+        ]
+    };
+}
+pub use tcp_connection_params;
+
 /// The registry declaration of the TCP source.
 pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
     name: "tcp",
     summary: "a TCP connection, bulk or of a given size",
-    params: &[
+    params: tcp_connection_params![
         Param::controller(
             "cc",
             "congestion controller: a name, or a table { name = \"...\", <parameters> }",
@@ -32,162 +201,6 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         Param::size("bytes", "size of the transfer")
             .at_least(1.0)
             .unset("a long-lived flow"),
-        Param::size("mss", "maximum segment size (payload bytes)")
-            .between(1.0, MAX_PACKET_BYTES as f64)
-            .default(Scalar::Size(1460))
-            .in_section(),
-        Param::integer("initial_window", "initial window (RFC 6928)")
-            .unit("segments")
-            .between(1.0, u32::MAX as f64)
-            .default(Scalar::Integer(10))
-            .in_section(),
-        Param::bool(
-            "sack",
-            "SACK (RFC 2018) with RFC 6675 recovery; NewReno (RFC 6582) when false",
-        )
-        .default(Scalar::Bool(true))
-        .in_section(),
-        Param::bool(
-            "delayed_ack",
-            "delayed ACKs at the receiver (RFC 5681 §4.2)",
-        )
-        .default(Scalar::Bool(false))
-        .in_section(),
-        Param::duration(
-            "delayed_ack_timeout",
-            "longest an ACK is delayed (the rfc style; the linux style adapts its own timer)",
-        )
-        .greater_than(0.0)
-        .default(Scalar::Duration(SimTime::from_millis(40)))
-        .in_section(),
-        Param::duration(
-            "min_rto",
-            "lower bound of the retransmission timeout; at most max_rto",
-        )
-        .greater_than(0.0)
-        .default(Scalar::Duration(SimTime::from_millis(200)))
-        .in_section(),
-        Param::duration("max_rto", "upper bound of the retransmission timeout")
-            .greater_than(0.0)
-            .default(Scalar::Duration(SimTime::from_secs(60)))
-            .in_section(),
-        Param::duration(
-            "initial_rto",
-            "timeout before the first RTT sample (RFC 6298 §2.1)",
-        )
-        .greater_than(0.0)
-        .default(Scalar::Duration(SimTime::from_secs(1)))
-        .in_section(),
-        Param::size(
-            "receive_buffer",
-            "receive buffer; the advertised window is what is left of it; at least mss",
-        )
-        .default(Scalar::Size(64 << 20))
-        .in_section(),
-        Param::integer(
-            "dupack_threshold",
-            "duplicate ACKs that trigger fast retransmit",
-        )
-        .between(1.0, u32::MAX as f64)
-        .default(Scalar::Integer(3))
-        .in_section(),
-        Param::integer(
-            "header_bytes",
-            "IP + TCP header bytes without options added to every segment (40 for IPv4, 60 for \
-             IPv6); SACK blocks add their option bytes to ACKs",
-        )
-        .unit("bytes")
-        .between(20.0, 120.0)
-        .default(Scalar::Integer(40))
-        .in_section(),
-        Param::choice(
-            "profile",
-            TcpProfile::NAMES,
-            "where the defaults of the other settings come from: the RFCs as written (rfc) or \
-             what Linux does (linux: mss 1448 with 52 header bytes, CUBIC with HyStart, \
-             ssthresh from cwnd, PRR, RACK-TLP, Linux's RTO, Linux delayed ACKs with SACK \
-             compression, host jitter of up to 5 us); a setting given explicitly wins",
-        )
-        .default(Scalar::Name("rfc"))
-        .in_section(),
-        Param::choice(
-            "ssthresh_basis",
-            SsthreshBasis::NAMES,
-            "what a fast retransmit's window reduction is computed from: FlightSize without \
-             limited-transmit data (RFC 5681 §3.2) or the congestion window (Linux)",
-        )
-        .default(Scalar::Name("flight_size"))
-        .in_section(),
-        Param::choice(
-            "recovery_window",
-            RecoveryWindow::NAMES,
-            "what may be sent during fast recovery: RFC 6675's pipe rule, or Proportional \
-             Rate Reduction (RFC 6937, slow-start reduction bound)",
-        )
-        .default(Scalar::Name("rfc6675"))
-        .in_section(),
-        Param::bool(
-            "rack_tlp",
-            "RACK-TLP loss detection (RFC 8985): time-based loss marking, lost \
-             retransmissions, tail loss probes",
-        )
-        .default(Scalar::Bool(false))
-        .in_section(),
-        Param::choice(
-            "delayed_ack_style",
-            DelayedAckStyle::NAMES,
-            "how delayed ACKs are timed: RFC 5681 §4.2 (every second full segment or \
-             delayed_ack_timeout) or Linux's (quick-ACK mode at the start and after idle, \
-             adaptive timer of at least 40 ms)",
-        )
-        .default(Scalar::Name("rfc"))
-        .in_section(),
-        Param::bool(
-            "sack_compression",
-            "Linux's SACK compression: ACKs for out-of-order data are delayed a little (at most \
-             1 ms or RTT/20) and merged; takes effect with delayed_ack, delayed_ack_style = \
-             \"linux\" and sack",
-        )
-        .default(Scalar::Bool(false))
-        .in_section(),
-        Param::choice(
-            "rto_formula",
-            RtoFormula::NAMES,
-            "how the retransmission timeout follows from the RTT: max(min_rto, SRTT + \
-             4·RTTVAR) (RFC 6298) or SRTT + max(4·RTTVAR, min_rto) (Linux)",
-        )
-        .default(Scalar::Name("rfc6298"))
-        .in_section(),
-        Param::duration(
-            "host_jitter",
-            "largest per-packet processing delay at each end, drawn uniformly from [0, \
-             host_jitter] from the flow's seeded stream; a connection's packets keep their \
-             order (0: off)",
-        )
-        .between(0.0, 1.0)
-        .default(Scalar::Duration(SimTime::ZERO))
-        .in_section(),
-        Param::number(
-            "host_stall_rate",
-            "host stalls per second at each end (Poisson); a packet due during a stall \
-             leaves when it ends (0: off)",
-        )
-        .unit("per second")
-        .at_least(0.0)
-        .default(Scalar::Number(0.0))
-        .in_section(),
-        Param::duration("host_stall_duration", "how long each host stall lasts")
-            .range(Bound::Exclusive(0.0), Bound::Inclusive(10.0))
-            .default(Scalar::Duration(SimTime::from_millis(1)))
-            .in_section(),
-        Param::choice(
-            "on_stop",
-            StopMode::NAMES,
-            "what the flow does at its stop time: send no new data but repair what it sent \
-             until acknowledged (finish), or fall silent at once, retransmissions and timer \
-             included (abort)",
-        )
-        .default(Scalar::Name("finish")),
     ],
     finish: Some(finish),
     build: |params, context| {
@@ -275,12 +288,13 @@ pub fn linux_profile() -> Vec<(&'static str, Value)> {
 
 /// Replaces the declared defaults of the settings neither the flow nor `[tcp]` gave with the
 /// chosen profile's.
-fn apply_profile(params: &mut Params) {
+pub(crate) fn apply_profile(params: &mut Params) {
     if params.choice("profile") != "linux" {
         return;
     }
     for (name, value) in linux_profile() {
-        if params.origin(name) == Origin::Default {
+        let declared = params.iter().any(|(p, _)| p.name == name);
+        if declared && params.origin(name) == Origin::Default {
             params.set(name, Some(value));
         }
     }
@@ -289,7 +303,7 @@ fn apply_profile(params: &mut Params) {
 /// The checks that relate settings. A conflict is blamed on the setting the entry itself gave
 /// (rather than one it inherited from `[tcp]` or left at its default), the first one when both
 /// were given.
-fn finish(params: &mut Params) -> Result<(), ParamIssue> {
+pub(crate) fn finish(params: &mut Params) -> Result<(), ParamIssue> {
     apply_profile(params);
     let blame = |a: &'static str, b: &'static str| {
         if params.is_given(a) || !params.is_given(b) {

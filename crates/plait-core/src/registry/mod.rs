@@ -13,6 +13,8 @@
 //! | queue | [`crate::net::queue::REGISTRY`] | [`Queue`](crate::net::queue::Queue) |
 //! | loss | [`crate::net::loss::REGISTRY`] | [`LossModel`](crate::net::loss::LossModel) |
 //! | source | [`crate::app::REGISTRY`] | [`Source`](crate::app::Source) |
+//! | coupled | [`crate::transport::multipath::coupled::REGISTRY`] | [`Coupled`](crate::transport::multipath::coupled::Coupled) |
+//! | scheduler | [`crate::transport::multipath::scheduler::REGISTRY`] | [`Scheduler`](crate::transport::multipath::scheduler::Scheduler) |
 //!
 //! Everything else reads those declarations: scenario validation (names, keys, types, ranges,
 //! defaults and their error messages), `plait list` and `plait list --json` (the scenario
@@ -30,21 +32,25 @@ mod param;
 
 pub use param::{Bound, Default, Origin, Param, ParamType, Params, Range, Scalar, Value};
 
-/// The four kinds of algorithm a scenario names.
+/// The kinds of algorithm a scenario names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Category {
     Controller,
     Queue,
     Loss,
     Source,
+    Coupled,
+    Scheduler,
 }
 
 impl Category {
-    pub const ALL: [Category; 4] = [
+    pub const ALL: [Category; 6] = [
         Category::Controller,
         Category::Queue,
         Category::Loss,
         Category::Source,
+        Category::Coupled,
+        Category::Scheduler,
     ];
 
     /// `"controller"`, `"queue"`, `"loss"`, `"source"`.
@@ -54,6 +60,8 @@ impl Category {
             Category::Queue => "queue",
             Category::Loss => "loss",
             Category::Source => "source",
+            Category::Coupled => "coupled",
+            Category::Scheduler => "scheduler",
         }
     }
 
@@ -64,6 +72,8 @@ impl Category {
             Category::Queue => "queue discipline",
             Category::Loss => "loss model",
             Category::Source => "source",
+            Category::Coupled => "multipath controller",
+            Category::Scheduler => "scheduler",
         }
     }
 
@@ -77,6 +87,8 @@ impl Category {
             Category::Queue => erase::<crate::net::queue::QueueKind>(),
             Category::Loss => erase::<crate::net::loss::LossKind>(),
             Category::Source => erase::<crate::app::SourceKind>(),
+            Category::Coupled => erase::<crate::transport::multipath::coupled::CoupledKind>(),
+            Category::Scheduler => erase::<crate::transport::multipath::scheduler::SchedulerKind>(),
         }
     }
 }

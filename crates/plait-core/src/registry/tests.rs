@@ -26,7 +26,11 @@ fn is_identifier(name: &str) -> bool {
 fn names_are_unique_lowercase_and_listed_in_order() {
     for category in Category::ALL {
         let names: Vec<&str> = category.entries().iter().map(|e| e.name).collect();
-        assert!(!names.is_empty(), "no {category:?}");
+        // Coupled controllers arrive one file at a time; every other category has built-ins.
+        assert!(
+            !names.is_empty() || category == Category::Coupled,
+            "no {category:?}"
+        );
         let mut sorted = names.clone();
         sorted.sort_unstable();
         sorted.dedup();

@@ -39,6 +39,20 @@ pub(crate) fn choose<K: Kind>(
     default: Option<&str>,
     common: &[&'static str],
 ) -> Result<&'static AlgorithmSpec<K>, Issue> {
+    choose_with::<K>(table, key, noun, family, default, common, &[])
+}
+
+/// [`choose`], where the algorithms named in `more` accept their listed keys besides their
+/// parameters (keys the scenario reader reads itself, such as an MPTCP flow's `subflows`).
+pub(crate) fn choose_with<K: Kind>(
+    table: &Fields,
+    key: &str,
+    noun: &str,
+    family: &str,
+    default: Option<&str>,
+    common: &[&'static str],
+    more: &[(&str, &[&'static str])],
+) -> Result<&'static AlgorithmSpec<K>, Issue> {
     let keys: Vec<(&'static str, Vec<&str>)> = K::registry()
         .iter()
         .map(|spec| {
@@ -48,6 +62,15 @@ pub(crate) fn choose<K: Kind>(
             }
             keys.extend_from_slice(common);
             keys.extend(spec.params.iter().map(|p| p.name));
+            for (name, extra) in more {
+                if *name == spec.name {
+                    keys.extend(
+                        extra
+                            .iter()
+                            .filter(|k| !spec.params.iter().any(|p| p.name == **k)),
+                    );
+                }
+            }
             (spec.name, keys)
         })
         .collect();
@@ -204,6 +227,56 @@ pub(crate) fn controller(path: &str, value: &Toml) -> Result<CcSpec, Issue> {
             format!(
                 "expected a controller name such as \"reno\" or a table such as \
                  {{ name = \"cubic\", beta = 0.7 }}, got {}",
+                describe(other)
+            ),
+        )),
+    }
+}
+
+/// An algorithm of category `K` given as a registered name (with its defaults) or as a table
+/// naming it by `key` with its parameters: `"min_rtt"`, `{ kind = "capacity", gamma = 0.5 }`.
+pub(crate) fn named<K: Kind>(
+    path: &str,
+    value: &Toml,
+    key: &str,
+    noun: &str,
+    family: &str,
+) -> Result<Configured<K>, Issue> {
+    match value {
+        Toml::String(name) => {
+            let Some(spec) = find::<K>(name) else {
+                return Err(Issue::new(
+                    path,
+                    format!(
+                        "unknown {noun} '{name}' (known: {}){}",
+                        names::<K>().join(", "),
+                        did_you_mean(name, &names::<K>())
+                    ),
+                ));
+            };
+            if let Some(p) = spec.params.iter().find(|p| p.is_required()) {
+                return Err(Issue::new(
+                    path,
+                    format!(
+                        "{noun} '{name}' needs its parameter `{0}` ({1}): write \
+                         {{ {key} = \"{name}\", {0} = ... }}",
+                        p.name,
+                        expectation(p)
+                    ),
+                ));
+            }
+            let params = spec.check(&[]).map_err(|e| Issue::new(path, e.message))?;
+            Ok(Configured::from_parts(spec, params))
+        }
+        Toml::Table(table) => {
+            let fields = Fields::new(path, table);
+            let spec = choose::<K>(&fields, key, noun, family, None, &[])?;
+            read(&fields, spec, None)
+        }
+        other => Err(Issue::new(
+            path,
+            format!(
+                "expected a {noun} name or a table such as {{ {key} = \"...\", <parameters> }}, got {}",
                 describe(other)
             ),
         )),

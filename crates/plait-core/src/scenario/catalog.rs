@@ -62,8 +62,10 @@ pub struct RangeInfo {
 }
 
 /// The order of the categories in listings and in the reference page.
-const CATEGORIES: [Category; 4] = [
+const CATEGORIES: [Category; 6] = [
     Category::Controller,
+    Category::Coupled,
+    Category::Scheduler,
     Category::Queue,
     Category::Source,
     Category::Loss,
@@ -163,13 +165,23 @@ fn scalar_toml(s: Scalar) -> String {
 
 /// The blocks of `docs/scenario.md` generated from the registry, by marker name: each sits
 /// between `<!-- registry:NAME -->` and `<!-- /registry -->`.
-pub const REFERENCE_BLOCKS: &[&str] = &["controllers", "queues", "losses", "sources", "tcp"];
+pub const REFERENCE_BLOCKS: &[&str] = &[
+    "controllers",
+    "coupled",
+    "schedulers",
+    "queues",
+    "losses",
+    "sources",
+    "tcp",
+];
 
 /// The text of the generated block `name` of the reference page (one of
 /// [`REFERENCE_BLOCKS`]), without its markers.
 pub fn reference_block(name: &str) -> Option<String> {
     let category = match name {
         "controllers" => Category::Controller,
+        "coupled" => Category::Coupled,
+        "schedulers" => Category::Scheduler,
         "queues" => Category::Queue,
         "losses" => Category::Loss,
         "sources" => Category::Source,

@@ -11,6 +11,9 @@ use crate::net::loss::LossSpec;
 use crate::net::queue::QueueSpec;
 use crate::registry::Value;
 use crate::time::{Rate, SimTime};
+use crate::transport::cc::CcSpec;
+use crate::transport::multipath::coupled::CoupledSpec;
+use crate::transport::multipath::scheduler::SchedulerSpec;
 
 /// A validated scenario, ready to be built into a simulator.
 #[derive(Clone, Debug, PartialEq)]
@@ -101,9 +104,49 @@ pub struct FlowSpec {
     pub stop: Option<SimTime>,
     /// An explicit path of node names from `src` to `dst`; `None` means shortest path.
     pub route: Option<Vec<String>>,
-    /// The flow's paths resolved by validation to link directions (one for every flow today:
-    /// `route`, or the shortest path).
+    /// The flow's paths resolved by validation to link directions: one (`route`, or the
+    /// shortest path), or one per subflow of an MPTCP flow.
     pub paths: Vec<PathSpec>,
+    /// What an MPTCP flow adds: its controller, scheduler and subflows (`None` for others).
+    pub multipath: Option<MultipathSpec>,
+}
+
+/// The multipath part of an MPTCP flow (`kind = "mptcp"`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultipathSpec {
+    pub cc: CoupledChoice,
+    pub scheduler: SchedulerSpec,
+    /// One per path, in order.
+    pub subflows: Vec<SubflowSpec>,
+}
+
+/// An MPTCP flow's congestion control.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CoupledChoice {
+    /// A coupled controller (`cc = "lia"`).
+    Coupled(CoupledSpec),
+    /// A single-path controller on each subflow (`cc = "uncoupled:cubic"`).
+    Uncoupled(CcSpec),
+}
+
+impl CoupledChoice {
+    /// The name results show: `lia`, `uncoupled:cubic`.
+    pub fn name(&self) -> String {
+        match self {
+            CoupledChoice::Coupled(c) => c.name().to_string(),
+            CoupledChoice::Uncoupled(c) => format!("uncoupled:{}", c.name()),
+        }
+    }
+}
+
+/// One subflow of an MPTCP flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubflowSpec {
+    /// The nodes from `src` to `dst` as written (`None`: the shortest path).
+    pub route: Option<Vec<String>>,
+    /// When it joins, after the flow starts.
+    pub start: SimTime,
+    pub backup: bool,
 }
 
 /// A path resolved to link directions, numbered as the simulator numbers them: each link's

@@ -177,6 +177,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
                     forward: vec![LinkId(0), LinkId(2), LinkId(4)],
                     reverse: vec![LinkId(5), LinkId(3), LinkId(1)],
                 }],
+                multipath: None,
             }
         );
     }
@@ -290,7 +291,7 @@ fn field_of_another_kind_says_which_kinds_use_it() {
         "{BASE}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\ncc = \"reno\"\n"
     ));
     assert_eq!(e.path, "flow[0].cc");
-    assert_eq!(e.message, "not a field of cbr flows (used by: tcp)");
+    assert_eq!(e.message, "not a field of cbr flows (used by: mptcp, tcp)");
     let e = err(&base_flow("").replace(
         "delay = \"5ms\"\n\n[[link]]",
         "delay = \"5ms\"\nqueue = { kind = \"droptail\", packets = 5, max_p = 0.2 }\n\n[[link]]",
@@ -311,7 +312,7 @@ fn missing_required_fields() {
     assert_eq!(e.path, "flow[0].kind");
     assert_eq!(
         e.message,
-        "missing required field (one of: cbr, onoff, tcp)"
+        "missing required field (one of: cbr, mptcp, onoff, tcp)"
     );
     let e = err(&base_flow("").replace("duration = \"10s\"", ""));
     assert_eq!(e.path, "simulation.duration");
@@ -1410,10 +1411,17 @@ fn catalog_defaults_are_what_the_parser_uses() {
             "source" => (
                 "flow[0]",
                 format!(
-                    "{{ name = \"f\", kind = \"{}\", src = \"src\", dst = \"dst\" }}",
-                    entry.name
+                    "{{ name = \"f\", kind = \"{}\", src = \"src\", dst = \"dst\"{} }}",
+                    entry.name,
+                    if entry.name == "mptcp" {
+                        ", subflows = [{}]"
+                    } else {
+                        ""
+                    }
                 ),
             ),
+            // A multipath flow's controller and scheduler: tests/mptcp.rs builds each one.
+            "coupled" | "scheduler" => continue,
             other => panic!("unknown category {other}"),
         };
         let mut minimal = vec![(at.to_string(), base)];

@@ -18,6 +18,12 @@ use super::units::{
     uint_value, EXPECT_DURATION, EXPECT_RATE,
 };
 use crate::app::SourceKind;
+use crate::transport::multipath::coupled::CoupledKind;
+use crate::transport::multipath::scheduler::{SchedulerKind, SchedulerSpec, MAX_SUBFLOWS};
+
+/// The controller and scheduler of an MPTCP flow that names none.
+const DEFAULT_COUPLED: &str = "uncoupled:reno";
+const DEFAULT_SCHEDULER: &str = "min_rtt";
 use crate::ids::{LinkId, NodeId};
 use crate::net::loss::{LossKind, LossSpec};
 use crate::net::queue::{QueueKind, QueueSpec};
@@ -430,14 +436,16 @@ fn flow(
     sections: &[(&'static str, Params)],
     topology: &Topology,
 ) -> Result<Vec<FlowSpec>, Issue> {
-    let source = algorithm::choose::<SourceKind>(
+    let source = algorithm::choose_with::<SourceKind>(
         entry,
         "kind",
         "flow kind",
         "flows",
         None,
         FLOW_COMMON_KEYS,
+        &[("mptcp", MPTCP_FLOW_KEYS)],
     )?;
+    let is_mptcp = source.name == "mptcp";
     let name = entry.req("name", "a flow name", name_value)?;
     let src = entry.req("src", "a host name", name_value)?;
     let dst = entry.req("dst", "a host name", name_value)?;
@@ -485,12 +493,42 @@ fn flow(
             ));
         }
     }
+    if is_mptcp && entry.has("route") {
+        return Err(Issue::new(
+            entry.at("route"),
+            "an mptcp flow gives a route per subflow: subflows = [{ route = [...] }, ...]",
+        ));
+    }
     let route = route(entry, topology, src_id, dst_id)?;
+    // The MPTCP source's subflows are TCP: the `[tcp]` section gives them their defaults.
+    let section_name = if is_mptcp { "tcp" } else { source.name };
     let section = sections
         .iter()
-        .find(|(name, _)| *name == source.name)
+        .find(|(name, _)| *name == section_name)
         .map(|(name, params)| Section { path: name, params });
     let kind = algorithm::read(entry, source, section.as_ref())?;
+    if is_mptcp {
+        let (multipath, paths) = multipath(entry, topology, &src, &dst, src_id, dst_id)?;
+        let names: Vec<String> = if count == 1 {
+            vec![name]
+        } else {
+            (0..count).map(|i| format!("{name}.{i}")).collect()
+        };
+        return Ok(names
+            .into_iter()
+            .map(|name| FlowSpec {
+                name,
+                kind: kind.clone(),
+                src: src.clone(),
+                dst: dst.clone(),
+                start: start.clone(),
+                stop,
+                route: None,
+                paths: paths.clone(),
+                multipath: Some(multipath.clone()),
+            })
+            .collect());
+    }
     let forward = match &route {
         Some(ids) => topology.links_along(ids),
         None => topology.shortest_path(src_id, dst_id),
@@ -543,8 +581,135 @@ fn flow(
             stop,
             route: route.clone(),
             paths: paths.clone(),
+            multipath: None,
         })
         .collect())
+}
+
+/// The keys an MPTCP flow takes besides its source's parameters.
+const MPTCP_FLOW_KEYS: &[&str] = &["cc", "scheduler", "subflows"];
+/// The keys of one entry of `subflows`.
+const SUBFLOW_KEYS: &[&str] = &["route", "start", "backup"];
+
+/// An MPTCP flow's controller, scheduler and subflows, with one path per subflow.
+fn multipath(
+    entry: &Fields,
+    topology: &Topology,
+    src: &str,
+    dst: &str,
+    src_id: usize,
+    dst_id: usize,
+) -> Result<(MultipathSpec, Vec<PathSpec>), Issue> {
+    let default_cc = Value::String(DEFAULT_COUPLED.to_string());
+    let cc = match entry.get("cc").unwrap_or(&default_cc) {
+        Value::String(text) if text.starts_with("uncoupled:") => {
+            let inner = Value::String(text["uncoupled:".len()..].to_string());
+            CoupledChoice::Uncoupled(algorithm::controller(&entry.at("cc"), &inner)?)
+        }
+        value => CoupledChoice::Coupled(algorithm::named::<CoupledKind>(
+            &entry.at("cc"),
+            value,
+            "name",
+            "coupled controller",
+            "coupled controllers",
+        )?),
+    };
+    let scheduler = match entry.get("scheduler") {
+        None => SchedulerSpec::new(DEFAULT_SCHEDULER, &[]).expect("the default scheduler"),
+        Some(value) => algorithm::named::<SchedulerKind>(
+            &entry.at("scheduler"),
+            value,
+            "kind",
+            "scheduler",
+            "schedulers",
+        )?,
+    };
+    let path = entry.at("subflows");
+    let items = match entry.get("subflows") {
+        Some(Value::Array(items)) if !items.is_empty() => items,
+        Some(Value::Array(_)) => {
+            return Err(Issue::new(path, "an mptcp flow needs at least one subflow"));
+        }
+        Some(other) => {
+            return Err(Issue::new(
+                path,
+                format!(
+                    "expected a list of subflows such as [{{ route = [\"{src}\", \"r1\", \"{dst}\"] }}], got {}",
+                    describe(other)
+                ),
+            ))
+        }
+        None => {
+            return Err(Issue::new(
+                path,
+                format!(
+                    "missing required field (a list of subflows such as [{{ route = [\"{src}\", \"r1\", \"{dst}\"] }}])"
+                ),
+            ))
+        }
+    };
+    if items.len() > MAX_SUBFLOWS {
+        return Err(Issue::new(
+            path,
+            format!("at most {MAX_SUBFLOWS} subflows, got {}", items.len()),
+        ));
+    }
+    let mut subflows = Vec::with_capacity(items.len());
+    let mut paths = Vec::with_capacity(items.len());
+    for (k, item) in items.iter().enumerate() {
+        let at = index(&path, k);
+        let sub = Fields::of(&at, item)?;
+        sub.check_keys(SUBFLOW_KEYS)?;
+        let start = sub.opt("start", duration_value)?.unwrap_or(SimTime::ZERO);
+        let backup = sub.opt("backup", bool_value)?.unwrap_or(false);
+        let ids = match sub.get("route") {
+            None => None,
+            Some(value) => Some(route_ids(
+                &sub.at("route"),
+                value,
+                topology,
+                src_id,
+                dst_id,
+                true,
+            )?),
+        };
+        let forward = match &ids {
+            Some(ids) => topology.links_along(ids),
+            None => topology.shortest_path(src_id, dst_id),
+        };
+        let Some(forward) = forward else {
+            return Err(Issue::new(
+                sub.at("route"),
+                format!("no path from '{src}' to '{dst}' over the links"),
+            ));
+        };
+        let back = match &ids {
+            Some(ids) => topology.links_along(&ids.iter().rev().copied().collect::<Vec<_>>()),
+            None => topology.shortest_path(dst_id, src_id),
+        };
+        let Some(reverse) = back else {
+            return Err(Issue::new(
+                sub.at("route"),
+                format!(
+                    "the ACKs need the route backwards, from '{dst}' to '{src}' (check the duplex = false links)"
+                ),
+            ));
+        };
+        paths.push(PathSpec { forward, reverse });
+        subflows.push(SubflowSpec {
+            route: ids.map(|ids| ids.iter().map(|&id| topology.names[id].clone()).collect()),
+            start,
+            backup,
+        });
+    }
+    Ok((
+        MultipathSpec {
+            cc,
+            scheduler,
+            subflows,
+        },
+        paths,
+    ))
 }
 
 fn start(entry: &Fields, sim: &SimulationSpec) -> Result<StartSpec, Issue> {
@@ -610,10 +775,23 @@ fn route(
     src: usize,
     dst: usize,
 ) -> Result<Option<Vec<usize>>, Issue> {
-    let path = entry.at("route");
     let Some(value) = entry.get("route") else {
         return Ok(None);
     };
+    route_ids(&entry.at("route"), value, topology, src, dst, false).map(Some)
+}
+
+/// The nodes of a route written at `path`: node names from `src` to `dst` (which may be left
+/// out when `ends_implied`), each joined to the next by a link, without loops.
+fn route_ids(
+    path: &str,
+    value: &Value,
+    topology: &Topology,
+    src: usize,
+    dst: usize,
+    ends_implied: bool,
+) -> Result<Vec<usize>, Issue> {
+    let path = path.to_string();
     let Value::Array(items) = value else {
         return Err(Issue::new(
             path,
@@ -629,6 +807,14 @@ fn route(
         ids.push(topology.lookup(&index(&path, i), &name)?);
     }
     let name = |id: usize| topology.names[id].as_str();
+    if ends_implied {
+        if ids.first() != Some(&src) {
+            ids.insert(0, src);
+        }
+        if ids.last() != Some(&dst) {
+            ids.push(dst);
+        }
+    }
     if ids.first() != Some(&src) {
         return Err(Issue::new(
             index(&path, 0),
@@ -661,5 +847,5 @@ fn route(
             ));
         }
     }
-    Ok(Some(ids))
+    Ok(ids)
 }

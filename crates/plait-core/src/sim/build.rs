@@ -13,9 +13,15 @@ use crate::net::link::Link;
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{NodeRole, Topology};
 use crate::rng::RngStreams;
+use crate::scenario::{CoupledChoice, MultipathSpec};
 use crate::scenario::{NodeKind, PathSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
+use crate::transport::cc::Connection;
+use crate::transport::multipath::coupled::{Coupled, MultipathConnection, Uncoupled};
+use crate::transport::multipath::scheduler::SchedulerContext;
+use crate::transport::multipath::{MptcpConfig, MptcpFlow, SubflowConfig};
+use crate::transport::tcp::StopMode;
 use crate::transport::tcp::TcpFlow;
 use crate::transport::{AnyTransport, Transport};
 use rand::Rng;
@@ -177,14 +183,27 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 stop_mode,
                 noise,
             } => (
-                cc,
+                cc.to_string(),
                 AnyTransport::Tcp(
                     TcpFlow::new(*sender, *receiver)
                         .with_stop_mode(stop_mode)
                         .with_host_noise(noise),
                 ),
             ),
-            Source::Datagram(source) => ("", AnyTransport::Datagram(DatagramFlow::new(source))),
+            Source::Datagram(source) => (
+                String::new(),
+                AnyTransport::Datagram(DatagramFlow::new(source)),
+            ),
+            Source::Mptcp { config, stop_mode } => {
+                let Some(multipath) = f.multipath.as_ref() else {
+                    return Err(err(
+                        format!("flow '{}'.subflows", f.name),
+                        "an mptcp flow needs its subflows".into(),
+                    ));
+                };
+                let flow = mptcp_flow(*config, stop_mode, multipath);
+                (multipath.cc.name(), AnyTransport::Mptcp(Box::new(flow)))
+            }
         };
         flows.push(Flow {
             name: f.name.clone(),
@@ -222,4 +241,43 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         node_names,
         crate::trace::NoTrace,
     ))
+}
+
+/// An MPTCP connection from its source's settings and its flow's multipath part.
+fn mptcp_flow(
+    mut config: MptcpConfig,
+    stop_mode: StopMode,
+    multipath: &MultipathSpec,
+) -> MptcpFlow {
+    config.subflows = multipath
+        .subflows
+        .iter()
+        .map(|s| SubflowConfig {
+            start: s.start,
+            backup: s.backup,
+        })
+        .collect();
+    let n = config.subflows.len();
+    let cc = match &multipath.cc {
+        CoupledChoice::Coupled(spec) => spec.build(MultipathConnection {
+            subflows: n,
+            mss: config.tcp.mss,
+            initial_window: config.tcp.initial_window,
+            profile: config.tcp.profile,
+        }),
+        CoupledChoice::Uncoupled(spec) => Coupled::Uncoupled(Uncoupled {
+            controllers: (0..n)
+                .map(|_| {
+                    spec.build(Connection {
+                        mss: config.tcp.mss,
+                        initial_window: config.tcp.initial_window,
+                        profile: config.tcp.profile,
+                    })
+                })
+                .collect(),
+            mss: config.tcp.mss,
+        }),
+    };
+    let scheduler = multipath.scheduler.build(SchedulerContext { subflows: n });
+    MptcpFlow::new(config, cc, scheduler).with_stop_mode(stop_mode)
 }

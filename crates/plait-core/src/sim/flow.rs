@@ -25,7 +25,8 @@ impl FlowPath {
 pub struct Flow {
     pub name: String,
     pub kind: &'static str,
-    pub cc: &'static str,
+    /// The congestion controller's name (empty for datagram flows).
+    pub cc: String,
     pub src: NodeId,
     pub dst: NodeId,
     /// The flow's paths, indexed by [`PathId`]; a single-path flow has one.

@@ -322,7 +322,7 @@ impl<O: Observer> Simulator<O> {
         transport.set_tracing(O::ENABLED);
         let f = &mut self.flows[flow.index()];
         f.kind = transport.kind();
-        f.cc = cc;
+        f.cc = cc.to_string();
         f.transport = transport;
         Ok(())
     }
@@ -521,6 +521,7 @@ impl<O: Observer> Simulator<O> {
         let deadline = match &mut flow.transport {
             AnyTransport::Tcp(t) => step.run(t, input),
             AnyTransport::Datagram(t) => step.run(t, input),
+            AnyTransport::Mptcp(t) => step.run(&mut **t, input),
             AnyTransport::Custom(t) => step.run(&mut **t, input),
         };
         self.counters.created += transmits.len() as u64;

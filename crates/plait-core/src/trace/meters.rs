@@ -7,6 +7,7 @@ use crate::net::link::{Link, LinkCounters};
 use crate::sim::flow::Flow;
 use crate::sim::RunConfig;
 use crate::time::SimTime;
+use crate::transport::multipath::connection::{ConnectionStats, SubflowStats};
 use crate::transport::{Transport, TransportStats};
 
 use super::histogram::LogHistogram;
@@ -37,6 +38,8 @@ pub struct PathCounters {
 pub struct PathMeters {
     pub counters: PathCounters,
     pub at_warmup: PathCounters,
+    /// An MPTCP subflow's counters when the warm-up ended.
+    pub subflow_at_warmup: SubflowStats,
     /// RTT samples taken on this path after the warm-up.
     pub rtt: LogHistogram,
 }
@@ -61,6 +64,8 @@ pub struct FlowMeters {
     pub delivered_at_last_sample: u64,
     /// Per path, for flows with more than one (empty otherwise: a single path is the flow).
     pub paths: Vec<PathMeters>,
+    /// An MPTCP connection's counters when the warm-up ended.
+    pub connection_at_warmup: ConnectionStats,
 }
 
 impl FlowMeters {
@@ -113,6 +118,12 @@ impl Measurements {
             for p in &mut f.meters.paths {
                 p.at_warmup = p.counters;
             }
+            if let Some(c) = f.transport.as_mptcp() {
+                f.meters.connection_at_warmup = c.connection_stats(now);
+                for (i, p) in f.meters.paths.iter_mut().enumerate() {
+                    p.subflow_at_warmup = c.subflow_stats(now, i);
+                }
+            }
         }
         for (i, l) in links.iter_mut().enumerate() {
             self.link_at_warmup[i] = l.counters_at(now);
@@ -154,6 +165,10 @@ impl Measurements {
                     .push(state.cwnd_bytes.map_or(f64::NAN, |c| c as f64));
                 ps.srtt_s
                     .push(state.srtt.map_or(f64::NAN, SimTime::as_secs_f64));
+                ps.in_flight_bytes
+                    .push(state.in_flight_bytes.map_or(f64::NAN, |b| b as f64));
+                ps.capacity_estimate
+                    .push(state.estimate.unwrap_or(f64::NAN));
             }
         }
         let ls = &mut self.link_series;
@@ -206,6 +221,7 @@ impl Measurements {
             names.join(">")
         };
 
+        let until = now.min(config.duration);
         let mut ft = FlowTable::default();
         let mut pt = PathTable::default();
         for (i, f) in flows.iter().enumerate() {
@@ -242,6 +258,45 @@ impl Measurements {
             ft.rtt_max_s.push(secs(h.max().map(|v| v as f64)));
             ft.completion_s
                 .push(f.meters.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
+            let mptcp = f.transport.as_mptcp();
+            match mptcp {
+                Some(c) => {
+                    let (cs, cw) = (c.connection_stats(until), f.meters.connection_at_warmup);
+                    let ns = |a: u64, b: u64| a.saturating_sub(b) as f64 * 1e-9;
+                    ft.rwnd_blocked_s
+                        .push(ns(cs.window_blocked_ns, cw.window_blocked_ns));
+                    ft.send_buffer_blocked_s
+                        .push(ns(cs.send_buffer_blocked_ns, cw.send_buffer_blocked_ns));
+                    let bytes = cs.delivery_delay_bytes - cw.delivery_delay_bytes;
+                    ft.delivery_delay_mean_s.push(if bytes > 0 {
+                        (cs.delivery_delay_area - cw.delivery_delay_area) as f64 / bytes as f64
+                            * 1e-9
+                    } else {
+                        f64::NAN
+                    });
+                    ft.delivery_delay_max_s
+                        .push(cs.delivery_delay_max_ns as f64 * 1e-9);
+                    ft.reinjected_bytes
+                        .push(cs.reinjected_bytes - cw.reinjected_bytes);
+                    ft.max_out_of_order_bytes.push(cs.max_out_of_order_bytes);
+                }
+                None => {
+                    ft.rwnd_blocked_s.push(f64::NAN);
+                    ft.send_buffer_blocked_s.push(f64::NAN);
+                    ft.delivery_delay_mean_s.push(f64::NAN);
+                    ft.delivery_delay_max_s.push(f64::NAN);
+                    ft.reinjected_bytes.push(0);
+                    ft.max_out_of_order_bytes.push(0);
+                }
+            }
+            let new_data_total: u64 = (0..f.meters.paths.len())
+                .map(|p| {
+                    mptcp.map_or(0, |c| {
+                        c.subflow_stats(until, p).new_data_bytes
+                            - f.meters.paths[p].subflow_at_warmup.new_data_bytes
+                    })
+                })
+                .sum();
             for (p, m) in f.meters.paths.iter().enumerate() {
                 let (c, cw) = (m.counters, m.at_warmup);
                 pt.flow.push(i as u32);
@@ -257,6 +312,30 @@ impl Measurements {
                 pt.rtt_samples.push(m.rtt.count());
                 pt.rtt_mean_s.push(secs(m.rtt.mean()));
                 pt.rtt_min_s.push(secs(m.rtt.min().map(|v| v as f64)));
+                let (sc, sw) = match mptcp {
+                    Some(c) => (c.subflow_stats(until, p), m.subflow_at_warmup),
+                    None => (SubflowStats::default(), SubflowStats::default()),
+                };
+                pt.bytes_sent.push(sc.bytes_sent - sw.bytes_sent);
+                pt.retransmissions
+                    .push(sc.retransmissions - sw.retransmissions);
+                let new_data = sc.new_data_bytes - sw.new_data_bytes;
+                pt.new_data_bytes.push(new_data);
+                pt.reinjected_bytes
+                    .push(sc.reinjected_bytes - sw.reinjected_bytes);
+                pt.data_share.push(if new_data_total > 0 {
+                    new_data as f64 / new_data_total as f64
+                } else {
+                    f64::NAN
+                });
+                let time = sc.cwnd_time_ns - sw.cwnd_time_ns;
+                pt.cwnd_mean_bytes.push(if time > 0 {
+                    (sc.cwnd_area - sw.cwnd_area) as f64 / time as f64
+                } else {
+                    f64::NAN
+                });
+                pt.cwnd_max_bytes.push(sc.cwnd_max_bytes);
+                pt.penalisations.push(sc.penalisations - sw.penalisations);
             }
         }
 

@@ -43,6 +43,18 @@ table! {
         /// When a finite transfer was fully acknowledged, from the start of the run, whole run
         /// (NaN if it was not, or is unbounded).
         completion_s: f64,
+        /// MPTCP connections (NaN or 0 for other flows): time new data waited for the peer's
+        /// data-level window, and time the application waited for send-buffer space.
+        rwnd_blocked_s: f64,
+        send_buffer_blocked_s: f64,
+        /// In-order delivery delay per byte (first transmission to readable at the receiver),
+        /// mean and largest, for bytes delivered in the window.
+        delivery_delay_mean_s: f64,
+        delivery_delay_max_s: f64,
+        /// Bytes resent at the data level (reinjections, opportunistic retransmissions) and
+        /// redundant copies; the receiver's largest out-of-order queue (whole run).
+        reinjected_bytes: u64,
+        max_out_of_order_bytes: u64,
 }
 }
 
@@ -103,6 +115,19 @@ table! {
         rtt_samples: u64,
         rtt_mean_s: f64,
         rtt_min_s: f64,
+        /// MPTCP subflows (0 or NaN for other flows): payload bytes sent (retransmissions and
+        /// reinjections included), segments the subflow's TCP resent, new data it carried
+        /// first, data-level copies it carried, and its share of the new data.
+        bytes_sent: u64,
+        retransmissions: u64,
+        new_data_bytes: u64,
+        reinjected_bytes: u64,
+        data_share: f64,
+        /// Time average and largest value of the congestion window (while joined).
+        cwnd_mean_bytes: f64,
+        cwnd_max_bytes: u64,
+        /// Window halvings by the receive-buffer optimisation.
+        penalisations: u64,
     }
 }
 
@@ -145,6 +170,11 @@ table! {
         path: u64,
         cwnd_bytes: f64,
         srtt_s: f64,
+        /// Bytes in flight on the path (NaN if not known).
+        in_flight_bytes: f64,
+        /// The `capacity` scheduler's estimated available path capacity, in segments (NaN for
+        /// other schedulers).
+        capacity_estimate: f64,
     }
 }
 

@@ -25,6 +25,7 @@
 
 pub mod cc;
 pub mod host_noise;
+pub mod multipath;
 pub mod rtt;
 pub mod tcp;
 
@@ -32,6 +33,7 @@ use crate::app::datagram::DatagramFlow;
 use crate::ids::PathId;
 use crate::packet::Header;
 use crate::time::SimTime;
+use multipath::MptcpFlow;
 use tcp::TcpFlow;
 
 /// Which way a packet travels on its path.
@@ -150,12 +152,17 @@ pub trait Transport {
 }
 
 /// What time series sample of a flow or of one of its paths.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PathState {
     /// Congestion window in bytes.
     pub cwnd_bytes: Option<u64>,
     /// Smoothed RTT.
     pub srtt: Option<SimTime>,
+    /// Bytes in flight (multipath subflows).
+    pub in_flight_bytes: Option<u64>,
+    /// The scheduler's estimate for the path (the `capacity` scheduler's available path
+    /// capacity, in segments).
+    pub estimate: Option<f64>,
 }
 
 /// The built-in transports, dispatched without a virtual call, and the extension point.
@@ -165,6 +172,7 @@ pub struct PathState {
 pub enum AnyTransport {
     Tcp(TcpFlow),
     Datagram(DatagramFlow),
+    Mptcp(Box<MptcpFlow>),
     Custom(Box<dyn Transport + Send>),
 }
 
@@ -173,6 +181,7 @@ macro_rules! dispatch {
         match $self {
             AnyTransport::Tcp($t) => $body,
             AnyTransport::Datagram($t) => $body,
+            AnyTransport::Mptcp($t) => $body,
             AnyTransport::Custom($t) => $body,
         }
     };
@@ -183,6 +192,13 @@ impl AnyTransport {
     pub fn as_tcp(&self) -> Option<&TcpFlow> {
         match self {
             AnyTransport::Tcp(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The MPTCP connection, if this is one.
+    pub fn as_mptcp(&self) -> Option<&MptcpFlow> {
+        match self {
+            AnyTransport::Mptcp(t) => Some(t),
             _ => None,
         }
     }

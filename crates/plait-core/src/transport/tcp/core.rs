@@ -766,7 +766,7 @@ impl TcpCore {
     /// Congestion window plus NewReno's inflation; during fast recovery with PRR, the window
     /// PRR allowed at the latest ACK.
     #[inline]
-    fn send_window<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
+    pub fn send_window<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
         if let Some((_, window)) = self.prr {
             return window;
         }

@@ -275,6 +275,7 @@ impl Transport for TcpFlow {
         PathState {
             cwnd_bytes: Some(self.sender.cwnd()),
             srtt: Some(self.sender.srtt()),
+            ..PathState::default()
         }
     }
 }

@@ -1,0 +1,1105 @@
+//! An MPTCP connection (RFC 8684) as one [`Transport`]: several TCP subflows, each a full
+//! [`TcpCore`] (SACK, RTO, RACK-TLP and PRR as configured) on its own path with its own
+//! [`TcpReceiver`], a data sequence space over them, a shared send buffer, a shared receive
+//! buffer ([`DataReceiver`]), a packet scheduler and a coupled congestion controller.
+//!
+//! **Data level** (reference `multipath_cc.md` §4). The application's byte stream is numbered
+//! by data sequence numbers (DSN). New data is cut into chunks of at most one MSS; a chunk
+//! handed to a subflow becomes one segment of that subflow's own sequence space, and the
+//! subflow keeps the mapping (subflow sequence number, DSN, length) that the DSS option
+//! carries on the wire (RFC 8684 §3.3.1). Every copy of a chunk (a reinjection, a redundant
+//! copy) keeps the chunk's boundaries, so the receiver can drop copies whole. When a subflow
+//! has data in order at its level, the receiver maps it back to DSNs through the same mappings
+//! (the simulation reads them from the sender rather than from the packet: the same
+//! information) and places it in the shared receive buffer. ACKs carry the DATA_ACK (the next
+//! DSN expected) and, in the TCP window field, the connection-level window, as every Linux
+//! subflow advertises it (§4.3).
+//!
+//! **Sender** (§4.2, v0.9x late binding). The application writes while the send buffer has
+//! room: at most `send_buffer` bytes from the oldest byte not DATA_ACKed. New data may not pass
+//! the right edge of the peer's data-level window (`DATA_ACK + window`, never moved left). The
+//! send loop, run after every input: each subflow first sends what its own TCP has to resend
+//! (subflow sequence integrity: a subflow repairs its own losses), then, repeatedly, the
+//! connection takes the next segment (the head of the reinjection queue, else the next new
+//! chunk), asks the scheduler which subflow carries it, and hands it over if that subflow is
+//! usable and has room in its congestion window; it stops when the scheduler says wait or
+//! nothing is left. A chunk is not cut shorter to fit the peer's window while data is in
+//! flight (data-level silly-window avoidance).
+//!
+//! **Reinjection** (§4.4, v0.9x triggers). When a subflow's retransmission timer fires, every
+//! chunk it holds that is not yet DATA_ACKed is queued for reinjection on another subflow, and
+//! the subflow is marked potentially failed (no new data) until an ACK arrives on it. With the
+//! scheduler's receive-buffer optimisation (§3.1.4), when new data is blocked by the peer's
+//! window or by the send buffer, the oldest chunk not DATA_ACKed may be resent on the fast
+//! subflow (opportunistic retransmission) and the slower subflows holding it have their
+//! window halved, at most once per SRTT of the fast subflow (penalisation).
+//!
+//! **Subflows** join at their start time (an offset from the connection's start); the MP_JOIN
+//! handshake is not simulated. A path that fails shows as losses and timeouts on its subflow.
+//!
+//! Header overhead: every data segment carries a DSS option with a 4-byte DATA_ACK, a 4-byte
+//! DSN, the subflow sequence number and the data-level length (RFC 8684 §3.3: 4 + 4 + 4 + 4 +
+//! 2 = 18 bytes, padded to 20; no DSS checksum); every ACK a DSS option with the DATA_ACK
+//! (8 bytes).
+
+use std::collections::VecDeque;
+
+use crate::ids::PathId;
+use crate::packet::{AckSegment, DataSegment, Header};
+use crate::time::SimTime;
+use crate::transport::cc::CongestionControl;
+use crate::transport::tcp::{RecoveryPhase, StopMode, TcpConfig, TcpCore, TcpReceiver};
+use crate::transport::{
+    Direction, EventBuffer, PathState, Transmit, Transport, TransportEvent, TransportStats,
+};
+
+use super::coupled::{Coupled, MultipathCongestionControl, SubflowController};
+use super::data_receiver::DataReceiver;
+use super::scheduler::{
+    ConnectionView, Decision, PacketScheduler, Reason, Scheduler, SegmentView, SubflowSet,
+    SubflowView, MAX_SUBFLOWS,
+};
+
+/// DSS option bytes on a data segment (RFC 8684 §3.3, padded to a multiple of 4).
+pub const DSS_DATA_OPTION_BYTES: u32 = 20;
+/// DSS option bytes on an ACK: the DATA_ACK alone.
+pub const DSS_ACK_OPTION_BYTES: u32 = 8;
+
+/// A subflow's acknowledgement with the DSS option's DATA_ACK. The TCP window field (`rwnd`)
+/// is the connection-level window, relative to the DATA_ACK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MptcpAck {
+    pub ack: AckSegment,
+    pub data_ack: u64,
+}
+
+/// One subflow as configured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubflowConfig {
+    /// When the subflow joins, after the connection starts.
+    pub start: SimTime,
+    /// A backup subflow (RFC 8684 §3.3.8 MP_PRIO): new data only when no other is usable.
+    pub backup: bool,
+}
+
+/// The settings of a connection.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MptcpConfig {
+    /// Every subflow's TCP settings; `receive_buffer` is ignored (the connection's is used).
+    pub tcp: TcpConfig,
+    /// Connection-level send buffer in bytes.
+    pub send_buffer: u64,
+    /// Connection-level receive buffer in bytes.
+    pub receive_buffer: u64,
+    /// Application bytes to send; `None` for an unbounded bulk transfer.
+    pub app_bytes: Option<u64>,
+    pub subflows: Vec<SubflowConfig>,
+}
+
+/// Counters of one subflow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubflowStats {
+    /// Data segments and their payload bytes sent, retransmissions and reinjections included.
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    /// Segments the subflow's TCP resent (its own loss recovery).
+    pub retransmissions: u64,
+    /// Bytes of new data this subflow carried first.
+    pub new_data_bytes: u64,
+    /// Bytes of data-level retransmissions (reinjections, opportunistic retransmissions) and
+    /// redundant copies it carried.
+    pub reinjected_bytes: u64,
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    /// Window halvings by the receive-buffer optimisation.
+    pub penalisations: u64,
+    /// The integral of the congestion window over time (byte·ns) and the time it covers, for
+    /// its time average; the largest window.
+    pub cwnd_area: u128,
+    pub cwnd_time_ns: u64,
+    pub cwnd_max_bytes: u64,
+}
+
+/// Counters of the connection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConnectionStats {
+    /// Time new data was ready but could not go because the peer's window was full.
+    pub window_blocked_ns: u64,
+    /// Time the application could not write because the send buffer was full.
+    pub send_buffer_blocked_ns: u64,
+    /// In-order delivery delay (from a chunk's first transmission to when it became readable),
+    /// summed over delivered bytes (byte·ns), and its largest value.
+    pub delivery_delay_area: u128,
+    pub delivery_delay_bytes: u64,
+    pub delivery_delay_max_ns: u64,
+    /// Bytes resent at the data level (reinjections and opportunistic retransmissions) and
+    /// redundant copies.
+    pub reinjected_bytes: u64,
+    pub opportunistic_retransmissions: u64,
+    pub penalisations: u64,
+    /// Copies the receiver dropped as duplicates, in bytes.
+    pub duplicate_bytes: u64,
+    /// The largest out-of-order queue at the receiver, in bytes.
+    pub max_out_of_order_bytes: u64,
+}
+
+/// A scheduler's decision, as traced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PickRecord {
+    pub time: SimTime,
+    /// The subflow(s) chosen (empty: wait).
+    pub subflows: SubflowSet,
+    pub reason: Reason,
+    pub dsn: u64,
+    pub is_reinjection: bool,
+}
+
+/// Where `[sub_seq, sub_seq + len)` of a subflow sits in the data sequence space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mapping {
+    sub_seq: u64,
+    dsn: u64,
+    len: u32,
+}
+
+/// One chunk of the data sequence space between the DATA_ACK and the highest DSN sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Chunk {
+    dsn: u64,
+    len: u32,
+    /// Subflows that carried it (v0.9x `path_mask`).
+    carried: SubflowSet,
+    first_sent: SimTime,
+}
+
+struct Subflow {
+    core: TcpCore,
+    receiver: TcpReceiver,
+    /// Mappings of the subflow's unacknowledged data, in subflow sequence order.
+    mappings: VecDeque<Mapping>,
+    start: SimTime,
+    backup: bool,
+    established: bool,
+    /// v0.9x `pf`: its timer fired and its data was reinjected; cleared by an ACK on it.
+    potentially_failed: bool,
+    poll_receiver: bool,
+    loss_events: u64,
+    last_penalised_at: Option<SimTime>,
+    stats: SubflowStats,
+    /// Window and time of the latest change, for the time average.
+    cwnd: u64,
+    cwnd_since: SimTime,
+}
+
+/// An MPTCP connection: both ends of every subflow.
+pub struct MptcpFlow {
+    subflows: Vec<Subflow>,
+    cc: Coupled,
+    scheduler: Scheduler,
+    mss: u32,
+    header_bytes: u32,
+    send_buffer: u64,
+    app_bytes: Option<u64>,
+    closed_at: Option<u64>,
+    /// The DATA_ACK received (everything below is acknowledged at the data level).
+    data_una: u64,
+    /// The next new DSN.
+    data_nxt: u64,
+    /// Right edge of the peer's data-level window.
+    peer_right_edge: u64,
+    peer_window: u64,
+    chunks: VecDeque<Chunk>,
+    /// DSNs of chunks to resend, ascending, no duplicates.
+    reinject: VecDeque<u64>,
+    receiver: DataReceiver,
+    started_at: Option<SimTime>,
+    stopped: bool,
+    stop_mode: StopMode,
+    finished: bool,
+    tracing: bool,
+    send_pending: bool,
+    outbox: VecDeque<Transmit>,
+    events: EventBuffer,
+    views: Vec<SubflowView>,
+    stats: ConnectionStats,
+    window_blocked_since: Option<SimTime>,
+    buffer_blocked_since: Option<SimTime>,
+    picks: Option<Vec<PickRecord>>,
+}
+
+impl MptcpFlow {
+    /// A connection with `config.subflows` subflows (path `i` is subflow `i`), its coupled
+    /// controller (built for as many subflows) and its scheduler.
+    ///
+    /// # Panics
+    /// If there are no subflows, more than [`MAX_SUBFLOWS`], or the controller was built for
+    /// another number of subflows.
+    pub fn new(config: MptcpConfig, cc: Coupled, scheduler: Scheduler) -> Self {
+        let n = config.subflows.len();
+        assert!(
+            (1..=MAX_SUBFLOWS).contains(&n),
+            "an MPTCP connection has 1 to {MAX_SUBFLOWS} subflows, got {n}"
+        );
+        assert_eq!(cc.subflows(), n, "the controller's number of subflows");
+        let tcp = TcpConfig {
+            receive_buffer: config.receive_buffer.max(1),
+            ..config.tcp
+        };
+        let subflows = config
+            .subflows
+            .iter()
+            .map(|s| Subflow {
+                core: TcpCore::new(tcp),
+                receiver: TcpReceiver::new(&tcp),
+                mappings: VecDeque::new(),
+                start: s.start,
+                backup: s.backup,
+                established: false,
+                potentially_failed: false,
+                poll_receiver: false,
+                loss_events: 0,
+                last_penalised_at: None,
+                stats: SubflowStats::default(),
+                cwnd: 0,
+                cwnd_since: SimTime::ZERO,
+            })
+            .collect();
+        MptcpFlow {
+            subflows,
+            cc,
+            scheduler,
+            mss: tcp.mss,
+            header_bytes: tcp.header_bytes,
+            send_buffer: config.send_buffer.max(1),
+            app_bytes: config.app_bytes,
+            closed_at: None,
+            data_una: 0,
+            data_nxt: 0,
+            peer_right_edge: tcp.receive_buffer,
+            peer_window: tcp.receive_buffer,
+            chunks: VecDeque::new(),
+            reinject: VecDeque::new(),
+            receiver: DataReceiver::new(tcp.receive_buffer),
+            started_at: None,
+            stopped: false,
+            stop_mode: StopMode::default(),
+            finished: false,
+            tracing: false,
+            send_pending: false,
+            outbox: VecDeque::new(),
+            events: EventBuffer::default(),
+            views: vec![SubflowView::default(); n],
+            stats: ConnectionStats::default(),
+            window_blocked_since: None,
+            buffer_blocked_since: None,
+            picks: None,
+        }
+    }
+
+    /// What the connection does at its stop time.
+    pub fn with_stop_mode(mut self, mode: StopMode) -> Self {
+        self.stop_mode = mode;
+        self
+    }
+
+    /// Keeps every scheduler decision ([`MptcpFlow::picks`]).
+    pub fn with_pick_log(mut self) -> Self {
+        self.picks = Some(Vec::new());
+        self
+    }
+
+    /// The scheduler decisions so far, when the pick log is on.
+    pub fn picks(&self) -> &[PickRecord] {
+        self.picks.as_deref().unwrap_or(&[])
+    }
+
+    pub fn subflow_count(&self) -> usize {
+        self.subflows.len()
+    }
+
+    /// The TCP core of subflow `i`.
+    pub fn subflow_core(&self, i: usize) -> &TcpCore {
+        &self.subflows[i].core
+    }
+
+    /// The counters of subflow `i`, with the window's time average brought up to `now`.
+    pub fn subflow_stats(&self, now: SimTime, i: usize) -> SubflowStats {
+        let s = &self.subflows[i];
+        let mut stats = s.stats;
+        if s.established && now > s.cwnd_since {
+            let dt = (now - s.cwnd_since).as_nanos();
+            stats.cwnd_area += u128::from(s.cwnd) * u128::from(dt);
+            stats.cwnd_time_ns += dt;
+        }
+        stats
+    }
+
+    /// The connection's counters, with blocked times brought up to `now`.
+    pub fn connection_stats(&self, now: SimTime) -> ConnectionStats {
+        let mut stats = self.stats;
+        if let Some(t) = self.window_blocked_since {
+            stats.window_blocked_ns += now.saturating_sub(t).as_nanos();
+        }
+        if let Some(t) = self.buffer_blocked_since {
+            stats.send_buffer_blocked_ns += now.saturating_sub(t).as_nanos();
+        }
+        stats.duplicate_bytes = self.receiver.duplicate_bytes();
+        stats.max_out_of_order_bytes = self.receiver.max_out_of_order_bytes();
+        stats
+    }
+
+    pub fn receiver(&self) -> &DataReceiver {
+        &self.receiver
+    }
+
+    pub fn controller(&self) -> &Coupled {
+        &self.cc
+    }
+
+    pub fn scheduler(&self) -> &Scheduler {
+        &self.scheduler
+    }
+
+    /// The DATA_ACK received so far and the next new DSN.
+    pub fn data_una(&self) -> u64 {
+        self.data_una
+    }
+    pub fn data_nxt(&self) -> u64 {
+        self.data_nxt
+    }
+
+    fn is_active(&self) -> bool {
+        self.started_at.is_some() && !self.stopped
+    }
+
+    /// How far the application has written: the transfer's end, the stop point, and the send
+    /// buffer bound it.
+    fn written(&self) -> u64 {
+        self.app_bytes
+            .unwrap_or(u64::MAX)
+            .min(self.closed_at.unwrap_or(u64::MAX))
+            .min(self.data_una.saturating_add(self.send_buffer))
+    }
+
+    /// Records subflow `i`'s window for the time average.
+    fn note_cwnd(&mut self, now: SimTime, i: usize) {
+        let cwnd = self.cc.cwnd(i);
+        let s = &mut self.subflows[i];
+        if s.established {
+            let dt = now.saturating_sub(s.cwnd_since).as_nanos();
+            s.stats.cwnd_area += u128::from(s.cwnd) * u128::from(dt);
+            s.stats.cwnd_time_ns += dt;
+        }
+        s.cwnd = cwnd;
+        s.cwnd_since = now;
+        s.stats.cwnd_max_bytes = s.stats.cwnd_max_bytes.max(cwnd);
+        if self.tracing {
+            self.events.push(TransportEvent::Cwnd {
+                path: PathId::from_index(i),
+                cwnd_bytes: cwnd,
+            });
+        }
+    }
+
+    /// Subflows whose start time has come join the connection.
+    fn join_subflows(&mut self, now: SimTime) {
+        let Some(started) = self.started_at else {
+            return;
+        };
+        for i in 0..self.subflows.len() {
+            let s = &mut self.subflows[i];
+            if !s.established && started + s.start <= now {
+                s.established = true;
+                s.cwnd_since = now;
+                s.cwnd = self.cc.cwnd(i);
+                self.cc.set_established(i, true);
+                self.send_pending = true;
+            }
+        }
+    }
+
+    /// A data segment reached the receiving end of subflow `i`.
+    fn receive_data(&mut self, now: SimTime, i: usize, segment: &DataSegment) {
+        let s = &mut self.subflows[i];
+        let in_order = s.receiver.handle_data(now, segment);
+        s.poll_receiver = true;
+        if self.tracing {
+            self.events.push(TransportEvent::Delivered {
+                path: PathId::from_index(i),
+                bytes: segment.len,
+            });
+        }
+        if in_order.is_empty() {
+            return;
+        }
+        // Map the subflow's newly in-order bytes to data sequence numbers.
+        let first = s
+            .mappings
+            .partition_point(|m| m.sub_seq + u64::from(m.len) <= in_order.start);
+        let before = self.receiver.rcv_nxt();
+        let mut k = first;
+        while let Some(&m) = self.subflows[i].mappings.get(k) {
+            if m.sub_seq >= in_order.end {
+                break;
+            }
+            let lo = m.sub_seq.max(in_order.start);
+            let hi = (m.sub_seq + u64::from(m.len)).min(in_order.end);
+            self.receiver.handle_data(m.dsn + (lo - m.sub_seq), hi - lo);
+            k += 1;
+        }
+        let after = self.receiver.rcv_nxt();
+        if after > before {
+            self.note_delivery_delay(now, before, after);
+        }
+        // Every subflow advertises the connection-level window.
+        let window = self.receiver.window();
+        self.subflows[i]
+            .receiver
+            .set_advertised_window(Some(window));
+    }
+
+    /// `[from, to)` became readable at `now`: its in-order delivery delay, per byte, from the
+    /// first transmission of each chunk.
+    fn note_delivery_delay(&mut self, now: SimTime, from: u64, to: u64) {
+        let mut k = self
+            .chunks
+            .partition_point(|c| c.dsn + u64::from(c.len) <= from);
+        while let Some(c) = self.chunks.get(k) {
+            if c.dsn >= to {
+                break;
+            }
+            let bytes = (c.dsn + u64::from(c.len)).min(to) - c.dsn.max(from);
+            let delay = now.saturating_sub(c.first_sent).as_nanos();
+            self.stats.delivery_delay_area += u128::from(delay) * u128::from(bytes);
+            self.stats.delivery_delay_bytes += bytes;
+            self.stats.delivery_delay_max_ns = self.stats.delivery_delay_max_ns.max(delay);
+            k += 1;
+        }
+    }
+
+    /// An ACK reached the sending end of subflow `i`.
+    fn receive_ack(&mut self, now: SimTime, i: usize, ack: &MptcpAck) {
+        let s = &mut self.subflows[i];
+        s.potentially_failed = false;
+        let fast_retransmits = s.core.stats().fast_retransmits;
+        let outcome = s.core.handle_ack(
+            now,
+            &ack.ack,
+            &mut SubflowController {
+                cc: &mut self.cc,
+                subflow: i,
+            },
+        );
+        let path = PathId::from_index(i);
+        if let Some(rtt) = outcome.rtt {
+            self.events.push(TransportEvent::RttSample { path, rtt });
+        }
+        let s = &mut self.subflows[i];
+        if s.core.stats().fast_retransmits > fast_retransmits {
+            s.loss_events += 1;
+            s.stats.fast_retransmits += 1;
+            self.events.push(TransportEvent::Loss { path });
+        }
+        let una = s.core.snd_una();
+        while s
+            .mappings
+            .front()
+            .is_some_and(|m| m.sub_seq + u64::from(m.len) <= una)
+        {
+            s.mappings.pop_front();
+        }
+        self.note_cwnd(now, i);
+
+        // The data level: DATA_ACK and the peer's window (its right edge never moves left).
+        if ack.data_ack > self.data_una && ack.data_ack <= self.data_nxt {
+            self.data_una = ack.data_ack;
+            while self
+                .chunks
+                .front()
+                .is_some_and(|c| c.dsn + u64::from(c.len) <= self.data_una)
+            {
+                self.chunks.pop_front();
+            }
+            while self.reinject.front().is_some_and(|&d| d < self.data_una) {
+                self.reinject.pop_front();
+            }
+        }
+        if ack.data_ack >= self.data_una {
+            self.peer_window = ack.ack.rwnd;
+            self.peer_right_edge = self
+                .peer_right_edge
+                .max(ack.data_ack.saturating_add(ack.ack.rwnd));
+        }
+        if !self.finished && self.app_bytes.is_some_and(|total| self.data_una >= total) {
+            self.finished = true;
+            self.events.push(TransportEvent::Finished);
+        }
+        self.send_pending = true;
+    }
+
+    /// Subflow `i`'s retransmission timer fired: the v0.9x reinjection (§4.4 trigger 1).
+    fn on_subflow_timeout(&mut self, now: SimTime, i: usize) {
+        let s = &mut self.subflows[i];
+        s.loss_events += 1;
+        s.stats.timeouts += 1;
+        s.potentially_failed = true;
+        self.events.push(TransportEvent::Timeout {
+            path: PathId::from_index(i),
+        });
+        let data_una = self.data_una;
+        for m in &self.subflows[i].mappings {
+            if m.dsn + u64::from(m.len) > data_una {
+                queue_reinjection(&mut self.reinject, m.dsn);
+            }
+        }
+        self.note_cwnd(now, i);
+    }
+
+    /// The view of subflow `i` the scheduler gets.
+    fn view(&self, i: usize, carried: SubflowSet) -> SubflowView {
+        let s = &self.subflows[i];
+        let controller = SubflowControllerRef { cc: &self.cc, i };
+        let rtt = s.core.rtt_estimator();
+        SubflowView {
+            id: i,
+            usable: s.established
+                && !s.potentially_failed
+                && s.core.recovery_phase() != RecoveryPhase::Timeout,
+            backup: s.backup,
+            mss: self.mss,
+            cwnd_bytes: s.core.send_window(&controller),
+            ssthresh_bytes: self.cc.ssthresh(i),
+            in_flight_bytes: s.core.bytes_in_flight(),
+            queued_bytes: s.core.snd_nxt() - s.core.snd_una(),
+            srtt: if rtt.has_sample() {
+                rtt.srtt()
+            } else {
+                SimTime::ZERO
+            },
+            rttvar: if rtt.has_sample() {
+                rtt.rttvar()
+            } else {
+                SimTime::ZERO
+            },
+            loss_events: s.loss_events,
+            carried: carried.contains(i),
+        }
+    }
+
+    fn refresh_views(&mut self, carried: SubflowSet) {
+        for i in 0..self.subflows.len() {
+            self.views[i] = self.view(i, carried);
+        }
+    }
+
+    /// Hands `[dsn, dsn + len)` to subflow `i` as its next new segment. False if its TCP
+    /// would not send it now.
+    fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32) -> bool {
+        let s = &mut self.subflows[i];
+        let sub_seq = s.core.snd_nxt();
+        let mut controller = SubflowController {
+            cc: &mut self.cc,
+            subflow: i,
+        };
+        let Some(seg) = s
+            .core
+            .poll_transmit(now, &mut controller, sub_seq + u64::from(len), dsn)
+        else {
+            return false;
+        };
+        debug_assert!(!seg.is_retransmission && seg.seq == sub_seq && seg.len == len);
+        s.mappings.push_back(Mapping { sub_seq, dsn, len });
+        self.push_data(i, seg);
+        true
+    }
+
+    fn push_data(&mut self, i: usize, seg: DataSegment) {
+        let s = &mut self.subflows[i];
+        s.stats.segments_sent += 1;
+        s.stats.bytes_sent += u64::from(seg.len);
+        if seg.is_retransmission {
+            s.stats.retransmissions += 1;
+        }
+        self.outbox.push_back(Transmit {
+            path: PathId::from_index(i),
+            direction: Direction::Forward,
+            size_bytes: seg.len + self.header_bytes + DSS_DATA_OPTION_BYTES,
+            header: Header::TcpData(seg),
+        });
+    }
+
+    /// The send loop (module doc).
+    fn run_send_loop(&mut self, now: SimTime) {
+        // Each subflow first repairs its own losses.
+        for i in 0..self.subflows.len() {
+            if !self.subflows[i].established {
+                continue;
+            }
+            loop {
+                let s = &mut self.subflows[i];
+                let snd_nxt = s.core.snd_nxt();
+                let mut controller = SubflowController {
+                    cc: &mut self.cc,
+                    subflow: i,
+                };
+                match s.core.poll_transmit(now, &mut controller, snd_nxt, 0) {
+                    Some(seg) => self.push_data(i, seg),
+                    None => break,
+                }
+            }
+        }
+        // Then the scheduler places segments until it waits or nothing is left.
+        let mut optimised = false;
+        loop {
+            while self.reinject.front().is_some_and(|&d| d < self.data_una) {
+                self.reinject.pop_front();
+            }
+            let (dsn, len, is_reinjection, carried) = match self.reinject.front() {
+                Some(&dsn) => match self.chunk_index(dsn) {
+                    Some(k) => {
+                        let c = self.chunks[k];
+                        (c.dsn, c.len, true, c.carried)
+                    }
+                    None => {
+                        self.reinject.pop_front();
+                        continue;
+                    }
+                },
+                None => match self.next_new_chunk(now) {
+                    Some(len) => (self.data_nxt, len, false, SubflowSet::EMPTY),
+                    None => {
+                        if !optimised && self.is_blocked() {
+                            optimised = true;
+                            if self.receive_buffer_optimisation(now) {
+                                continue;
+                            }
+                        }
+                        break;
+                    }
+                },
+            };
+            self.refresh_views(carried);
+            let connection = ConnectionView {
+                now,
+                data_window_bytes: self.peer_right_edge.saturating_sub(self.data_nxt),
+                peer_window_bytes: self.peer_window,
+                unscheduled_bytes: self.written().saturating_sub(self.data_nxt),
+            };
+            let segment = SegmentView {
+                dsn,
+                len,
+                is_reinjection,
+            };
+            let pick = self.scheduler.schedule(&connection, &segment, &self.views);
+            let targets = match pick.decision {
+                Decision::Wait => SubflowSet::EMPTY,
+                Decision::One(i) => {
+                    let mut set = SubflowSet::EMPTY;
+                    if i < self.subflows.len() {
+                        set.insert(i);
+                    }
+                    set
+                }
+                Decision::Several(set) => set,
+            };
+            let mut sent = SubflowSet::EMPTY;
+            let n = self.subflows.len();
+            for i in targets.iter().filter(|&i| i < n) {
+                if self.views[i].can_send(len) && self.send_on(now, i, dsn, len) {
+                    sent.insert(i);
+                }
+            }
+            if let Some(log) = self.picks.as_mut() {
+                log.push(PickRecord {
+                    time: now,
+                    subflows: sent,
+                    reason: pick.reason,
+                    dsn,
+                    is_reinjection,
+                });
+            }
+            if sent.is_empty() {
+                break;
+            }
+            self.account_sent(now, dsn, len, is_reinjection, sent);
+        }
+    }
+
+    /// Bookkeeping after `[dsn, dsn + len)` went out on the subflows in `sent`.
+    fn account_sent(
+        &mut self,
+        now: SimTime,
+        dsn: u64,
+        len: u32,
+        is_reinjection: bool,
+        sent: SubflowSet,
+    ) {
+        let copies = u64::from(sent.len());
+        if is_reinjection {
+            self.reinject.pop_front();
+            if let Some(k) = self.chunk_index(dsn) {
+                self.chunks[k].carried.0 |= sent.0;
+            }
+            self.stats.reinjected_bytes += u64::from(len) * copies;
+            for i in sent.iter() {
+                self.subflows[i].stats.reinjected_bytes += u64::from(len);
+            }
+        } else {
+            self.chunks.push_back(Chunk {
+                dsn,
+                len,
+                carried: sent,
+                first_sent: now,
+            });
+            self.data_nxt += u64::from(len);
+            let mut first = true;
+            for i in sent.iter() {
+                if first {
+                    self.subflows[i].stats.new_data_bytes += u64::from(len);
+                    first = false;
+                } else {
+                    self.subflows[i].stats.reinjected_bytes += u64::from(len);
+                    self.stats.reinjected_bytes += u64::from(len);
+                }
+            }
+        }
+    }
+
+    /// The length of the next new chunk, if one may go: at most one MSS, within what the
+    /// application wrote and the peer's window (not cut shorter by the window while data is in
+    /// flight). Tracks the time the window or the send buffer blocks the connection.
+    fn next_new_chunk(&mut self, now: SimTime) -> Option<u32> {
+        let app_end = self
+            .app_bytes
+            .unwrap_or(u64::MAX)
+            .min(self.closed_at.unwrap_or(u64::MAX));
+        let written = self.written();
+        // The send buffer blocks the application when it is full and there is more to write.
+        let buffer_full = written < app_end && written == self.data_una + self.send_buffer;
+        match (buffer_full, self.buffer_blocked_since) {
+            (true, None) => self.buffer_blocked_since = Some(now),
+            (false, Some(t)) => {
+                self.stats.send_buffer_blocked_ns += now.saturating_sub(t).as_nanos();
+                self.buffer_blocked_since = None;
+            }
+            _ => {}
+        }
+        let ready = written
+            .saturating_sub(self.data_nxt)
+            .min(u64::from(self.mss));
+        if ready == 0 {
+            return None;
+        }
+        let room = self.peer_right_edge.saturating_sub(self.data_nxt);
+        let len = if room >= ready {
+            ready
+        } else if self.data_nxt == self.data_una && room > 0 {
+            room
+        } else {
+            if self.window_blocked_since.is_none() {
+                self.window_blocked_since = Some(now);
+            }
+            return None;
+        };
+        if let Some(t) = self.window_blocked_since.take() {
+            self.stats.window_blocked_ns += now.saturating_sub(t).as_nanos();
+        }
+        Some(len as u32)
+    }
+
+    /// New data is held back by the peer's window or by a full send buffer.
+    fn is_blocked(&self) -> bool {
+        self.window_blocked_since.is_some() || self.buffer_blocked_since.is_some()
+    }
+
+    /// The v0.9x receive-buffer optimisation (reference §3.1.4), when the scheduler asks for
+    /// it: with the oldest chunk not DATA_ACKed as `head` and the fast subflow `f` (usable,
+    /// window space, lowest SRTT): penalise the slower subflows that carried `head` (at most
+    /// once per SRTT of `f`), then resend `head` on `f` if the subflows holding it are much
+    /// slower (4·SRTT) or have tiny windows (≤ 4 segments). True if `head` was resent.
+    fn receive_buffer_optimisation(&mut self, now: SimTime) -> bool {
+        let options = self.scheduler.options();
+        if !options.penalisation && !options.opportunistic_retransmission {
+            return false;
+        }
+        let Some(head) = self.chunks.front().copied() else {
+            return false;
+        };
+        self.refresh_views(head.carried);
+        let Some(f) = self
+            .views
+            .iter()
+            .filter(|v| v.can_send(head.len) && !v.backup)
+            .min_by_key(|v| (v.srtt, v.id))
+            .map(|v| v.id)
+        else {
+            return false;
+        };
+        let srtt_f = self.views[f].srtt;
+        let mut acted = false;
+        if options.penalisation
+            && self.subflows[f]
+                .last_penalised_at
+                .is_none_or(|t| now.saturating_sub(t) >= srtt_f)
+        {
+            for g in 0..self.subflows.len() {
+                let v = self.views[g];
+                if g != f
+                    && head.carried.contains(g)
+                    && srtt_f < v.srtt
+                    && self.subflows[g].core.recovery_phase() == RecoveryPhase::Open
+                {
+                    self.cc.penalise(g);
+                    self.subflows[g].loss_events += 1;
+                    self.subflows[g].stats.penalisations += 1;
+                    self.stats.penalisations += 1;
+                    self.subflows[f].last_penalised_at = Some(now);
+                    self.note_cwnd(now, g);
+                    acted = true;
+                }
+            }
+        }
+        let mut resent = false;
+        if options.opportunistic_retransmission && !head.carried.contains(f) {
+            let mut retransmit = false;
+            for g in head.carried.iter().filter(|&g| g != f) {
+                let v = self.views[g];
+                if v.cwnd_segments() <= 4 {
+                    retransmit = true;
+                    break;
+                }
+                if srtt_f.as_nanos().saturating_mul(4) >= v.srtt.as_nanos() {
+                    retransmit = false;
+                    break;
+                }
+                retransmit = true;
+            }
+            if retransmit && self.send_on(now, f, head.dsn, head.len) {
+                let mut sent = SubflowSet::EMPTY;
+                sent.insert(f);
+                if let Some(log) = self.picks.as_mut() {
+                    log.push(PickRecord {
+                        time: now,
+                        subflows: sent,
+                        reason: Reason::LowestRtt,
+                        dsn: head.dsn,
+                        is_reinjection: true,
+                    });
+                }
+                self.chunks[0].carried.insert(f);
+                self.stats.reinjected_bytes += u64::from(head.len);
+                self.stats.opportunistic_retransmissions += 1;
+                self.subflows[f].stats.reinjected_bytes += u64::from(head.len);
+                resent = true;
+            }
+        }
+        if acted || resent {
+            self.scheduler.on_receive_buffer_optimisation();
+        }
+        resent
+    }
+
+    fn chunk_index(&self, dsn: u64) -> Option<usize> {
+        let k = self.chunks.partition_point(|c| c.dsn < dsn);
+        (self.chunks.get(k)?.dsn == dsn).then_some(k)
+    }
+
+    /// Everything to send now into the outbox.
+    fn fill_outbox(&mut self, now: SimTime) {
+        for i in 0..self.subflows.len() {
+            if !self.subflows[i].poll_receiver {
+                continue;
+            }
+            self.subflows[i].poll_receiver = false;
+            while let Some(ack) = self.subflows[i].receiver.poll_transmit(now) {
+                let size_bytes = self.header_bytes + ack.sack.option_bytes() + DSS_ACK_OPTION_BYTES;
+                self.outbox.push_back(Transmit {
+                    path: PathId::from_index(i),
+                    direction: Direction::Reverse,
+                    size_bytes,
+                    header: Header::MptcpAck(MptcpAck {
+                        ack,
+                        data_ack: self.receiver.rcv_nxt(),
+                    }),
+                });
+            }
+        }
+        if self.send_pending && self.is_active() {
+            self.send_pending = false;
+            self.run_send_loop(now);
+        }
+    }
+}
+
+/// Adds `dsn` to the ascending, duplicate-free reinjection queue.
+fn queue_reinjection(queue: &mut VecDeque<u64>, dsn: u64) {
+    let k = queue.partition_point(|&d| d < dsn);
+    if queue.get(k) != Some(&dsn) {
+        queue.insert(k, dsn);
+    }
+}
+
+/// A read-only view of one subflow's window, for [`TcpCore::send_window`].
+struct SubflowControllerRef<'a> {
+    cc: &'a Coupled,
+    i: usize,
+}
+
+impl CongestionControl for SubflowControllerRef<'_> {
+    fn name(&self) -> &'static str {
+        self.cc.name()
+    }
+    fn cwnd(&self) -> u64 {
+        self.cc.cwnd(self.i)
+    }
+    fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh(self.i)
+    }
+    fn on_ack(&mut self, _: &crate::transport::cc::AckSample) {}
+    fn on_congestion_event(&mut self, _: SimTime, _: u64) {}
+    fn on_retransmission_timeout(&mut self, _: SimTime, _: u64) {}
+}
+
+impl Transport for MptcpFlow {
+    fn kind(&self) -> &'static str {
+        "mptcp"
+    }
+
+    fn handle_start(&mut self, now: SimTime) {
+        self.started_at = Some(now);
+        self.join_subflows(now);
+        self.send_pending = true;
+    }
+
+    fn handle_stop(&mut self, _now: SimTime) {
+        match self.stop_mode {
+            StopMode::Finish => {
+                self.closed_at.get_or_insert(self.data_nxt);
+            }
+            StopMode::Abort => self.stopped = true,
+        }
+    }
+
+    fn set_tracing(&mut self, enabled: bool) {
+        self.tracing = enabled;
+    }
+
+    fn handle_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
+        let i = path.index();
+        if i >= self.subflows.len() {
+            return;
+        }
+        match header {
+            Header::TcpData(seg) => self.receive_data(now, i, seg),
+            Header::MptcpAck(ack) if self.subflows[i].established => {
+                self.receive_ack(now, i, ack);
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_timeout(&mut self, now: SimTime) {
+        self.join_subflows(now);
+        let active = self.is_active();
+        for i in 0..self.subflows.len() {
+            let s = &mut self.subflows[i];
+            if active && s.established && s.core.poll_timeout().is_some_and(|t| t <= now) {
+                let timeouts = s.core.stats().timeouts;
+                let fast_retransmits = s.core.stats().fast_retransmits;
+                s.core.handle_timeout(
+                    now,
+                    &mut SubflowController {
+                        cc: &mut self.cc,
+                        subflow: i,
+                    },
+                );
+                let s = &mut self.subflows[i];
+                if s.core.stats().fast_retransmits > fast_retransmits {
+                    // RACK's reordering timer started a recovery.
+                    s.loss_events += 1;
+                    s.stats.fast_retransmits += 1;
+                    self.events.push(TransportEvent::Loss {
+                        path: PathId::from_index(i),
+                    });
+                }
+                if self.subflows[i].core.stats().timeouts > timeouts {
+                    self.on_subflow_timeout(now, i);
+                }
+                self.send_pending = true;
+            }
+            let s = &mut self.subflows[i];
+            if s.receiver.poll_timeout().is_some_and(|t| t <= now) {
+                s.receiver.handle_timeout(now);
+                s.poll_receiver = true;
+            }
+        }
+    }
+
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
+        if self.outbox.is_empty() {
+            self.fill_outbox(now);
+        }
+        self.outbox.pop_front()
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        let mut earliest: Option<SimTime> = None;
+        let mut consider = |t: Option<SimTime>| {
+            if let Some(t) = t {
+                earliest = Some(earliest.map_or(t, |e| e.min(t)));
+            }
+        };
+        let active = self.is_active();
+        for s in &self.subflows {
+            if s.established {
+                if active {
+                    consider(s.core.poll_timeout());
+                }
+            } else if let Some(started) = self.started_at {
+                consider(Some(started + s.start));
+            }
+            consider(s.receiver.poll_timeout());
+        }
+        earliest
+    }
+
+    fn poll_event(&mut self) -> Option<TransportEvent> {
+        self.events.pop()
+    }
+
+    fn stats(&self) -> TransportStats {
+        let mut stats = TransportStats {
+            delivered_bytes: self.receiver.delivered_bytes(),
+            ..TransportStats::default()
+        };
+        for s in &self.subflows {
+            let c = s.core.stats();
+            stats.retransmissions += c.retransmitted_segments;
+            stats.fast_retransmits += c.fast_retransmits;
+            stats.timeouts += c.timeouts;
+        }
+        stats
+    }
+
+    fn path_state(&self, path: Option<PathId>) -> PathState {
+        match path {
+            Some(p) if p.index() < self.subflows.len() => {
+                let i = p.index();
+                let s = &self.subflows[i];
+                PathState {
+                    cwnd_bytes: Some(self.cc.cwnd(i)),
+                    srtt: s.core.rtt_estimator().has_sample().then(|| s.core.srtt()),
+                    in_flight_bytes: Some(s.core.bytes_in_flight()),
+                    estimate: self.scheduler.subflow_estimate(i),
+                }
+            }
+            Some(_) => PathState::default(),
+            None => PathState {
+                cwnd_bytes: Some((0..self.subflows.len()).map(|i| self.cc.cwnd(i)).sum()),
+                srtt: None,
+                in_flight_bytes: Some(self.subflows.iter().map(|s| s.core.bytes_in_flight()).sum()),
+                estimate: None,
+            },
+        }
+    }
+}

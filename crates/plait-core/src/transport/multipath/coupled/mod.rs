@@ -1,0 +1,259 @@
+//! Coupled (multipath) congestion control: one controller sees every subflow of its MPTCP
+//! connection (reference `multipath_cc.md` §2).
+//!
+//! A [`MultipathCongestionControl`] holds the windows of all the subflows of one connection;
+//! its hooks are [`CongestionControl`]'s keyed by subflow index (subflows are numbered from 0
+//! in the order the scenario lists them). The connection hands each subflow's TCP core a
+//! [`SubflowController`], a view of the shared controller for that one subflow, so a subflow
+//! is the same TCP core as a single-path connection.
+//!
+//! Common rules (§2.0): coupling is across the subflows of one connection; only subflows that
+//! are established and have an RTT sample take part in the coupled sums; slow start, fast
+//! recovery and the timeout are per subflow.
+//!
+//! One algorithm per file with its registry declaration (`SPEC`); the built-ins are listed in
+//! the `builtin_coupled!` invocation below. [`Coupled::Uncoupled`] runs any single-path
+//! controller on each subflow independently (scenario `cc = "uncoupled:cubic"`).
+
+use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
+use crate::time::{Rate, SimTime};
+use crate::transport::cc::{AckSample, CongestionControl, Controller};
+use crate::transport::tcp::TcpProfile;
+
+/// A congestion controller that sees all the subflows of one connection.
+pub trait MultipathCongestionControl {
+    /// Registry name (`lia`, `olia`, ...).
+    fn name(&self) -> &'static str;
+    /// Number of subflows (fixed at construction).
+    fn subflows(&self) -> usize;
+    /// Congestion window of `subflow` in bytes.
+    fn cwnd(&self, subflow: usize) -> u64;
+    /// Slow-start threshold of `subflow` in bytes (`u64::MAX` before its first loss).
+    fn ssthresh(&self, subflow: usize) -> u64;
+    fn on_packet_sent(&mut self, _subflow: usize, _now: SimTime, _bytes: u32, _in_flight: u64) {}
+    /// An ACK on `subflow` (see [`CongestionControl::on_ack`]).
+    fn on_ack(&mut self, subflow: usize, sample: &AckSample);
+    /// Loss detected on `subflow` by duplicate ACKs or SACK: reduce its window once.
+    fn on_congestion_event(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64);
+    fn on_recovery_exit(&mut self, _subflow: usize, _now: SimTime) {}
+    /// The retransmission timer of `subflow` fired.
+    fn on_retransmission_timeout(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64);
+    /// Whether `subflow` can send (started, its path not failed); a subflow that cannot send
+    /// takes no part in the coupled sums. All subflows start not established.
+    fn set_established(&mut self, subflow: usize, established: bool);
+    /// The connection's receive-buffer optimisation halves `subflow`'s window (reference
+    /// §3.1.4 step 2): `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start also
+    /// `ssthresh = max(ssthresh/2, 2 MSS)`.
+    fn penalise(&mut self, subflow: usize);
+    /// A pacing rate for `subflow`, for controllers that pace.
+    fn pacing_rate(&self, _subflow: usize) -> Option<Rate> {
+        None
+    }
+}
+
+/// What a coupled controller's constructor is given besides its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MultipathConnection {
+    /// Number of subflows (at least 1).
+    pub subflows: usize,
+    /// Segment size in bytes of every subflow; must be positive.
+    pub mss: u32,
+    /// Initial window of every subflow in segments (0 is treated as 1).
+    pub initial_window: u32,
+    pub profile: TcpProfile,
+}
+
+/// A coupled controller as named in a scenario, with its validated parameters.
+pub type CoupledSpec = Configured<CoupledKind>;
+
+/// Coupled controllers as a registry category.
+#[derive(Debug)]
+pub struct CoupledKind;
+
+impl Kind for CoupledKind {
+    const CATEGORY: Category = Category::Coupled;
+    type Context = MultipathConnection;
+    type Output = Coupled;
+
+    fn registry() -> &'static [&'static AlgorithmSpec<Self>] {
+        REGISTRY
+    }
+}
+
+/// One controller of `subflow`'s window seen through the shared one: what the subflow's TCP
+/// core is given.
+pub struct SubflowController<'a> {
+    pub cc: &'a mut Coupled,
+    pub subflow: usize,
+}
+
+impl CongestionControl for SubflowController<'_> {
+    fn name(&self) -> &'static str {
+        self.cc.name()
+    }
+    #[inline]
+    fn cwnd(&self) -> u64 {
+        self.cc.cwnd(self.subflow)
+    }
+    #[inline]
+    fn ssthresh(&self) -> u64 {
+        self.cc.ssthresh(self.subflow)
+    }
+    #[inline]
+    fn on_packet_sent(&mut self, now: SimTime, bytes: u32, in_flight: u64) {
+        self.cc.on_packet_sent(self.subflow, now, bytes, in_flight)
+    }
+    #[inline]
+    fn on_ack(&mut self, sample: &AckSample) {
+        self.cc.on_ack(self.subflow, sample)
+    }
+    fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
+        self.cc
+            .on_congestion_event(self.subflow, now, bytes_in_flight)
+    }
+    fn on_recovery_exit(&mut self, now: SimTime) {
+        self.cc.on_recovery_exit(self.subflow, now)
+    }
+    fn on_retransmission_timeout(&mut self, now: SimTime, bytes_in_flight: u64) {
+        self.cc
+            .on_retransmission_timeout(self.subflow, now, bytes_in_flight)
+    }
+    fn pacing_rate(&self) -> Option<Rate> {
+        self.cc.pacing_rate(self.subflow)
+    }
+}
+
+/// Single-path controllers, one per subflow, that know nothing of each other (the
+/// "uncoupled" baseline: each subflow is a TCP of its own).
+pub struct Uncoupled {
+    pub controllers: Vec<Controller>,
+    pub mss: u32,
+}
+
+impl MultipathCongestionControl for Uncoupled {
+    fn name(&self) -> &'static str {
+        "uncoupled"
+    }
+    fn subflows(&self) -> usize {
+        self.controllers.len()
+    }
+    fn cwnd(&self, subflow: usize) -> u64 {
+        self.controllers[subflow].cwnd()
+    }
+    fn ssthresh(&self, subflow: usize) -> u64 {
+        self.controllers[subflow].ssthresh()
+    }
+    fn on_packet_sent(&mut self, subflow: usize, now: SimTime, bytes: u32, in_flight: u64) {
+        self.controllers[subflow].on_packet_sent(now, bytes, in_flight)
+    }
+    fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+        self.controllers[subflow].on_ack(sample)
+    }
+    fn on_congestion_event(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64) {
+        self.controllers[subflow].on_congestion_event(now, bytes_in_flight)
+    }
+    fn on_recovery_exit(&mut self, subflow: usize, now: SimTime) {
+        self.controllers[subflow].on_recovery_exit(now)
+    }
+    fn on_retransmission_timeout(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64) {
+        self.controllers[subflow].on_retransmission_timeout(now, bytes_in_flight)
+    }
+    fn set_established(&mut self, _subflow: usize, _established: bool) {}
+    /// A single-path controller has no way to be told; its window is left alone (the
+    /// upstream maintainers' objection to penalisation, reference §3.1.4).
+    fn penalise(&mut self, _subflow: usize) {}
+    fn pacing_rate(&self, subflow: usize) -> Option<Rate> {
+        self.controllers[subflow].pacing_rate()
+    }
+}
+
+/// `match` over every variant of [`Coupled`], binding the controller to `$c`.
+macro_rules! dispatch_coupled {
+    ($self:expr, [$($variant:ident),*], $c:ident => $body:expr) => {
+        match $self {
+            $(Coupled::$variant($c) => $body,)*
+            Coupled::Uncoupled($c) => $body,
+            Coupled::Custom($c) => $body,
+        }
+    };
+}
+
+/// Generates, from one line `module::Type` per built-in coupled controller (its declaration is
+/// `module::SPEC`): [`REGISTRY`], the [`Coupled`] enum with one variant per line plus
+/// `Uncoupled` and `Custom`, and the enum's static dispatch.
+macro_rules! builtin_coupled {
+    ($($module:ident :: $variant:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// The declarations of the built-in coupled controllers, sorted by name.
+        pub const REGISTRY: &[&AlgorithmSpec<CoupledKind>] = &[$(&$module::SPEC),*];
+
+        /// A multipath congestion controller (enum dispatch), or any boxed implementation.
+        pub enum Coupled {
+            $($variant($module::$variant),)*
+            Uncoupled(Uncoupled),
+            Custom(Box<dyn MultipathCongestionControl + Send>),
+        }
+
+        $(impl From<$module::$variant> for Coupled {
+            fn from(c: $module::$variant) -> Self {
+                Coupled::$variant(c)
+            }
+        })*
+
+        impl MultipathCongestionControl for Coupled {
+            fn name(&self) -> &'static str {
+                dispatch_coupled!(self, [$($variant),*], c => c.name())
+            }
+            fn subflows(&self) -> usize {
+                dispatch_coupled!(self, [$($variant),*], c => c.subflows())
+            }
+            #[inline]
+            fn cwnd(&self, subflow: usize) -> u64 {
+                dispatch_coupled!(self, [$($variant),*], c => c.cwnd(subflow))
+            }
+            #[inline]
+            fn ssthresh(&self, subflow: usize) -> u64 {
+                dispatch_coupled!(self, [$($variant),*], c => c.ssthresh(subflow))
+            }
+            #[inline]
+            fn on_packet_sent(&mut self, subflow: usize, now: SimTime, bytes: u32, in_flight: u64) {
+                dispatch_coupled!(self, [$($variant),*], c => c.on_packet_sent(subflow, now, bytes, in_flight))
+            }
+            #[inline]
+            fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+                dispatch_coupled!(self, [$($variant),*], c => c.on_ack(subflow, sample))
+            }
+            fn on_congestion_event(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64) {
+                dispatch_coupled!(self, [$($variant),*], c => c.on_congestion_event(subflow, now, bytes_in_flight))
+            }
+            fn on_recovery_exit(&mut self, subflow: usize, now: SimTime) {
+                dispatch_coupled!(self, [$($variant),*], c => c.on_recovery_exit(subflow, now))
+            }
+            fn on_retransmission_timeout(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64) {
+                dispatch_coupled!(self, [$($variant),*], c => c.on_retransmission_timeout(subflow, now, bytes_in_flight))
+            }
+            fn set_established(&mut self, subflow: usize, established: bool) {
+                dispatch_coupled!(self, [$($variant),*], c => c.set_established(subflow, established))
+            }
+            fn penalise(&mut self, subflow: usize) {
+                dispatch_coupled!(self, [$($variant),*], c => c.penalise(subflow))
+            }
+            fn pacing_rate(&self, subflow: usize) -> Option<Rate> {
+                dispatch_coupled!(self, [$($variant),*], c => c.pacing_rate(subflow))
+            }
+        }
+    };
+}
+
+impl std::fmt::Debug for Coupled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coupled")
+            .field("name", &self.name())
+            .field("subflows", &self.subflows())
+            .finish()
+    }
+}
+
+// The registry of coupled controllers: one line per built-in.
+builtin_coupled! {}

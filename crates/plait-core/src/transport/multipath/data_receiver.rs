@@ -1,0 +1,153 @@
+//! The connection-level receive side of an MPTCP connection (RFC 8684 §3.3; reference
+//! `multipath_cc.md` §4.3): data from every subflow, once in order at the subflow level, is
+//! placed by data sequence number in one shared receive buffer.
+//!
+//! - data at the next expected DSN is delivered to the application at once (a bulk reader:
+//!   the application reads whatever is in order), and pulls in whatever the out-of-order queue
+//!   then makes contiguous;
+//! - data above it waits in the out-of-order queue: head-of-line blocking;
+//! - data already delivered or queued (a reinjected copy) is a duplicate and is dropped, as is
+//!   data beyond the right edge of the window last advertised;
+//! - the advertised window is what is left of the buffer, `receive_buffer - out-of-order
+//!   bytes`, and its right edge (`DATA_ACK + window`) never moves left (RFC 8684 §3.3.5,
+//!   RFC 9293 §3.8.6.2.2: a receiver should not shrink the window).
+
+use crate::transport::tcp::RangeSet;
+
+/// The shared receive buffer of an MPTCP connection.
+#[derive(Clone, Debug)]
+pub struct DataReceiver {
+    receive_buffer: u64,
+    /// The next data sequence number expected (the DATA_ACK).
+    rcv_nxt: u64,
+    out_of_order: RangeSet,
+    /// Right edge of the window last advertised.
+    right_edge: u64,
+    duplicate_bytes: u64,
+    beyond_window_bytes: u64,
+    max_out_of_order_bytes: u64,
+}
+
+impl DataReceiver {
+    /// A receive buffer of `receive_buffer` bytes (at least 1).
+    pub fn new(receive_buffer: u64) -> Self {
+        let receive_buffer = receive_buffer.max(1);
+        DataReceiver {
+            receive_buffer,
+            rcv_nxt: 0,
+            out_of_order: RangeSet::new(),
+            right_edge: receive_buffer,
+            duplicate_bytes: 0,
+            beyond_window_bytes: 0,
+            max_out_of_order_bytes: 0,
+        }
+    }
+
+    /// `[dsn, dsn + len)` arrived (in order at its subflow). Returns the new `rcv_nxt` if the
+    /// data made more of the stream readable.
+    pub fn handle_data(&mut self, dsn: u64, len: u64) -> Option<u64> {
+        let end = dsn + len;
+        let kept_end = end.min(self.right_edge);
+        self.beyond_window_bytes += end - kept_end.max(dsn);
+        let start = dsn.max(self.rcv_nxt);
+        if start >= kept_end {
+            self.duplicate_bytes += kept_end.saturating_sub(dsn);
+            return None;
+        }
+        self.duplicate_bytes += start - dsn;
+        let before = self.out_of_order.total_bytes();
+        let (added, _) = self.out_of_order.insert(start, kept_end);
+        self.duplicate_bytes += (kept_end - start) - added;
+        debug_assert_eq!(self.out_of_order.total_bytes(), before + added);
+        let advanced = match self.out_of_order.first() {
+            Some((s, e)) if s <= self.rcv_nxt => {
+                self.out_of_order.remove_below(e);
+                self.rcv_nxt = e;
+                Some(e)
+            }
+            _ => None,
+        };
+        self.max_out_of_order_bytes = self
+            .max_out_of_order_bytes
+            .max(self.out_of_order.total_bytes());
+        self.refresh_right_edge();
+        advanced
+    }
+
+    fn refresh_right_edge(&mut self) {
+        let free = self
+            .receive_buffer
+            .saturating_sub(self.out_of_order.total_bytes());
+        self.right_edge = self.right_edge.max(self.rcv_nxt + free);
+    }
+
+    /// The DATA_ACK: the next data sequence number expected.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// The window to advertise, relative to the DATA_ACK.
+    pub fn window(&self) -> u64 {
+        self.right_edge - self.rcv_nxt
+    }
+
+    /// Bytes delivered in order to the application.
+    pub fn delivered_bytes(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Bytes waiting in the out-of-order queue now, and the most ever.
+    pub fn out_of_order_bytes(&self) -> u64 {
+        self.out_of_order.total_bytes()
+    }
+    pub fn max_out_of_order_bytes(&self) -> u64 {
+        self.max_out_of_order_bytes
+    }
+
+    /// Bytes received twice at the data level (reinjected or redundant copies).
+    pub fn duplicate_bytes(&self) -> u64 {
+        self.duplicate_bytes
+    }
+
+    /// Bytes dropped for arriving beyond the advertised window.
+    pub fn beyond_window_bytes(&self) -> u64 {
+        self.beyond_window_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_out_of_order_and_duplicates() {
+        let mut r = DataReceiver::new(10_000);
+        assert_eq!(r.handle_data(0, 1000), Some(1000));
+        // A gap: 2000..3000 waits; the window shrinks by what waits, the edge stays.
+        assert_eq!(r.handle_data(2000, 1000), None);
+        assert_eq!((r.out_of_order_bytes(), r.window()), (1000, 10_000));
+        // The hole fills: both are readable.
+        assert_eq!(r.handle_data(1000, 1000), Some(3000));
+        assert_eq!((r.out_of_order_bytes(), r.window()), (0, 10_000));
+        // Copies of delivered or queued data are duplicates.
+        assert_eq!(r.handle_data(500, 1000), None);
+        r.handle_data(5000, 1000);
+        r.handle_data(5000, 1000);
+        assert_eq!(r.duplicate_bytes(), 2000);
+        assert_eq!(r.max_out_of_order_bytes(), 1000);
+    }
+
+    #[test]
+    fn window_never_shrinks_and_data_beyond_it_is_dropped() {
+        let mut r = DataReceiver::new(3000);
+        // Out of order: 1000..3000 waits; the edge stays at 3000 (free space 1000 from 0).
+        r.handle_data(1000, 2000);
+        assert_eq!(r.window(), 3000);
+        // Beyond the edge: dropped.
+        assert_eq!(r.handle_data(3000, 1000), None);
+        assert_eq!(r.beyond_window_bytes(), 1000);
+        // The head arrives: everything readable, the edge moves to 3000 + 3000.
+        assert_eq!(r.handle_data(0, 1000), Some(3000));
+        assert_eq!(r.window(), 3000);
+    }
+}
