@@ -43,6 +43,12 @@ FLOW_COLUMNS = [
     "rtt_p99_s",
     "rtt_max_s",
     "completion_s",
+    "rwnd_blocked_s",
+    "send_buffer_blocked_s",
+    "delivery_delay_mean_s",
+    "delivery_delay_max_s",
+    "reinjected_bytes",
+    "max_out_of_order_bytes",
 ]
 LINK_COLUMNS = [
     "name",
@@ -71,10 +77,26 @@ PATH_COLUMNS = [
     "rtt_samples",
     "rtt_mean_s",
     "rtt_min_s",
+    "bytes_sent",
+    "retransmissions",
+    "new_data_bytes",
+    "reinjected_bytes",
+    "data_share",
+    "cwnd_mean_bytes",
+    "cwnd_max_bytes",
+    "penalisations",
 ]
 FLOW_SERIES_COLUMNS = ["time_s", "flow", "cwnd_bytes", "srtt_s", "goodput_bps"]
 LINK_SERIES_COLUMNS = ["time_s", "link", "direction", "queue_packets", "queue_bytes"]
-PATH_SERIES_COLUMNS = ["time_s", "flow", "path", "cwnd_bytes", "srtt_s"]
+PATH_SERIES_COLUMNS = [
+    "time_s",
+    "flow",
+    "path",
+    "cwnd_bytes",
+    "srtt_s",
+    "in_flight_bytes",
+    "capacity_estimate",
+]
 SERIES = ("flow_series", "link_series", "path_series")
 PARQUET_NAMES = sorted(
     f"{t}.parquet" for t in ("flows", "links", "paths", "flow_series", "link_series", "path_series")

@@ -348,10 +348,10 @@ def test_list_json(capsys):
                 if bounds["min"] is not None and bounds["max"] is not None:
                     assert bounds["min"] < bounds["max"]
         by_category.setdefault(e["category"], set()).add(e["name"])
-    assert set(by_category) == {"controller", "queue", "source", "loss"}
+    assert set(by_category) == {"controller", "queue", "source", "loss", "scheduler"}
     assert {"reno", "cubic", "aimd"} <= by_category["controller"]
     assert by_category["queue"] == {"droptail", "red", "threshold_dropper"}
-    assert by_category["source"] == {"tcp", "cbr", "onoff"}
+    assert by_category["source"] == {"tcp", "mptcp", "cbr", "onoff"}
     assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
     names = [e["name"] for e in entries if e["category"] == "controller"]
     assert names == sorted(names)
