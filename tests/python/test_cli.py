@@ -348,8 +348,9 @@ def test_list_json(capsys):
                 if bounds["min"] is not None and bounds["max"] is not None:
                     assert bounds["min"] < bounds["max"]
         by_category.setdefault(e["category"], set()).add(e["name"])
-    assert set(by_category) == {"controller", "queue", "source", "loss", "scheduler"}
-    assert {"reno", "cubic", "aimd"} <= by_category["controller"]
+    assert set(by_category) == {"controller", "queue", "source", "loss", "scheduler", "coupled"}
+    assert {"reno", "cubic", "aimd", "vegas", "fast"} <= by_category["controller"]
+    assert by_category["coupled"] == {"lia", "olia", "balia", "wvegas", "mpfast"}
     assert by_category["queue"] == {"droptail", "red", "threshold_dropper"}
     assert by_category["source"] == {"tcp", "mptcp", "cbr", "onoff"}
     assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
@@ -408,7 +409,7 @@ def test_listed_controllers_are_the_accepted_ones(capsys, scenario):
         overrides.insert(0, "flow.bulk.cc={}")
         assert plait.validate(scenario, overrides=overrides)["flows"] == 3
     with pytest.raises(plait.ScenarioError) as info:
-        plait.validate(scenario, overrides={"flow.bulk.cc": "vegas"})
+        plait.validate(scenario, overrides={"flow.bulk.cc": "westwood"})
     names = sorted(e["name"] for e in controllers)
     assert f"(known: {', '.join(names)})" in str(info.value)
 

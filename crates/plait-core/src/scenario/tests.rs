@@ -245,7 +245,7 @@ fn unknown_key_lists_the_fields_and_suggests_the_closest() {
 /// The registered controllers as an error message lists them: `aimd, cubic, ..., reno`.
 fn known_controllers() -> String {
     let names = crate::registry::names::<crate::transport::cc::ControllerKind>();
-    assert!(names.starts_with(&["aimd", "cubic"]) && names.ends_with(&["reno"]));
+    assert!(names.starts_with(&["aimd", "cubic"]) && names.contains(&"reno"));
     names.join(", ")
 }
 
@@ -777,7 +777,7 @@ fn controllers_as_names_and_tables() {
     assert_eq!(e.path, "flow[0].cc.beta");
     assert_eq!(
         e.message,
-        "not a field of reno controllers (used by: aimd, cubic)"
+        "not a field of reno controllers (used by: aimd, cubic, vegas)"
     );
     let e = err(&base_flow("cc = 3"));
     assert!(e.message.starts_with("expected a controller name"), "{e}");

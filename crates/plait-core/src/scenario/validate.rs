@@ -22,7 +22,7 @@ use crate::transport::multipath::coupled::CoupledKind;
 use crate::transport::multipath::scheduler::{SchedulerKind, SchedulerSpec, MAX_SUBFLOWS};
 
 /// The controller and scheduler of an MPTCP flow that names none.
-const DEFAULT_COUPLED: &str = "uncoupled:reno";
+const DEFAULT_COUPLED: &str = "lia";
 const DEFAULT_SCHEDULER: &str = "min_rtt";
 use crate::ids::{LinkId, NodeId};
 use crate::net::loss::{LossKind, LossSpec};

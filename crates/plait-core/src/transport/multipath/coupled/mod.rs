@@ -20,6 +20,8 @@ use crate::time::{Rate, SimTime};
 use crate::transport::cc::{AckSample, CongestionControl, Controller};
 use crate::transport::tcp::TcpProfile;
 
+mod window;
+
 /// A congestion controller that sees all the subflows of one connection.
 pub trait MultipathCongestionControl {
     /// Registry name (`lia`, `olia`, ...).
@@ -256,4 +258,10 @@ impl std::fmt::Debug for Coupled {
 }
 
 // The registry of coupled controllers: one line per built-in.
-builtin_coupled! {}
+builtin_coupled! {
+    balia::Balia,
+    lia::Lia,
+    mpfast::Mpfast,
+    olia::Olia,
+    wvegas::WVegas,
+}
