@@ -61,6 +61,7 @@ LINK_COLUMNS = [
     "tx_bytes",
     "drops",
     "loss_drops",
+    "down_drops",
     "mean_queue_packets",
     "mean_queue_bytes",
     "max_queue_packets",

@@ -26,6 +26,10 @@ pub enum Event {
     Sample,
     /// The warm-up period ends: snapshot the counters.
     WarmupEnd,
+    /// A link direction fails (a scenario `[[event]]` with `action = "down"`).
+    LinkDown(LinkId),
+    /// A link direction is repaired.
+    LinkUp(LinkId),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -68,12 +68,22 @@ pub fn summary(path: &Path) -> Value {
     let mut sim = build(&scenario, None).unwrap_or_else(|e| panic!("{e}"));
     sim.run();
     let result = serde_json::to_value(sim.results()).expect("results serialise");
+    let flow_names = result["flows"]["name"].clone();
     let mut out = Map::new();
     for (k, v) in result.as_object().expect("an object") {
         match k.as_str() {
             "flow_series" | "link_series" | "path_series" => {}
-            "flows" | "links" | "paths" => {
+            "flows" | "links" => {
                 out.insert(k.clone(), records(v));
+            }
+            "paths" => {
+                // The summary names a path's flow, as the Python tables do.
+                let mut rows = records(v);
+                for row in rows.as_array_mut().expect("records") {
+                    let i = row["flow"].as_u64().expect("a flow index") as usize;
+                    row["flow"] = flow_names[i].clone();
+                }
+                out.insert(k.clone(), rows);
             }
             _ => {
                 out.insert(k.clone(), v.clone());

@@ -93,10 +93,23 @@ fn finite_transfer_is_delivered_once_and_in_order_over_both_subflows() {
 /// its end), each chunk's new data counted on exactly one subflow, the out-of-order queue
 /// never beyond the receive buffer.
 fn check_transfer(flow: &str, path2: &str, bytes: u64, receive_buffer: u64) -> Simulator {
+    check_transfer_with_events(flow, path2, bytes, receive_buffer, "")
+}
+
+/// [`check_transfer`] with `[[event]]` tables after the flow.
+fn check_transfer_with_events(
+    flow: &str,
+    path2: &str,
+    bytes: u64,
+    receive_buffer: u64,
+    events: &str,
+) -> Simulator {
     let toml = two_paths(
         "60s",
         path2,
-        &format!("bytes = {bytes}\nreceive_buffer = {receive_buffer}\n{flow}\n{SUBFLOWS}"),
+        &format!(
+            "bytes = {bytes}\nreceive_buffer = {receive_buffer}\n{flow}\n{SUBFLOWS}\n{events}"
+        ),
     );
     let sim = run(&toml, None);
     let c = mptcp(&sim);
@@ -112,6 +125,8 @@ fn check_transfer(flow: &str, path2: &str, bytes: u64, receive_buffer: u64) -> S
         stats.max_out_of_order_bytes <= receive_buffer,
         "{flow}: {stats:?}"
     );
+    // The sender kept within the window the receiver advertised.
+    assert_eq!(c.receiver().beyond_window_bytes(), 0, "{flow}");
     assert!(sim.results().flows.completion_s[0].is_finite(), "{flow}");
     sim
 }
@@ -177,6 +192,58 @@ fn a_path_that_drops_everything_is_routed_around_by_reinjection() {
     assert!(c.connection_stats(now).reinjected_bytes > 0);
 }
 
+/// `[[event]]` tables taking link `p2` down at `down` and, when given, up again at `up`.
+fn outage(down: &str, up: Option<&str>) -> String {
+    let mut text = format!("[[event]]\nat = \"{down}\"\nlink = \"p2\"\naction = \"down\"\n");
+    if let Some(up) = up {
+        text += &format!("[[event]]\nat = \"{up}\"\nlink = \"p2\"\naction = \"up\"\n");
+    }
+    text
+}
+
+#[test]
+fn a_path_that_fails_mid_transfer_loses_nothing() {
+    // Path 2 fails for good 1 s into a 6 MB transfer (about 2.5 s over both paths): its
+    // subflow times out, its outstanding data is reinjected on path 1, which finishes alone.
+    let sim = check_transfer_with_events("", PATH2, 6_000_000, 1 << 20, &outage("1s", None));
+    let c = mptcp(&sim);
+    let now = sim.now();
+    let s1 = c.subflow_stats(now, 1);
+    assert!(s1.timeouts > 0, "{s1:?}");
+    assert!(c.connection_stats(now).reinjected_bytes > 0);
+    let r = sim.results();
+    let p2 = r.links.name.iter().position(|n| n == "p2").unwrap();
+    assert!(r.links.down_drops[p2] > 0);
+    // Every drop of the flow is counted by one link, for one cause.
+    let by_links: u64 = (0..r.links.name.len())
+        .map(|i| r.links.drops[i] + r.links.loss_drops[i] + r.links.down_drops[i])
+        .sum();
+    assert_eq!(by_links, r.flows.drops[0]);
+}
+
+#[test]
+fn a_path_that_comes_back_carries_data_again() {
+    // Down from 1 s to 2 s in a 20 MB transfer (about 8 s): path 2's subflow carries new data
+    // after the repair, so more than when the path never comes back.
+    let carried = |events: &str| {
+        let sim = check_transfer_with_events("", PATH2, 20_000_000, 1 << 20, events);
+        let c = mptcp(&sim);
+        let r = sim.results();
+        (
+            c.subflow_stats(sim.now(), 1).new_data_bytes,
+            r.flows.completion_s[0],
+        )
+    };
+    let (lost_for_good, slow) = carried(&outage("1s", None));
+    let (repaired, fast) = carried(&outage("1s", Some("2s")));
+    let (never_down, fastest) = carried("");
+    assert!(
+        lost_for_good < repaired && repaired < never_down,
+        "{lost_for_good} {repaired} {never_down}"
+    );
+    assert!(fastest < fast && fast < slow, "{fastest} {fast} {slow}");
+}
+
 #[test]
 fn same_seed_same_results() {
     let toml = two_paths(
@@ -218,4 +285,60 @@ fn bad_mptcp_flows_are_refused_with_the_field_named() {
         let e = Scenario::from_toml_str(&toml, "t.toml", &[]).unwrap_err();
         assert_eq!(e.path, path, "{flow}: {e}");
     }
+}
+
+/// Regression: an ACK carried the current DATA_ACK beside the window its subflow had computed
+/// when it last received data, so the sender's right edge ran past the receive buffer; data
+/// sent there was dropped at the data level after its subflow had acknowledged it, and with
+/// nothing left to resend the connection stalled for good (9 MB of 20 delivered, 3.7 MB held
+/// out of order). Path 2 sits behind a 3-packet buffer and path 1 behind 1000 packets, with
+/// 4 MiB of receive buffer, on the `linux` profile.
+#[test]
+fn regression_the_window_goes_with_its_data_ack() {
+    let toml = r#"
+[simulation]
+duration = "30s"
+[tcp]
+profile = "linux"
+rack_tlp = false
+[[link]]
+name = "a1"
+from = "h1"
+to = "r1"
+rate = "10Mbps"
+delay = "0.1ms"
+queue = { kind = "droptail", packets = 1000 }
+[[link]]
+name = "p1"
+from = "r1"
+to = "h2"
+rate = "10Mbps"
+delay = "0.1ms"
+[[link]]
+name = "a2"
+from = "h1"
+to = "r2"
+rate = "10Mbps"
+delay = "0.1ms"
+queue = { kind = "droptail", packets = 3, limit_includes_service = true }
+[[link]]
+name = "p2"
+from = "r2"
+to = "h2"
+rate = "10Mbps"
+delay = "0.1ms"
+[[flow]]
+name = "mp"
+kind = "mptcp"
+src = "h1"
+dst = "h2"
+bytes = "20MB"
+send_buffer = "4MiB"
+receive_buffer = "4MiB"
+subflows = [ { route = ["r1"] }, { route = ["r2"] } ]
+"#;
+    let sim = run(toml, Some(1));
+    let c = mptcp(&sim);
+    assert_eq!(c.receiver().beyond_window_bytes(), 0);
+    assert_eq!(c.receiver().delivered_bytes(), 20_000_000);
 }

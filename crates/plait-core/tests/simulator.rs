@@ -4,6 +4,7 @@
 mod common;
 
 use common::{check_invariants, run, scenario};
+use plait_core::net::link::DropCause;
 use plait_core::sim::build;
 use plait_core::trace::{Recorder, TraceEvent};
 use plait_core::SimTime;
@@ -925,4 +926,56 @@ ssthresh_basis = "cwnd""#,
     assert_eq!(a.flows.fast_retransmits, b.flows.fast_retransmits);
     assert_eq!(a.flows.bytes_delivered, b.flows.bytes_delivered);
     assert_eq!(a.flows.retransmissions, b.flows.retransmissions);
+}
+
+/// A TCP flow over a link that fails at 2 s: nothing arrives while it is down, every packet
+/// that reached it then is dropped for that cause, and once it is repaired (4 s) the flow's
+/// retransmission timer finds it and the transfer goes on.
+#[test]
+fn a_failed_link_stalls_a_tcp_flow_until_it_is_repaired() {
+    let outage = |up: &str| {
+        format!(
+            "{}\n[[event]]\nat = \"2s\"\nlink = \"bottleneck\"\naction = \"down\"\n{up}",
+            single("12s", "", "")
+        )
+    };
+    let up = "[[event]]\nat = \"4s\"\nlink = \"bottleneck\"\naction = \"up\"\n";
+    let mut sim = build(&scenario(&outage(up)), None)
+        .unwrap()
+        .with_observer(Recorder::default());
+    sim.run();
+    check_invariants(&sim);
+    let events = &sim.observer().events;
+    let at = |t: &SimTime| t.as_secs_f64();
+    let down_drops = events
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                TraceEvent::Drop {
+                    cause: DropCause::LinkDown,
+                    ..
+                }
+            )
+        })
+        .count() as u64;
+    let r = sim.results();
+    let link = link_row(&r, "bottleneck");
+    // Both directions of the duplex link count their own.
+    assert_eq!(down_drops, r.links.down_drops.iter().sum::<u64>());
+    assert!(r.links.down_drops[link] > 0);
+    let delivered: Vec<f64> = events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Delivered { time, .. } => Some(at(time)),
+            _ => None,
+        })
+        .collect();
+    // The last packets launched before 2 s are lost; nothing arrives until the repair.
+    assert!(!delivered.iter().any(|&t| (2.03..4.0).contains(&t)));
+    assert!(delivered.iter().any(|&t| t > 10.0), "the flow resumed");
+    // Repaired, it delivers more than if the link had stayed down.
+    let repaired = r.flows.goodput_bps[0];
+    let never = run(&outage(""), None).results().flows.goodput_bps[0];
+    assert!(never < repaired, "{never} {repaired}");
 }

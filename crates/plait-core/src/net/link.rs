@@ -20,6 +20,12 @@
 //! ([`Rate::tx_time_carry`]). Queue statistics are the same in both modes: the time integral
 //! of the number of packets waiting (not counting the one being transmitted).
 //!
+//! A link can fail and come back (a scenario's `[[event]]`, [`Link::go_down`] and
+//! [`Link::go_up`]). While it is down every packet that reaches it is dropped; when it goes
+//! down, the packets waiting in its queue are dropped and those on the wire or propagating are
+//! lost: each carries the link's failure count (`epoch`) from its launch, and one that arrives
+//! with an older count than the link's is dropped instead of delivered.
+//!
 //! Counters are read with [`Link::counters_at`], which returns them as they stand at an
 //! instant: what a scheduled FIFO has committed for later (packets admitted but not started,
 //! their waiting time and the part of the serialisation after that instant) is taken out, so
@@ -49,6 +55,9 @@ pub struct LinkCounters {
     pub queue_drops: u64,
     /// Packets dropped by the loss model.
     pub loss_drops: u64,
+    /// Packets dropped because the link was down: at its input while down, waiting in its
+    /// queue or on the wire when it went down.
+    pub down_drops: u64,
     pub queue_area_packets_ns: u128,
     pub queue_area_bytes_ns: u128,
     pub max_queue_packets: u64,
@@ -61,6 +70,8 @@ pub enum DropCause {
     Queue,
     /// The link's loss model, on arrival, before the queue.
     LossModel,
+    /// The link was down (a scenario `[[event]]`).
+    LinkDown,
 }
 
 /// What the simulator must do after the link handled an input.
@@ -125,9 +136,14 @@ pub struct Link {
     counters: LinkCounters,
     /// Packets on the wire or propagating, with their arrival times at the far end. Arrival
     /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
-    /// one event, for the head, instead of one per packet.
-    pipeline: VecDeque<(SimTime, PacketId)>,
+    /// one event, for the head, instead of one per packet. The third field is the link's
+    /// `epoch` at launch.
+    pipeline: VecDeque<(SimTime, PacketId, u32)>,
     drop_cause: DropCause,
+    /// False while the link is down.
+    up: bool,
+    /// How many times the link went down: a packet launched before the last failure is lost.
+    epoch: u32,
 }
 
 impl Link {
@@ -170,6 +186,8 @@ impl Link {
             counters: LinkCounters::default(),
             pipeline: VecDeque::new(),
             drop_cause: DropCause::Queue,
+            up: true,
+            epoch: 0,
         }
     }
 
@@ -257,6 +275,12 @@ impl Link {
         dropped: &mut Vec<QueueItem>,
     ) -> Option<Started> {
         self.counters.arrivals += 1;
+        if !self.up {
+            self.counters.down_drops += 1;
+            self.drop_cause = DropCause::LinkDown;
+            dropped.push(item);
+            return None;
+        }
         if let Some(loss) = self.loss.as_mut() {
             if loss.should_drop(&mut self.rng) {
                 self.counters.loss_drops += 1;
@@ -329,22 +353,69 @@ impl Link {
     pub fn launch(&mut self, s: Started) -> Option<SimTime> {
         let at = s.tx_end.saturating_add(self.delay);
         let was_empty = self.pipeline.is_empty();
-        self.pipeline.push_back((at, s.item.packet));
+        self.pipeline.push_back((at, s.item.packet, self.epoch));
         was_empty.then_some(at)
     }
 
-    /// The pipeline's head reached the far end: returns it, and the arrival time of the next
-    /// one, if any (for the caller to schedule).
+    /// The pipeline's head reached the far end: returns it, the arrival time of the next one,
+    /// if any (for the caller to schedule), and whether the packet was lost because the link
+    /// went down after its launch (counted in `down_drops`; the caller drops it).
     ///
     /// # Panics
     /// If the pipeline is empty (an arrival event without a packet).
     #[inline]
-    pub fn pop_arrival(&mut self) -> (PacketId, Option<SimTime>) {
-        let (_, id) = self
+    pub fn pop_arrival(&mut self) -> (PacketId, Option<SimTime>, bool) {
+        let (_, id, epoch) = self
             .pipeline
             .pop_front()
             .expect("an arrival event has a packet");
-        (id, self.pipeline.front().map(|&(at, _)| at))
+        let lost = epoch != self.epoch;
+        if lost {
+            self.counters.down_drops += 1;
+            self.drop_cause = DropCause::LinkDown;
+        }
+        (id, self.pipeline.front().map(|&(at, _, _)| at), lost)
+    }
+
+    /// Whether the link is up.
+    pub fn is_up(&self) -> bool {
+        self.up
+    }
+
+    /// The link fails at `now`: the packets waiting in an event-driven queue are appended to
+    /// `dropped` (a scheduled FIFO's waiting packets are already in the pipeline and are lost
+    /// there), the transmission in progress is cut, and every packet launched so far is lost
+    /// when it reaches the far end. Serialisation after `now` and the waiting packets are
+    /// taken out of the counters, as [`Link::counters_at`] does. Nothing happens if the link
+    /// is already down.
+    pub fn go_down(&mut self, now: SimTime, dropped: &mut Vec<QueueItem>) {
+        if !self.up {
+            return;
+        }
+        self.counters = self.counters_at(now);
+        match &mut self.discipline {
+            Discipline::Scheduled(f) => {
+                // counters_at took them out of the transmitted counts: not sent after all.
+                f.waiting.clear();
+                f.waiting_bytes = 0;
+            }
+            Discipline::EventDriven(q) => {
+                let before = dropped.len();
+                while let Some(item) = q.dequeue(now) {
+                    dropped.push(item);
+                }
+                self.counters.down_drops += (dropped.len() - before) as u64;
+            }
+        }
+        self.busy_until = self.busy_until.min(now);
+        self.up = false;
+        self.epoch = self.epoch.wrapping_add(1);
+        self.drop_cause = DropCause::LinkDown;
+    }
+
+    /// The link is repaired at `now` and carries packets again.
+    pub fn go_up(&mut self) {
+        self.up = true;
     }
 
     /// Packets on the wire or propagating.
@@ -455,9 +526,9 @@ mod tests {
         assert_eq!(l.in_pipeline(), 2);
         assert_eq!(
             l.pop_arrival(),
-            (PacketId(0), Some(SimTime::from_millis(7)))
+            (PacketId(0), Some(SimTime::from_millis(7)), false)
         );
-        assert_eq!(l.pop_arrival(), (PacketId(1), None));
+        assert_eq!(l.pop_arrival(), (PacketId(1), None, false));
 
         let mut lossy = link(Queue::from(DropTail::new(Limit::Packets(10))));
         lossy.loss = Some(crate::net::loss::bernoulli::Bernoulli::new(1.0).into());
@@ -636,6 +707,64 @@ mod tests {
         let c = l.counters_at(SimTime::from_micros(1250));
         assert_eq!((c.busy_ns, c.tx_packets), (1_250_000, 2));
         assert_eq!(l.counters_at(SimTime::from_millis(5)).busy_ns, 2_000_000);
+    }
+
+    /// A scheduled FIFO that fails: the packet on the wire, the one propagating and the one
+    /// waiting are lost at the far end, arrivals are dropped until it is up, then it carries
+    /// packets again; the counters keep only what was really sent.
+    #[test]
+    fn a_failed_scheduled_link_loses_what_it_holds_and_drops_arrivals() {
+        let mut l = link(Queue::from(DropTail::new(Limit::Packets(10))));
+        let mut d = Vec::new();
+        let t = SimTime::from_micros;
+        // Packet 0 on the wire 0..1 ms, packet 1 waits, starts 1 ms, ends 2 ms.
+        for i in 0..2 {
+            let s = l.handle_arrival(SimTime::ZERO, item(i), &mut d).unwrap();
+            l.launch(s);
+        }
+        // Down at 1.5 ms: packet 1 is half sent.
+        l.go_down(t(1500), &mut d);
+        assert!(d.is_empty() && !l.is_up());
+        let c = l.counters_at(t(1500));
+        assert_eq!((c.busy_ns, c.tx_packets, c.tx_bytes), (1_500_000, 2, 2000));
+        assert!(l.handle_arrival(t(1600), item(2), &mut d).is_none());
+        assert_eq!((d.len(), l.drop_cause()), (1, DropCause::LinkDown));
+        // Both launched packets are lost at their arrival.
+        assert_eq!(l.pop_arrival(), (PacketId(0), Some(t(7000)), true));
+        assert_eq!(l.pop_arrival(), (PacketId(1), None, true));
+        l.go_up();
+        let s = l.handle_arrival(t(3000), item(3), &mut d).unwrap();
+        assert_eq!(
+            s.tx_end,
+            t(4000),
+            "the cut transmission does not hold the link"
+        );
+        l.launch(s);
+        assert_eq!(l.pop_arrival(), (PacketId(3), None, false));
+        let c = l.counters_at(t(4000));
+        assert_eq!((c.busy_ns, c.tx_packets, c.down_drops), (2_500_000, 3, 3));
+    }
+
+    /// An event-driven queue that fails hands back its waiting packets.
+    #[test]
+    fn a_failed_event_driven_link_drops_its_queue() {
+        let boxed = Queue::Custom(Box::new(DropTail::new(Limit::Packets(10))));
+        let mut l = link(boxed);
+        let mut d = Vec::new();
+        let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
+        l.launch(s);
+        for i in 1..3 {
+            assert!(l.handle_arrival(SimTime::ZERO, item(i), &mut d).is_none());
+        }
+        l.go_down(SimTime::from_micros(250), &mut d);
+        assert_eq!(d, [item(1), item(2)]);
+        assert_eq!(l.queue_len(SimTime::from_micros(250)), (0, 0));
+        let c = l.counters_at(SimTime::from_millis(1));
+        assert_eq!((c.busy_ns, c.down_drops), (250_000, 2));
+        // Going down twice changes nothing.
+        l.go_down(SimTime::from_micros(300), &mut d);
+        assert_eq!(d.len(), 2);
+        assert_eq!(l.pop_arrival(), (PacketId(0), None, true));
     }
 
     #[test]

@@ -30,8 +30,8 @@ pub use catalog::{
     REFERENCE_BLOCKS,
 };
 pub use schema::{
-    CoupledChoice, FlowSpec, LinkSpec, MultipathSpec, NodeKind, NodeSpec, PathSpec, Scenario,
-    SimulationSpec, StartSpec, SubflowSpec,
+    CoupledChoice, FlowSpec, LinkEventSpec, LinkSpec, MultipathSpec, NodeKind, NodeSpec, PathSpec,
+    Scenario, SimulationSpec, StartSpec, SubflowSpec,
 };
 pub use units::{
     format_duration, format_rate, format_size, parse_duration, parse_rate, parse_size,

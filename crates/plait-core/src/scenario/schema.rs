@@ -27,6 +27,18 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     /// Flows after `count` expansion, in file order.
     pub flows: Vec<FlowSpec>,
+    /// Links that fail and come back (`[[event]]`), in time order (file order at equal times).
+    pub events: Vec<LinkEventSpec>,
+}
+
+/// An `[[event]]`: a link fails or is repaired, both directions of a duplex link at once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkEventSpec {
+    pub at: SimTime,
+    /// The link's name.
+    pub link: String,
+    /// Whether the link is up after the event.
+    pub up: bool,
 }
 
 /// The `[simulation]` section.
@@ -166,7 +178,17 @@ pub struct PathSpec {
 /// source's parameters declared `in_section` (its connection settings), for every flow of that
 /// kind. `[sweep]` belongs to the sweep runner (`plait sweep`), which reads it; a scenario run
 /// alone ignores it, so a sweep file is also a scenario.
-pub(crate) const SECTIONS: &[&str] = &["simulation", "tcp", "node", "link", "flow", "sweep"];
+pub(crate) const SECTIONS: &[&str] = &[
+    "simulation",
+    "tcp",
+    "node",
+    "link",
+    "flow",
+    "event",
+    "sweep",
+];
+
+pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action"];
 
 /// The section the sweep runner reads and the simulator ignores.
 pub(crate) const SWEEP_SECTION: &str = "sweep";

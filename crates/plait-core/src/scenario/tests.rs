@@ -1348,7 +1348,7 @@ fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
     assert_eq!(e.path, "a\nb");
     assert_eq!(
         e.to_string(),
-        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow, sweep)"
+        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow, event, sweep)"
     );
     let text = base_flow("").replace("name = \"b\"", "name = \"x\\ty\"");
     let text = text.replace("name = \"a\"", "name = \"x\\ty\"");
@@ -1613,4 +1613,65 @@ fn canonical_form_ignores_layout_format_and_sweep_but_not_values() {
     let e = Scenario::canonical_json(&toml, "t", false, &set(&[("flow.f.count", "\"x\"")]))
         .unwrap_err();
     assert!(e.to_string().contains("--set flow.f.count"), "{e}");
+}
+
+/// `[[event]]` tables: sorted by time, file order kept at equal times.
+#[test]
+fn link_events_are_read_in_time_order() {
+    let events = "[[event]]\nat = \"5s\"\nlink = \"b\"\naction = \"up\"\n\
+                  [[event]]\nat = \"2s\"\nlink = \"b\"\naction = \"down\"\n\
+                  [[event]]\nat = \"5s\"\nlink = \"a\"\naction = \"down\"\n";
+    let s = ok(&format!("{}{events}", base_flow("")));
+    let got: Vec<(u64, &str, bool)> = s
+        .events
+        .iter()
+        .map(|e| (e.at.as_nanos() / 1_000_000_000, e.link.as_str(), e.up))
+        .collect();
+    assert_eq!(got, [(2, "b", false), (5, "b", true), (5, "a", false)]);
+    assert!(ok(&base_flow("")).events.is_empty());
+}
+
+#[test]
+fn bad_link_events_name_the_field() {
+    let event = |body: &str| format!("{}[[event]]\n{body}\n", base_flow(""));
+    let cases = [
+        ("link = \"b\"\naction = \"down\"", "event[0].at", "missing required field"),
+        (
+            "at = \"11s\"\nlink = \"b\"\naction = \"down\"",
+            "event[0].at",
+            "must be at most the duration (10s), got 11s",
+        ),
+        (
+            "at = \"1s\"\nlink = \"bb\"\naction = \"down\"",
+            "event[0].link",
+            "unknown link 'bb' (known: a, b); did you mean 'b'?",
+        ),
+        (
+            "at = \"1s\"\nlink = \"b\"\naction = \"off\"",
+            "event[0].action",
+            "expected \"down\" or \"up\", got 'off'",
+        ),
+        (
+            "at = \"1s\"\nlink = \"b\"\naction = \"up\"",
+            "event[0].action",
+            "link 'b' is already up at 1s (links start up; take it down first)",
+        ),
+        (
+            "at = \"1s\"\nlink = \"b\"\naction = \"down\"\nwhen = 3",
+            "event[0].when",
+            "unknown field",
+        ),
+        (
+            "at = \"1s\"\nlink = \"b\"\naction = \"down\"\n[[event]]\nat = \"3s\"\nlink = \"b\"\naction = \"down\"",
+            "event[1].action",
+            "link 'b' is already down at 3s (down since 1s)",
+        ),
+    ];
+    for (body, path, message) in cases {
+        let e = err(&event(body));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+    let e = err(&format!("event = 3\n{}", base_flow("")));
+    assert_eq!(e.path, "event", "{e}");
 }

@@ -77,13 +77,94 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         }
     }
     let nodes = topology.node_specs(&flows);
+    let events = events(&top, &links, &simulation)?;
     Ok(Scenario {
         source: source.to_string(),
         simulation,
         nodes,
         links,
         flows,
+        events,
     })
+}
+
+/// The `[[event]]` tables, in time order (file order at equal times). Each names a declared
+/// link, a time within the run and an action that changes the link's state: links start up,
+/// and a link is not taken down while down nor brought up while up.
+fn events(
+    top: &Fields,
+    links: &[LinkSpec],
+    sim: &SimulationSpec,
+) -> Result<Vec<LinkEventSpec>, Issue> {
+    let mut events: Vec<(LinkEventSpec, String)> = Vec::new();
+    for (path, table) in &top.array_of_tables("event")? {
+        let entry = Fields::new(path, table);
+        entry.check_keys(EVENT_KEYS)?;
+        let at = entry.req("at", EXPECT_DURATION, duration_value)?;
+        if at > sim.duration {
+            return Err(Issue::new(
+                entry.at("at"),
+                format!(
+                    "must be at most the duration ({}), got {}",
+                    format_duration(sim.duration),
+                    format_duration(at)
+                ),
+            ));
+        }
+        let link = entry.req("link", "a link name", name_value)?;
+        if !links.iter().any(|l| l.name == link) {
+            let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            return Err(Issue::new(
+                entry.at("link"),
+                format!(
+                    "unknown link '{link}' (known: {}){}",
+                    listing(&names),
+                    did_you_mean(&link, &names)
+                ),
+            ));
+        }
+        let expected = "\"down\" or \"up\"";
+        let up = match entry.req("action", expected, string_value)?.as_str() {
+            "down" => false,
+            "up" => true,
+            other => {
+                return Err(Issue::new(
+                    entry.at("action"),
+                    format!("expected {expected}, got '{other}'"),
+                ))
+            }
+        };
+        events.push((LinkEventSpec { at, link, up }, entry.at("action")));
+    }
+    events.sort_by_key(|(e, _)| e.at);
+    // Each link's state after the events so far: down since (time), or up.
+    let mut down_since: BTreeMap<&str, SimTime> = BTreeMap::new();
+    for (e, action_path) in &events {
+        let was = down_since.get(e.link.as_str()).copied();
+        let problem = match (was, e.up) {
+            (Some(since), false) => Some(format!(
+                "link '{}' is already down at {} (down since {})",
+                e.link,
+                format_duration(e.at),
+                format_duration(since)
+            )),
+            (None, true) => Some(format!(
+                "link '{}' is already up at {} (links start up; take it down first)",
+                e.link,
+                format_duration(e.at)
+            )),
+            _ => None,
+        };
+        if let Some(message) = problem {
+            return Err(Issue::new(action_path, message));
+        }
+        if e.up {
+            down_since.remove(e.link.as_str());
+        } else {
+            down_since.insert(&e.link, e.at);
+        }
+    }
+    Ok(events.into_iter().map(|(e, _)| e).collect())
 }
 
 fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {

@@ -27,7 +27,7 @@ use crate::transport::{AnyTransport, Transport};
 use rand::Rng;
 
 use super::flow::{Flow, FlowPath};
-use super::{RunConfig, Simulator};
+use super::{LinkChange, RunConfig, Simulator};
 
 /// Hold time of a threshold-dropper when no flow crosses its link.
 const FALLBACK_HOLD: SimTime = SimTime::from_millis(100);
@@ -233,12 +233,26 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         sample_interval: scenario.simulation.sample_interval,
     };
     let node_names = topo.nodes.iter().map(|n| n.name.clone()).collect();
+    // An event acts on every direction of its link.
+    let mut link_changes = Vec::new();
+    for e in &scenario.events {
+        for (id, &(i, _)) in directions.iter().enumerate() {
+            if scenario.links[i].name == e.link {
+                link_changes.push(LinkChange {
+                    at: e.at,
+                    link: LinkId::from_index(id),
+                    up: e.up,
+                });
+            }
+        }
+    }
     Ok(Simulator::assemble(
         config,
         links,
         routes,
         flows,
         node_names,
+        &link_changes,
         crate::trace::NoTrace,
     ))
 }

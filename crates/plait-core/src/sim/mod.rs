@@ -163,6 +163,14 @@ impl<O: Observer> Step<'_, O> {
     }
 }
 
+/// A link direction that fails or is repaired at an instant (a scenario `[[event]]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkChange {
+    pub at: SimTime,
+    pub link: LinkId,
+    pub up: bool,
+}
+
 /// Run-wide settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig {
@@ -198,9 +206,18 @@ impl<O: Observer> Simulator<O> {
         routes: Vec<Box<[LinkId]>>,
         mut flows: Vec<Flow>,
         node_names: Vec<String>,
+        link_changes: &[LinkChange],
         observer: O,
     ) -> Self {
         let mut events = EventQueue::new();
+        for c in link_changes {
+            let event = if c.up {
+                Event::LinkUp(c.link)
+            } else {
+                Event::LinkDown(c.link)
+            };
+            events.push(c.at, event);
+        }
         for f in &mut flows {
             f.transport.set_tracing(O::ENABLED);
         }
@@ -388,6 +405,8 @@ impl<O: Observer> Simulator<O> {
             Event::FlowStop(f) => self.handle_flow_stop(f),
             Event::Sample => self.handle_sample(),
             Event::WarmupEnd => self.handle_warmup_end(),
+            Event::LinkDown(l) => self.handle_link_down(l),
+            Event::LinkUp(l) => self.links[l.index()].go_up(),
         }
     }
 
@@ -414,13 +433,18 @@ impl<O: Observer> Simulator<O> {
             self.events.push(t, Event::TransmitDone(link));
         }
         if !self.dropped_buf.is_empty() {
-            let by_loss_model = self.links[link.index()].drop_cause() == DropCause::LossModel;
-            let mut dropped = std::mem::take(&mut self.dropped_buf);
-            for d in dropped.drain(..) {
-                self.drop_packet(link, d, by_loss_model);
-            }
-            self.dropped_buf = dropped;
+            self.drop_buffered(link);
         }
+    }
+
+    /// Drops the packets `link` put in `dropped_buf`, for the cause it reports.
+    fn drop_buffered(&mut self, link: LinkId) {
+        let cause = self.links[link.index()].drop_cause();
+        let mut dropped = std::mem::take(&mut self.dropped_buf);
+        for d in dropped.drain(..) {
+            self.drop_packet(link, d, cause);
+        }
+        self.dropped_buf = dropped;
     }
 
     #[inline]
@@ -430,7 +454,7 @@ impl<O: Observer> Simulator<O> {
         }
     }
 
-    fn drop_packet(&mut self, link: LinkId, item: QueueItem, by_loss_model: bool) {
+    fn drop_packet(&mut self, link: LinkId, item: QueueItem, cause: DropCause) {
         self.pool.free(item.packet);
         self.counters.dropped += 1;
         self.flows[item.flow.index()].meters.drops += 1;
@@ -439,7 +463,7 @@ impl<O: Observer> Simulator<O> {
                 time: self.now,
                 link,
                 flow: item.flow,
-                by_loss_model,
+                cause,
             });
         }
     }
@@ -460,9 +484,19 @@ impl<O: Observer> Simulator<O> {
 
     #[inline]
     fn handle_arrive(&mut self, link: LinkId) {
-        let (id, next) = self.links[link.index()].pop_arrival();
+        let (id, next, lost) = self.links[link.index()].pop_arrival();
         if let Some(next) = next {
             self.events.push(next, Event::Arrive(link));
+        }
+        if lost {
+            let p = self.pool.get(id);
+            let item = QueueItem {
+                packet: id,
+                flow: p.flow,
+                bytes: p.size_bytes,
+            };
+            self.drop_packet(link, item, DropCause::LinkDown);
+            return;
         }
         let p = self.pool.get_mut(id);
         p.hop += 1;
@@ -557,6 +591,16 @@ impl<O: Observer> Simulator<O> {
 
     fn handle_flow_stop(&mut self, f: FlowId) {
         self.handle(f, Input::Stop);
+    }
+
+    /// A link direction fails: what its queue held is dropped now, what it had launched is
+    /// lost at the far end (`Link::go_down`).
+    fn handle_link_down(&mut self, link: LinkId) {
+        self.dropped_buf.clear();
+        self.links[link.index()].go_down(self.now, &mut self.dropped_buf);
+        if !self.dropped_buf.is_empty() {
+            self.drop_buffered(link);
+        }
     }
 
     // ---- measurement ---------------------------------------------------------------------

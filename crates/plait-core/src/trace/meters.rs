@@ -366,6 +366,7 @@ impl Measurements {
             lt.tx_bytes.push(c.tx_bytes - w.tx_bytes);
             lt.drops.push(c.queue_drops - w.queue_drops);
             lt.loss_drops.push(c.loss_drops - w.loss_drops);
+            lt.down_drops.push(c.down_drops - w.down_drops);
             lt.mean_queue_packets.push(fraction(
                 (c.queue_area_packets_ns - w.queue_area_packets_ns) as f64,
             ));

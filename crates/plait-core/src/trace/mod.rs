@@ -7,17 +7,19 @@ pub mod results;
 pub mod table;
 
 use crate::ids::{FlowId, LinkId, PathId};
+use crate::net::link::DropCause;
 use crate::time::SimTime;
 
 /// A typed trace event.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TraceEvent {
-    /// A packet of `flow` was dropped on `link` (by the queue or the loss model).
+    /// A packet of `flow` was dropped on `link` (by the queue, the loss model, or because
+    /// the link was down).
     Drop {
         time: SimTime,
         link: LinkId,
         flow: FlowId,
-        by_loss_model: bool,
+        cause: DropCause,
     },
     /// A TCP sender took an RTT sample.
     RttSample {

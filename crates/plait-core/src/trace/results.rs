@@ -80,6 +80,9 @@ table! {
         drops: u64,
         /// Packets dropped by the link's loss model.
         loss_drops: u64,
+        /// Packets dropped because the link was down (`[[event]]`): arriving while it was
+        /// down, or waiting or on the wire when it went down.
+        down_drops: u64,
         /// Time averages over the window of the packets and bytes waiting (admitted, not yet
         /// started; the packet being serialised is not counted): the integral over
         /// [warmup, duration] / window, exact at the edges.

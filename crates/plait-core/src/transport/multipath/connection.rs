@@ -911,7 +911,13 @@ impl MptcpFlow {
                 continue;
             }
             self.subflows[i].poll_receiver = false;
-            while let Some(ack) = self.subflows[i].receiver.poll_transmit(now) {
+            while let Some(mut ack) = self.subflows[i].receiver.poll_transmit(now) {
+                // The window goes with the DATA_ACK it is relative to, both as they stand
+                // now: a window computed when this subflow last received data, put beside a
+                // later DATA_ACK, would move the right edge past what the receive buffer
+                // holds, and the data sent there would be dropped after its subflow had
+                // acknowledged it (RFC 8684 §3.3.4: the window is relative to the DATA_ACK).
+                ack.rwnd = self.receiver.window();
                 let size_bytes = self.header_bytes + ack.sack.option_bytes() + DSS_ACK_OPTION_BYTES;
                 self.outbox.push_back(Transmit {
                     path: PathId::from_index(i),
