@@ -444,6 +444,31 @@ def test_bench_text(capsys):
     assert "packets delivered" in out and "peak RSS" in out
 
 
+def test_bench_mptcp(capsys):
+    code, out, _ = cli(
+        capsys,
+        "bench",
+        "mptcp",
+        "--connections",
+        "2",
+        "--subflows",
+        "3",
+        "--duration",
+        "5",
+        "--json",
+    )
+    assert code == 0
+    report = json.loads(out)
+    check_bench_report(report, flows=2, duration=5.0)
+    assert report["subflows"] == 3
+    code, out, _ = cli(capsys, "bench", "mptcp", "--connections", "1", "--duration", "4.5")
+    assert code == 0
+    assert out.startswith("mptcp, 1 connections of 2 subflows, 4.5 s simulated: ")
+    code, _, err = cli(capsys, "bench", "mptcp", "--subflows", "33", "--duration", "1")
+    assert code == 2
+    assert "--subflows: expected a whole number in [1, 32], got 33" in err
+
+
 def test_bench_rejects_bad_arguments(capsys):
     code, _, err = cli(capsys, "bench", "dumbbell", "--flows", "0", "--duration", "1")
     assert code == 2

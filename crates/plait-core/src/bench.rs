@@ -1,5 +1,9 @@
-//! The dumbbell benchmark: N bulk TCP flows (SACK on, an ACK per segment, 1500-byte packets)
-//! across a 100 Mb/s bottleneck, reported as delivered packets and events per wall second.
+//! The benchmarks, reported as delivered packets and events per wall second and peak memory:
+//!
+//! - the dumbbell: N bulk TCP flows (SACK on, an ACK per segment, 1500-byte packets) across a
+//!   100 Mb/s bottleneck;
+//! - MPTCP: N bulk MPTCP connections (LIA, min_rtt) of S subflows each, over two disjoint
+//!   100 Mb/s paths.
 
 use std::time::Instant;
 
@@ -70,10 +74,79 @@ start = {{ uniform = [0, {last_start}] }}
     )
 }
 
+/// The MPTCP benchmark scenario: `connections` bulk MPTCP connections from `src` to `dst`,
+/// each with `subflows` subflows placed alternately on two disjoint paths (1 Gb/s 1 ms access,
+/// then a 100 Mb/s, 20 ms link with a 367-packet drop-tail queue, one bandwidth-delay product
+/// at 1500 bytes), LIA and the min_rtt scheduler, starting uniformly in [0, 4 s] (or the
+/// first half of shorter runs), no warm-up. SACK on, an ACK per segment, mss 1460.
+pub fn mptcp_toml(connections: usize, subflows: usize, duration_s: f64) -> String {
+    let last_start = (duration_s / 2.0).min(4.0);
+    let routes: Vec<&str> = (0..subflows)
+        .map(|k| {
+            if k % 2 == 0 {
+                r#"{ route = ["r1"] }"#
+            } else {
+                r#"{ route = ["r2"] }"#
+            }
+        })
+        .collect();
+    let mut text = format!(
+        r#"[simulation]
+duration = {duration_s}
+warmup = 0
+seed = 1
+
+[tcp]
+mss = 1460
+sack = true
+delayed_ack = false
+"#
+    );
+    for (path, router) in [("1", "r1"), ("2", "r2")] {
+        text += &format!(
+            r#"
+[[link]]
+name = "access{path}"
+from = "src"
+to = "{router}"
+rate = "1Gbps"
+delay = "1ms"
+
+[[link]]
+name = "path{path}"
+from = "{router}"
+to = "dst"
+rate = "100Mbps"
+delay = "20ms"
+queue = {{ kind = "droptail", packets = 367 }}
+"#
+        );
+    }
+    text += &format!(
+        r#"
+[[flow]]
+name = "mp"
+count = {connections}
+kind = "mptcp"
+cc = "lia"
+scheduler = "min_rtt"
+src = "src"
+dst = "dst"
+start = {{ uniform = [0, {last_start}] }}
+subflows = [ {} ]
+"#,
+        routes.join(", ")
+    );
+    text
+}
+
 /// What the benchmark measured.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BenchReport {
+    /// Flows (TCP flows or MPTCP connections).
     pub flows: usize,
+    /// Subflows per flow (1 for TCP).
+    pub subflows: usize,
     pub duration_s: f64,
     pub delivered_packets: u64,
     pub events: u64,
@@ -102,6 +175,43 @@ pub fn run_dumbbell(flows: usize, duration_s: f64) -> Result<BenchReport, Scenar
     run_dumbbell_text(flows, duration_s, dumbbell_toml)
 }
 
+/// Builds and runs [`mptcp_toml`] with `connections` connections of `subflows` subflows.
+pub fn run_mptcp(
+    connections: usize,
+    subflows: usize,
+    duration_s: f64,
+) -> Result<BenchReport, ScenarioError> {
+    if subflows == 0 {
+        return Err(bench_error(format!(
+            "expected at least one subflow, got {subflows}"
+        )));
+    }
+    check_size(connections, duration_s)?;
+    let text = mptcp_toml(connections, subflows, duration_s);
+    let mut report = run_text(&text)?;
+    report.flows = connections;
+    report.subflows = subflows;
+    report.duration_s = duration_s;
+    Ok(report)
+}
+
+fn bench_error(message: String) -> ScenarioError {
+    ScenarioError {
+        file: "<bench>".into(),
+        path: String::new(),
+        message,
+    }
+}
+
+fn check_size(flows: usize, duration_s: f64) -> Result<(), ScenarioError> {
+    if flows == 0 || !(duration_s > 0.0 && duration_s.is_finite()) {
+        return Err(bench_error(format!(
+            "expected at least one flow and a positive duration, got {flows} flows, {duration_s} s"
+        )));
+    }
+    Ok(())
+}
+
 /// [`run_dumbbell`] with the `linux` TCP profile ([`dumbbell_linux_toml`]).
 pub fn run_dumbbell_linux(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
     run_dumbbell_text(flows, duration_s, dumbbell_linux_toml)
@@ -112,16 +222,17 @@ fn run_dumbbell_text(
     duration_s: f64,
     toml: fn(usize, f64) -> String,
 ) -> Result<BenchReport, ScenarioError> {
-    if flows == 0 || !(duration_s > 0.0 && duration_s.is_finite()) {
-        return Err(ScenarioError {
-            file: "<bench>".into(),
-            path: String::new(),
-            message: format!(
-                "expected at least one flow and a positive duration, got {flows} flows, {duration_s} s"
-            ),
-        });
-    }
-    let scenario = Scenario::from_toml_str(&toml(flows, duration_s), "<bench>", &[])?;
+    check_size(flows, duration_s)?;
+    let mut report = run_text(&toml(flows, duration_s))?;
+    report.flows = flows;
+    report.duration_s = duration_s;
+    Ok(report)
+}
+
+/// Builds and runs a scenario, timing the build and the run.
+fn run_text(text: &str) -> Result<BenchReport, ScenarioError> {
+    let scenario = Scenario::from_toml_str(text, "<bench>", &[])?;
+    let duration_s = scenario.simulation.duration.as_secs_f64();
     let started = Instant::now();
     let mut sim = build(&scenario, None)?;
     sim.run();
@@ -129,7 +240,8 @@ fn run_dumbbell_text(
     let delivered_packets = sim.packet_counters().data_delivered;
     let events = sim.events_processed();
     Ok(BenchReport {
-        flows,
+        flows: 0,
+        subflows: 1,
         duration_s,
         delivered_packets,
         events,

@@ -258,6 +258,21 @@ fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64) -> PyResult<Str
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
 }
 
+/// Runs the MPTCP benchmark in this process; returns its report as JSON.
+#[pyfunction]
+fn bench_mptcp(
+    py: Python<'_>,
+    connections: usize,
+    subflows: usize,
+    duration_s: f64,
+) -> PyResult<String> {
+    let report = py
+        .allow_threads(|| plait_core::bench::run_mptcp(connections, subflows, duration_s))
+        .map_err(|e| scenario_error(py, &e))?;
+    serde_json::to_string(&report)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
@@ -266,5 +281,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelToken>()?;
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_dumbbell, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_mptcp, m)?)?;
     Ok(())
 }

@@ -1,9 +1,12 @@
 """`plait bench dumbbell`: simulated packets per wall second and peak memory.
+`plait bench mptcp`: the same for MPTCP connections (LIA, min_rtt) over two disjoint 100 Mb/s
+paths.
 `plait bench sweep`: runs per second of a sweep of short runs against running them one after
 another, and the sweep engine's cost per run.
 
-The dumbbell benchmark runs in a fresh interpreter that imports only the compiled core, so the
-peak resident set it reports is the simulator's and not that of pandas or matplotlib.
+The dumbbell and MPTCP benchmarks run in a fresh interpreter that imports only the compiled
+core, so the peak resident set reported is the simulator's and not that of pandas or
+matplotlib.
 """
 
 from __future__ import annotations
@@ -28,10 +31,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "scenario",
-        choices=["dumbbell", "sweep"],
+        choices=["dumbbell", "mptcp", "sweep"],
         help="dumbbell: N bulk TCP flows over a 100 Mb/s bottleneck "
-        "(experiments/dumbbell/dumbbell.toml); sweep: --runs short dumbbell runs, one after "
-        "another and as a sweep",
+        "(experiments/dumbbell/dumbbell.toml); mptcp: --connections MPTCP connections of "
+        "--subflows subflows over two disjoint 100 Mb/s paths; sweep: --runs short dumbbell "
+        "runs, one after another and as a sweep",
+    )
+    p.add_argument(
+        "--connections",
+        type=bounded_int(1, 100_000, allow_float_syntax=True),
+        default=10,
+        help="mptcp: number of MPTCP connections (default: 10)",
+    )
+    p.add_argument(
+        "--subflows",
+        type=bounded_int(1, 32),
+        default=2,
+        help="mptcp: subflows per connection, alternately on the two paths (default: 2)",
     )
     p.add_argument(
         "--runs",
@@ -64,10 +80,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def main(args: argparse.Namespace) -> int:
     if args.scenario == "sweep":
         return _sweep(args)
+    if args.scenario == "mptcp":
+        call = f"c.bench_mptcp({args.connections}, {args.subflows}, {args.duration!r})"
+    else:
+        call = f"c.bench_dumbbell({args.flows}, {args.duration!r})"
     code = (
         "import sys, plait._core as c\n"
         "try:\n"
-        f"    sys.stdout.write(c.bench_dumbbell({args.flows}, {args.duration!r}))\n"
+        f"    sys.stdout.write({call})\n"
         "except c.ScenarioError as e:\n"
         "    sys.stderr.write(f'plait: error: {e}\\n')\n"
         "    sys.exit(2)\n"
@@ -80,8 +100,13 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
+        what = (
+            f"mptcp, {report['flows']} connections of {report['subflows']} subflows"
+            if args.scenario == "mptcp"
+            else f"dumbbell, {report['flows']} flows"
+        )
         print(
-            f"dumbbell, {report['flows']} flows, {report['duration_s']:g} s simulated: "
+            f"{what}, {report['duration_s']:g} s simulated: "
             f"{report['delivered_packets']:,} packets delivered, {report['events']:,} events in "
             f"{report['wall_seconds']:.2f} s wall -> "
             f"{report['delivered_packets_per_second'] / 1e6:.2f} M packets/s, "

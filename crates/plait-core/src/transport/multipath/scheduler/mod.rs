@@ -178,9 +178,17 @@ impl SubflowSet {
     pub fn len(self) -> u32 {
         self.0.count_ones()
     }
-    /// The indices, ascending.
+    /// The indices, ascending: one step per member (the lowest set bit, then cleared).
     pub fn iter(self) -> impl Iterator<Item = usize> {
-        (0..MAX_SUBFLOWS).filter(move |&i| self.contains(i))
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            if bits == 0 {
+                return None;
+            }
+            let i = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(i)
+        })
     }
 }
 

@@ -237,3 +237,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn subflow_set_iterates_its_members_in_order() {
+    let mut set = SubflowSet::EMPTY;
+    assert_eq!(set.iter().count(), 0);
+    for i in [31, 0, 5, 6] {
+        set.insert(i);
+    }
+    assert_eq!(set.iter().collect::<Vec<_>>(), [0, 5, 6, 31]);
+    assert_eq!(set.len(), 4);
+    assert!(set.contains(31) && !set.contains(32) && !set.contains(1));
+}
