@@ -21,6 +21,9 @@ from typing import Any
 MODULES = {
     "parallel-tcp": "plait.experiments.parallel_tcp_claims",
     "linux-fidelity": "plait.experiments.linux_fidelity",
+    "yang-amer-2013": "plait.experiments.yang_amer_2013",
+    "coupled-basics": "plait.experiments.coupled_basics",
+    "mpfast": "plait.experiments.mpfast",
 }
 
 

@@ -1,0 +1,519 @@
+"""`plait reproduce mpfast`: the three simulation scenarios of the MPFAST paper (Trần, Lê, Trần
+and Huỳnh, "Một thiết kế Multipath TCP dựa trên độ trễ", §IV, Fig. 1-4) on plait's MPFAST:
+
+- **efficiency** (`efficiency.toml`, §IV.B.1, Fig. 2): a two-subflow connection over two
+  80 Mb/s links of 50 ms, MPFAST against wVegas; background TCP flows join link 1 from 100 s
+  and link 2 from 120 s and stop at 200 s. The paper: MPFAST reaches the links' rate quickly
+  where wVegas struggles, holds about half its rate during the background traffic where wVegas
+  falls lower, and recovers sooner after it;
+- **fairness** (`fairness.toml`, §IV.B.2, Fig. 3): two MPFAST subflows and one FAST flow on a
+  100 Mb/s bottleneck of 100 ms: FAST ≈ the two subflows together, each subflow ≈ half;
+- **load balancing** (`loadbalance.toml`, §IV.B.3, Fig. 4): one subflow on each of four 50 ms
+  links of 100, 80, 160 and 40 Mb/s, ten 10 Mb/s flows from 100 s to 200 s: the connection's
+  rate per subflow is about 95 Mb/s without them and 70 Mb/s with them.
+
+The paper runs ns-2 and gives no tolerances and no α: every tolerance is ours, and α is plait's
+default 10 for MPFAST, FAST and wVegas's total_alpha.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from plait.experiments import Experiment, Options, register, sweep_all
+from plait.output import FolderTarget, Outputs
+from plait.report import Claim, Figure, Section, figure_png
+
+EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "mpfast"
+EFFICIENCY = EXPERIMENT_DIR / "efficiency.toml"
+FAIRNESS = EXPERIMENT_DIR / "fairness.toml"
+LOADBALANCE = EXPERIMENT_DIR / "loadbalance.toml"
+
+NAME = "mpfast"
+TITLE = "MPFAST: efficiency, fairness and load balancing"
+PAPER = (
+    "Trần Thị Bảo Yến, Lê Tuấn Anh, Trần Công Hùng, Huỳnh Trọng Thưa, “Một thiết kế Multipath "
+    "TCP dựa trên độ trễ” (MPFAST: a delay-based Multipath TCP design), §IV, Fig. 1-4."
+)
+
+#: Payload over wire bytes of a 1448-byte segment (40 header bytes, 20-byte DSS option).
+PAYLOAD = 1448 / 1508
+#: Efficiency: the two links' capacity (bit/s) and the background flows on each.
+EFFICIENCY_BPS = 2 * 80e6
+BACKGROUND = {"bg1": 6, "bg2": 8}
+CONTROLLERS = ("mpfast", "wvegas")
+#: The background flows' TCP: the paper does not say; Reno (ns-2 TCP/Sack1) first.
+BACKGROUND_CCS = ("reno", "fast")
+#: Phases of the efficiency and load-balancing runs (s): [start, end).
+BEFORE = (40.0, 100.0)
+DURING = (100.0, 200.0)
+AFTER = (250.0, 300.0)
+BG_END = 200.0
+#: Ours: "reaches the rate" = 90 % of it.
+REACHED = 0.9
+#: Paper: MPFAST keeps about 1/2 of its rate during the background traffic; ours: ±0.15.
+HALF_RANGE = (0.35, 0.65)
+#: Reference MF3: ±10 %; ours for each subflow's half.
+FAIR_RANGE = (0.9, 1.1)
+SUBFLOW_RANGE = (0.35, 0.65)
+#: Load balancing: the paper's connection rate per subflow, Mb/s, and our tolerance.
+PAPER_PER_SUBFLOW = {"before": 95.0, "during": 70.0, "after": 95.0}
+BALANCE_TOLERANCE = 0.10
+SUBFLOWS = 4
+
+
+@dataclass(frozen=True)
+class Scale:
+    seeds: list[int]
+    background_ccs: tuple[str, ...]
+    fairness_duration: float
+
+
+def scale(options: Options) -> Scale:
+    """The paper's run lengths (300 s, 200 s) over the seeds given, both background TCPs; or
+    (quick) the first seed only, Reno background only, a 100 s fairness run. The efficiency
+    and load-balancing runs keep their 300 s: their events are at 100, 120 and 200 s."""
+    if options.quick:
+        return Scale(list(options.seeds[:1]), BACKGROUND_CCS[:1], 100.0)
+    return Scale(list(options.seeds), BACKGROUND_CCS, 200.0)
+
+
+def packet_runs(options: Options) -> int:
+    sc = scale(options)
+    return len(sc.seeds) * (len(CONTROLLERS) * len(sc.background_ccs) + 2)
+
+
+def background_zip(ccs: tuple[str, ...]) -> dict[str, list[str]]:
+    """Every background flow's cc set together (one zip row per background TCP)."""
+    return {f"flow.{group}_{i}.cc": list(ccs) for group, n in BACKGROUND.items() for i in range(n)}
+
+
+# ---- Runs ----------------------------------------------------------------------------------
+
+
+def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -> dict:
+    common = dict(seeds=sc.seeds, fresh=fresh, progress=progress, **where)
+    efficiency = sweep_all(
+        NAME,
+        EFFICIENCY,
+        {"flow.mp.cc": list(CONTROLLERS)},
+        zip=background_zip(sc.background_ccs),
+        tables=("flows", "flow_series", "path_series"),
+        out=out / "efficiency",
+        **common,
+    )
+    fairness = sweep_all(
+        NAME,
+        FAIRNESS,
+        {"simulation.duration": [f"{sc.fairness_duration:g}s"]},
+        tables=("flows", "paths", "flow_series", "path_series"),
+        out=out / "fairness",
+        **common,
+    )
+    balance = sweep_all(
+        NAME,
+        LOADBALANCE,
+        {"simulation.duration": ["300s"]},
+        tables=("flows", "flow_series", "path_series"),
+        out=out / "loadbalance",
+        **common,
+    )
+    return {"efficiency": efficiency, "fairness": fairness, "loadbalance": balance}
+
+
+def connection_series(flow_series: pd.DataFrame, extra: list[str]) -> pd.DataFrame:
+    """The connection's goodput over time (Mb/s), one row per run and sample."""
+    mp = flow_series[flow_series["flow"].astype(str) == "mp"]
+    cols = ["run", "seed", *extra, "time_s"]
+    return mp[cols].assign(mbps=mp["goodput_bps"] / 1e6).reset_index(drop=True)
+
+
+def phase_mean(series: pd.DataFrame, phase: tuple[float, float]) -> float:
+    t = series["time_s"]
+    return float(series.loc[(t >= phase[0]) & (t < phase[1]), "mbps"].mean())
+
+
+def first_at_least(series: pd.DataFrame, level: float, after: float = 0.0) -> float:
+    """Seconds from `after` to the first sample at or above `level` (NaN if none)."""
+    hit = series[(series["time_s"] > after) & (series["mbps"] >= level)]
+    return float(hit["time_s"].iloc[0] - after) if len(hit) else float("nan")
+
+
+def efficiency_rows(series: pd.DataFrame) -> pd.DataFrame:
+    """Per run: rise time to 90 % of 160 Mb/s of payload, mean rate before, during and after
+    the background traffic, and the time after 200 s to get back to 90 % of the rate before."""
+    rows = []
+    capacity = EFFICIENCY_BPS * PAYLOAD / 1e6
+    for (_run, cc, bg, seed), s in series.groupby(["run", "cc", "background", "seed"], sort=False):
+        s = s.sort_values("time_s")
+        before = phase_mean(s, BEFORE)
+        rows.append(
+            {
+                "cc": cc,
+                "background": bg,
+                "seed": int(seed),
+                "rise_s": first_at_least(s, REACHED * capacity),
+                "before_mbps": before,
+                "link1_only_mbps": phase_mean(s, (110.0, 120.0)),
+                "during_mbps": phase_mean(s, DURING),
+                "after_mbps": phase_mean(s, AFTER),
+                "during_over_before": phase_mean(s, DURING) / before,
+                "recovery_s": first_at_least(s, REACHED * before, after=BG_END),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def fairness_rows(flows: pd.DataFrame, paths: pd.DataFrame) -> pd.DataFrame:
+    """Per run: MPFAST / FAST goodput and each subflow's share of the connection's data."""
+    g = flows.pivot_table(index=["run", "seed"], columns="name", values="goodput_bps").reset_index()
+    share = paths.pivot_table(index="run", columns="path", values="data_share")
+    return pd.DataFrame(
+        {
+            "seed": g["seed"].astype("int64"),
+            "mp_mbps": g["mp"] / 1e6,
+            "fast_mbps": g["fast"] / 1e6,
+            "ratio": g["mp"] / g["fast"],
+            "share0": share[0].reindex(g["run"]).to_numpy(),
+            "share1": share[1].reindex(g["run"]).to_numpy(),
+        }
+    )
+
+
+def balance_rows(series: pd.DataFrame) -> pd.DataFrame:
+    """Per run: the connection's goodput per subflow (Mb/s) before, during and after the
+    background traffic."""
+    rows = []
+    for (_run, seed), s in series.groupby(["run", "seed"], sort=False):
+        rows.append(
+            {
+                "seed": int(seed),
+                **{
+                    phase: phase_mean(s, window) / SUBFLOWS
+                    for phase, window in (("before", BEFORE), ("during", DURING), ("after", AFTER))
+                },
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---- Claims --------------------------------------------------------------------------------
+
+
+def spread(values) -> str:
+    """`mean ± sd (n seeds)` over the seeds that have a value, and how many never got there."""
+    v = np.asarray(values, dtype=float)
+    never = int(np.isnan(v).sum())
+    note = f", {never} never" if never else ""
+    v = v[~np.isnan(v)]
+    if len(v) == 0:
+        return f"never ({never} seeds)"
+    if len(v) == 1:
+        return f"{v[0]:.3g} (1 seed{note})"
+    return f"{v.mean():.3g} ± {v.std(ddof=1):.2g} ({len(v)} seeds{note})"
+
+
+def _pick(frame: pd.DataFrame, cc: str, bg: str) -> pd.DataFrame:
+    return frame[(frame.cc == cc) & (frame.background == bg)]
+
+
+def _per_bg(frame: pd.DataFrame, column: str) -> str:
+    return "; ".join(
+        f"{bg} background: "
+        + ", ".join(f"{cc} {spread(_pick(frame, cc, bg)[column])}" for cc in CONTROLLERS)
+        for bg in dict.fromkeys(frame.background)
+    )
+
+
+def efficiency_claims(eff: pd.DataFrame) -> list[Claim]:
+    """Verdicts on the Reno-background runs; the FAST-background runs are given beside."""
+    main = BACKGROUND_CCS[0]
+    m, w = _pick(eff, "mpfast", main), _pick(eff, "wvegas", main)
+
+    def faster(a: pd.Series, b: pd.Series) -> bool:
+        # A run that never gets there counts as the end of the run.
+        return bool(a.fillna(np.inf).mean() < b.fillna(np.inf).mean())
+
+    half = m.during_over_before.mean()
+    return [
+        Claim(
+            "Efficiency: MPFAST reaches the links' rate much sooner than wVegas",
+            "§IV.B.1, Fig. 2",
+            "MPFAST “a very short time”; wVegas “struggles” to reach 80 Mb/s per link",
+            "time to 90 % of 160 Mb/s (s): " + _per_bg(eff, "rise_s"),
+            f"MPFAST's mean time shorter than wVegas's ({main} background)",
+            faster(m.rise_s, w.rise_s),
+            "Connection goodput sampled every 2 s; 160 Mb/s counts payload "
+            f"({EFFICIENCY_BPS * PAYLOAD / 1e6:.1f} Mb/s).",
+        ),
+        Claim(
+            "Efficiency: with background traffic MPFAST keeps about half its rate",
+            "§IV.B.1, Fig. 2b",
+            "about 1/2 of the rate before, stable",
+            "rate during 100-200 s over the rate during 40-100 s: "
+            + _per_bg(eff, "during_over_before")
+            + ". 110-120 s (link 1 only, Mb/s): "
+            + _per_bg(eff, "link1_only_mbps"),
+            f"MPFAST's mean ratio in [{HALF_RANGE[0]}, {HALF_RANGE[1]}] (ours)",
+            bool(HALF_RANGE[0] <= half <= HALF_RANGE[1]),
+            "The paper does not say which TCP the background flows run; the verdict uses Reno "
+            "(ns-2 TCP/Sack1), FAST (alpha 10) is given beside.",
+        ),
+        Claim(
+            "Efficiency: wVegas falls below half its rate, lower than MPFAST",
+            "§IV.B.1, Fig. 2a",
+            "wVegas below 1/2 of its rate before",
+            "see the ratio above: wVegas "
+            + spread(w.during_over_before)
+            + f", MPFAST {spread(m.during_over_before)} ({main} background)",
+            "wVegas's mean ratio < 0.5 and < MPFAST's (ours)",
+            bool(w.during_over_before.mean() < min(0.5, half)),
+            "Rates are the connection's goodput.",
+        ),
+        Claim(
+            "Efficiency: MPFAST recovers sooner than wVegas after the background traffic stops",
+            "§IV.B.1, Fig. 2",
+            "MPFAST “quickly” back to its rate; wVegas takes longer",
+            "time after 200 s to 90 % of the rate before (s): " + _per_bg(eff, "recovery_s"),
+            f"MPFAST's mean time shorter than wVegas's ({main} background; never = 100 s)",
+            faster(m.recovery_s, w.recovery_s),
+            "NaN: not back within the run (it ends at 300 s).",
+        ),
+    ]
+
+
+def fairness_claims(fair: pd.DataFrame) -> list[Claim]:
+    shares = pd.concat([fair.share0, fair.share1])
+    return [
+        Claim(
+            "Fairness: the two MPFAST subflows together take what the FAST flow takes",
+            "§IV.B.2, Fig. 3; reference MF3",
+            "FAST ≈ the sum of the two subflows",
+            f"MPFAST / FAST goodput {spread(fair.ratio)} (MPFAST {spread(fair.mp_mbps)} Mb/s, "
+            f"FAST {spread(fair.fast_mbps)} Mb/s)",
+            f"mean in [{FAIR_RANGE[0]}, {FAIR_RANGE[1]}] (reference MF3: ±10 %)",
+            bool(FAIR_RANGE[0] <= fair.ratio.mean() <= FAIR_RANGE[1]),
+            "Both with alpha 10; 100 Mb/s, 100 ms bottleneck with a BDP buffer.",
+        ),
+        Claim(
+            "Fairness: each MPFAST subflow takes about half of what FAST takes",
+            "§IV.B.2, Fig. 3",
+            "each subflow ≈ 1/2 of FAST (θ ≈ 1/2)",
+            f"subflow 0's share of the connection's data {spread(fair.share0)}, subflow 1's "
+            f"{spread(fair.share1)}",
+            f"every run's shares in [{SUBFLOW_RANGE[0]}, {SUBFLOW_RANGE[1]}] (ours)",
+            bool(shares.between(*SUBFLOW_RANGE).all()),
+            "On one shared bottleneck every split of α between the subflows is a fixed point "
+            "of eq. (5) with θ = x/y (reference §2.6): nothing pulls θ back to 1/2.",
+        ),
+    ]
+
+
+def balance_claims(bal: pd.DataFrame) -> list[Claim]:
+    out = []
+    labels = {"before": "before 100 s", "during": "100-200 s", "after": "250-300 s"}
+    for phase, paper in PAPER_PER_SUBFLOW.items():
+        v = bal[phase]
+        lo, hi = paper * (1 - BALANCE_TOLERANCE), paper * (1 + BALANCE_TOLERANCE)
+        out.append(
+            Claim(
+                f"Load balancing: the connection's rate per subflow {labels[phase]}",
+                "§IV.B.3, Fig. 4",
+                f"about {paper:g} Mb/s",
+                f"{spread(v)} Mb/s (goodput over 4)",
+                f"±{100 * BALANCE_TOLERANCE:g} % (ours); payload is {PAYLOAD:.3f} of the wire",
+                bool(lo <= v.mean() <= hi),
+                "95 = 380 / 4 Mb/s; 70 = (380 - 100) / 4 with the ten 10 Mb/s flows (all on "
+                "the 160 Mb/s link here).",
+            )
+        )
+    return out
+
+
+# ---- Figure and files ----------------------------------------------------------------------
+
+
+def subflow_rates(path_series: pd.DataFrame) -> pd.DataFrame:
+    """Each subflow's rate estimate cwnd / SRTT (Mb/s) per sample."""
+    ps = path_series[path_series["srtt_s"] > 0]
+    return ps.assign(mbps=ps["cwnd_bytes"] * 8 / ps["srtt_s"] / 1e6)
+
+
+def figure(data: dict):
+    """Per-subflow rates over time, first seed: the efficiency runs (one panel per controller
+    and background TCP), fairness (with FAST's rate) and load balancing."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    eff = data["eff_paths"]
+    bgs = list(dict.fromkeys(eff["background"]))
+    rows = len(bgs) + 1
+    fig, axes = plt.subplots(rows, 2, figsize=(12, 3.3 * rows), squeeze=False)
+    for i, bg in enumerate(bgs):
+        for j, cc in enumerate(CONTROLLERS):
+            ax = axes[i][j]
+            sub = eff[(eff.cc == cc) & (eff.background == bg) & (eff.seed == eff.seed.min())]
+            for path, s in sub.groupby("path"):
+                ax.plot(s.time_s, s.mbps, label=f"subflow {path} (link {int(path) + 1})")
+            conn = data["eff_conn"]
+            c = conn[(conn.cc == cc) & (conn.background == bg) & (conn.seed == conn.seed.min())]
+            ax.plot(c.time_s, c.mbps, "k:", label="connection goodput")
+            ax.axvspan(100, 200, color="0.92", zorder=0)
+            ax.set_title(f"Efficiency: {cc}, {bg} background flows", fontsize=10)
+            ax.set_ylabel("Mb/s")
+            ax.legend(fontsize=7)
+    ax = axes[-1][0]
+    fair = data["fair_paths"]
+    fair = fair[fair.seed == fair.seed.min()]
+    for path, s in fair.groupby("path"):
+        ax.plot(s.time_s, s.mbps, label=f"MPFAST subflow {path}")
+    fast = data["fair_fast"]
+    fast = fast[fast.seed == fast.seed.min()]
+    ax.plot(fast.time_s, fast.cwnd_bytes * 8 / fast.srtt_s / 1e6, "k", label="FAST")
+    ax.set_title("Fairness: 100 Mb/s, 100 ms bottleneck", fontsize=10)
+    ax.set_ylabel("Mb/s (cwnd / SRTT)")
+    ax.legend(fontsize=7)
+    ax = axes[-1][1]
+    bal = data["bal_paths"]
+    bal = bal[bal.seed == bal.seed.min()]
+    for path, s in bal.groupby("path"):
+        ax.plot(s.time_s, s.mbps, label=f"subflow {path} ({(100, 80, 160, 40)[int(path)]} Mb/s)")
+    conn = data["bal_conn"]
+    conn = conn[conn.seed == conn.seed.min()]
+    ax.plot(conn.time_s, conn.mbps / SUBFLOWS, "k:", label="connection goodput / 4")
+    ax.axhline(95, color="0.5", lw=0.8, ls="--")
+    ax.axhline(70, color="0.5", lw=0.8, ls="--")
+    ax.axvspan(100, 200, color="0.92", zorder=0)
+    ax.set_title("Load balancing (paper: 95 / 70 Mb/s per subflow)", fontsize=10)
+    ax.legend(fontsize=7)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    fig.tight_layout()
+    return fig
+
+
+def _save(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=100, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+OUTPUT_FILES = {
+    "efficiency": "efficiency.csv",
+    "fairness": "fairness.csv",
+    "loadbalance": "loadbalance.csv",
+    "png": "mpfast.png",
+}
+
+
+def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
+    outputs = Outputs()
+    folder = (
+        out_dir
+        if isinstance(out_dir, FolderTarget)
+        else outputs.folder("--out", out_dir, tuple(OUTPUT_FILES.values()))
+    )
+    with outputs.writing() as tx:
+        for kind in ("efficiency", "fairness", "loadbalance"):
+            tx.write_bytes(folder.file(OUTPUT_FILES[kind]), data[kind].to_csv(index=False).encode())
+        tx.write_with(folder.file(OUTPUT_FILES["png"]), lambda p: _save(figure(data), p))
+    return {kind: folder.path / name for kind, name in OUTPUT_FILES.items()}
+
+
+# ---- The experiment ------------------------------------------------------------------------
+
+
+def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """The efficiency sweep's parameters as `cc` and `background` columns."""
+    key = "flow.bg1_0.cc"
+    return frame.assign(cc=frame["flow.mp.cc"].astype(str), background=frame[key].astype(str))
+
+
+def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
+    results = run_all(sc, out, fresh, progress, **where)
+    eff, fair, bal = results["efficiency"], results["fairness"], results["loadbalance"]
+    eff_series = _labelled(eff.table("flow_series"))
+    eff_conn = connection_series(eff_series, ["cc", "background"])
+    fair_series = fair.table("flow_series")
+    data = {
+        "efficiency": efficiency_rows(eff_conn),
+        "fairness": fairness_rows(fair.table("flows"), fair.table("paths")),
+        "loadbalance": balance_rows(connection_series(bal.table("flow_series"), [])),
+        "eff_conn": eff_conn,
+        "eff_paths": subflow_rates(_labelled(eff.table("path_series"))),
+        "fair_paths": subflow_rates(fair.table("path_series")),
+        "fair_fast": fair_series[
+            (fair_series["flow"].astype(str) == "fast") & (fair_series["srtt_s"] > 0)
+        ],
+        "bal_paths": subflow_rates(bal.table("path_series")),
+        "bal_conn": connection_series(bal.table("flow_series"), []),
+    }
+    return data, {k: r.summary for k, r in results.items()}
+
+
+def reproduce(options: Options) -> Section:
+    sc = scale(options)
+    started = time.perf_counter()
+    data, summaries = measure(
+        sc, options.out / "runs", options.fresh, options.progress, **options.where
+    )
+    files = write_outputs(data, options.out)
+    claims = (
+        efficiency_claims(data["efficiency"])
+        + fairness_claims(data["fairness"])
+        + balance_claims(data["loadbalance"])
+    )
+    setup = (
+        "Packet level, scenarios in experiments/mpfast/ (efficiency.toml, fairness.toml, "
+        "loadbalance.toml), with the paper's common settings: SACK, 1448-byte segments, "
+        "buffers of one bandwidth-delay product, samples every 2 s. alpha = 10 for MPFAST and "
+        "FAST, total_alpha = 10 for wVegas (the paper gives none). Efficiency and load "
+        f"balancing run 300 s, fairness {sc.fairness_duration:g} s (the first 50 s discarded); "
+        f"{len(sc.seeds)} seed(s); efficiency background TCP: "
+        f"{', '.join(sc.background_ccs)}. The connection's start is drawn from the seed "
+        "(within the first 100 ms; fairness: both flows within the first second)."
+    )
+    return Section(
+        name=NAME,
+        title=TITLE,
+        paper=PAPER,
+        setup=setup,
+        claims=claims,
+        figures=[
+            Figure(
+                "Per-subflow rates over time",
+                "Rate estimate cwnd/SRTT of each subflow (first seed), the connection's "
+                "goodput dotted; grey: background traffic. Bottom: fairness (with FAST) and "
+                "load balancing (connection goodput over 4).",
+                figure_png(figure(data)),
+            )
+        ],
+        tables=[
+            ("Efficiency (per run)", data["efficiency"]),
+            ("Fairness (per run)", data["fairness"]),
+            ("Load balancing (per run, Mb/s per subflow)", data["loadbalance"]),
+        ],
+        runs={
+            "packet runs": sum(s.total for s in summaries.values()),
+            "run now": sum(s.done for s in summaries.values()),
+            "stored earlier": sum(s.reused for s in summaries.values()),
+            "failed": sum(s.failed for s in summaries.values()),
+            "seeds": ", ".join(str(s) for s in sc.seeds),
+            "wall time": f"{time.perf_counter() - started:.0f} s",
+            "results": str(options.out / "runs"),
+            "tables and figures": ", ".join(str(p) for p in files.values()),
+        },
+    )
+
+
+EXPERIMENT = register(
+    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+)

@@ -1,0 +1,203 @@
+"""The yang-amer-2013 experiment (plait.experiments.yang_amer_2013): its settings and
+scenarios, a tiny end-to-end version, seeds that vary the result, and verdicts computed from
+made-up data."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import pandas as pd
+import plait
+import pytest
+from plait.experiments import MODULES, Options
+from plait.experiments import yang_amer_2013 as ya
+from plait.report import Claim, Section, render
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.9 and 3.10
+    import tomli as tomllib
+
+#: A 3 MiB transfer instead of 150 MiB, for the tests.
+SMALL = {"flow.mptcp.bytes": "3MiB", "simulation.duration": "20s"}
+
+
+def test_registered_for_plait_reproduce():
+    """Listed in MODULES and registered under its name (without importing the other
+    experiments, which may not be importable in this checkout)."""
+    assert importlib.import_module(MODULES["yang-amer-2013"]) is ya
+    assert ya.EXPERIMENT.name == "yang-amer-2013" and ya.EXPERIMENT.reproduce is ya.reproduce
+
+
+def test_settings_are_the_papers_columns(tmp_path):
+    assert [ya.label(s) for s in ya.SETTINGS["I"]] == [
+        "Default",
+        "P-(0.5,1.0)",
+        "P-(0.7,1.0)",
+        "P-(0.9,1.0)",
+        "P-(0.9,1.2)",
+        "P-(0.9,1.4)",
+    ]
+    assert [ya.label(s) for s in ya.SETTINGS["II"]] == [
+        "Default",
+        "P-(0.5,1.0)",
+        "P-(0.9,1.0)",
+        "P-(0.5,1.2)",
+        "P-(0.9,1.2)",
+    ]
+    for table, settings in ya.SETTINGS.items():
+        assert set(ya.PAPER_TABLES[table]) == set(settings)
+    assert ya.scheduler("default") == {"kind": "min_rtt"}
+    assert ya.scheduler((0.9, 1.2)) == {"kind": "capacity", "gamma": 0.9, "delta": 1.2}
+    assert ya.setting_of('{"kind" = "capacity", "gamma" = 0.7, "delta" = 1.0}') == (0.7, 1.0)
+    assert ya.setting_of('{"kind" = "min_rtt"}') == "default"
+    full = Options(out=tmp_path, seeds=list(range(1, 11)))
+    assert ya.packet_runs(full) == 110
+    assert ya.packet_runs(Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)) == 22
+
+
+def test_scenarios_are_the_testbed():
+    for table, path in ya.SCENARIOS.items():
+        scenario = tomllib.loads(path.read_text())
+        links = {link["name"]: link for link in scenario["link"]}
+        # Subflow 2's USB adapter queues at most 3 packets (Section IV).
+        assert links["usb1"]["queue"]["packets"] == 3
+        assert {link["rate"] for link in links.values()} == {"10Mbps"}
+        flows = {f["name"]: f for f in scenario["flow"]}
+        mp = flows["mptcp"]
+        assert (mp["cc"], mp["bytes"]) == ("lia", "150MiB")
+        assert [s["route"] for s in mp["subflows"]] == [["l1", "ra", "l2"], ["l1", "rb", "l2"]]
+        assert ("cross" in flows) == (table == "II")
+        plait.validate(path)
+    cross = tomllib.loads(ya.SCENARIOS["II"].read_text())
+    assert {f["name"]: f for f in cross["flow"]}["cross"]["src"] == "l3"
+
+
+def test_seeds_give_different_results():
+    """The reverse-direction chatter makes seeds differ without cross traffic."""
+    results = set()
+    for seed in (1, 2, 3):
+        r = plait.run(ya.SCENARIOS["I"], seed=seed, overrides=SMALL)
+        f = r.flows.set_index("name").loc["mptcp"]
+        results.add((f.completion_s - f.start_s, int(f.retransmissions)))
+    assert len(results) == 3, results
+
+
+def test_reproduce_end_to_end(tmp_path, monkeypatch):
+    """The whole experiment with a 3 MiB file, two settings per table and two seeds: runs,
+    tables, claims, figures and files."""
+    monkeypatch.setattr(ya, "FILE_BYTES", 3 * 2**20)
+    monkeypatch.setattr(
+        ya,
+        "SETTINGS",
+        {
+            "I": ["default", (0.5, 1.0), (0.9, 1.4)],
+            "II": ["default", (0.5, 1.0), (0.9, 1.0)],
+        },
+    )
+    monkeypatch.setattr(ya, "SCENARIOS", {k: _small(v, tmp_path) for k, v in ya.SCENARIOS.items()})
+    options = Options(out=tmp_path / "yang-amer-2013", seeds=[1, 2], where={"workers": 1})
+    assert ya.packet_runs(options) == 12
+    section = ya.reproduce(options)
+    assert isinstance(section, Section) and section.name == "yang-amer-2013"
+    assert len(section.claims) == 5 and all(isinstance(c, Claim) for c in section.claims)
+    assert len(section.figures) == 2
+    assert section.runs["packet runs"] == 12 and section.runs["failed"] == 0
+    for name in ya.OUTPUT_FILES.values():
+        assert (options.out / name).is_file(), name
+    runs = pd.read_csv(options.out / "runs.csv")
+    assert len(runs) == 12
+    assert (runs.packets_sf1 > 0).all() and (runs.packets_sf2 > 0).all()
+    assert runs.throughput_MBps.between(0.1, 2.5).all()
+    table = (options.out / "tables.md").read_text()
+    assert "| Throughput (MB/s) |" in table and "(1.58)" in table
+    html = render([section], "t", "g")
+    assert html.count('<td class="verdict"><span class="badge') == 5
+
+
+def _small(path, tmp_path):
+    """The scenario with a 3 MiB file and a 20 s run, written beside the test's files."""
+    text = path.read_text().replace('bytes = "150MiB"', 'bytes = "3MiB"')
+    text = text.replace('duration = "300s"', 'duration = "20s"')
+    out = tmp_path / path.name
+    out.write_text(text)
+    return out
+
+
+# ---- Verdicts on made-up data ----------------------------------------------------------------
+
+
+def _runs(values: dict) -> pd.DataFrame:
+    """Made-up runs: {(table, setting): [(throughput, retransmissions, sf1, sf2), ...]}, one
+    tuple per seed."""
+    rows = []
+    for (table, setting), per_seed in values.items():
+        for seed, (tput, retx, sf1, sf2) in enumerate(per_seed, start=1):
+            rows.append(
+                {
+                    "table": table,
+                    "setting": setting,
+                    "seed": seed,
+                    "transfer_s": 1.0 / tput,
+                    "throughput_MBps": tput,
+                    "retransmissions": retx,
+                    "timeouts": 0,
+                    "packets_sf1": sf1,
+                    "packets_sf2": sf2,
+                    "cwnd_sf1_mean_pkts": 10.0,
+                    "share_sf2": sf2 / (sf1 + sf2),
+                    "label": ya.label(setting),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _paper_like() -> dict:
+    """Values close to the paper's Tables I and II, two seeds each."""
+    out = {}
+    for table, settings in ya.PAPER_TABLES.items():
+        for setting, (tput, retx, sf1, sf2) in settings.items():
+            out[(table, setting)] = [(tput, retx, sf1, sf2), (tput * 1.001, retx + 1, sf1, sf2)]
+    return out
+
+
+def test_verdicts_agree_with_the_papers_numbers():
+    runs = _runs(_paper_like())
+    summary = ya.summarize(runs)
+    assert len(summary) == 11 and (summary.seeds == 2).all()
+    gain_i, retx, delta, gain_ii, shift = ya.claims(runs, summary)
+    assert gain_i.agrees and "P-(0.5,1.0)" in gain_i.plait
+    assert retx.agrees and "1288 → 4" not in retx.plait
+    assert delta.agrees
+    assert gain_ii.agrees
+    assert shift.agrees
+
+
+def test_verdicts_differ_when_plait_does():
+    values = _paper_like()
+    # No gain, retransmissions only halved, delta = 1.4 clean, no shift to subflow 2.
+    for setting in ya.SETTINGS["I"][1:]:
+        values[("I", setting)] = [(1.58, 644, 68000, 45500)] * 2
+    for setting in ya.SETTINGS["II"][1:]:
+        values[("II", setting)] = [(0.92, 10, 44459, 69573)] * 2
+    runs = _runs(values)
+    gain_i, retx, delta, gain_ii, shift = ya.claims(runs, ya.summarize(runs))
+    assert not gain_i.agrees and "+0.0 %" in gain_i.plait
+    assert not retx.agrees and "-50.0 %" in retx.plait
+    assert not delta.agrees
+    assert not gain_ii.agrees
+    assert not shift.agrees and "+0.0 and +0.0 points" in shift.plait
+
+
+def test_markdown_puts_the_papers_value_beside_plaits():
+    summary = ya.summarize(_runs(_paper_like()))
+    text = ya.markdown(summary)
+    assert text.count("| Throughput (MB/s) |") == 2
+    assert "(1288)" in text and "(92267)" in text
+    long = ya.long_table(summary)
+    assert len(long) == 11 * 4
+    row = long[
+        (long.table == "I") & (long.setting == "Default") & (long.measure == "retransmissions")
+    ]
+    assert row.paper.iloc[0] == 1288 and row.plait_mean.iloc[0] == pytest.approx(1288.5)
