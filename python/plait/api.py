@@ -135,9 +135,18 @@ class Result:
     @staticmethod
     def _tables_from_core(raw: dict[str, Any], names: Iterable[str] = TABLES) -> dict[str, Any]:
         """The result tables `names` (DataFrames) from the core's columns."""
-        flows = _frame(raw["flows"], ["name", "kind", "cc", "src", "dst"], {})
-        links = _frame(raw["links"], ["name", "direction", "from", "to"], {})
-        tables = {"flows": flows, "links": links}
+        names = tuple(names)
+        tables = {}
+        # Flows and links are built when asked for, or when a table asked for indexes into
+        # them (series and paths name their flow or link).
+        needed = set(names)
+        for name in names:
+            if name not in ("flows", "links"):
+                needed.update(raw[name].get("__index__", {}).values())
+        if "flows" in needed:
+            tables["flows"] = _frame(raw["flows"], ["name", "kind", "cc", "src", "dst"], {})
+        if "links" in needed:
+            tables["links"] = _frame(raw["links"], ["name", "direction", "from", "to"], {})
         first = {
             "paths": ["flow", "path"],
             "flow_series": ["time_s", "flow"],

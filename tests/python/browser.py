@@ -68,7 +68,7 @@ def require_browser() -> None:
     pytest.skip(reason)
 
 
-def open_in_browser(path: Path, timeout: float = 12.0, width: int = 1280) -> dict[str, Any]:
+def open_in_browser(path: Path, timeout: float = 30.0, width: int = 1280) -> dict[str, Any]:
     """Opens the HTML file `path` in headless Chromium, waits for it to load and returns what a
     reader would notice is wrong with it.
 

@@ -212,12 +212,16 @@ def cmdline(pid: int) -> str:
 
 
 def dask_workers(root: int) -> list[int]:
-    """Worker processes of a local cluster started (through multiprocessing) under `root`."""
+    """Worker processes of a local cluster started (through multiprocessing) under `root`:
+    spawned ones name multiprocessing on their command line, forked ones (Linux) carry the
+    sweep's own command line."""
     marks = ("spawn_main", "forkserver", "--multiprocessing-fork")
+    own = cmdline(root)
     return [
         p
         for p in descendants(root)
-        if any(m in cmdline(p) for m in marks) and "resource_tracker" not in cmdline(p)
+        if (any(m in cmdline(p) for m in marks) or cmdline(p) == own)
+        and "resource_tracker" not in cmdline(p)
     ]
 
 

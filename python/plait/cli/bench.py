@@ -126,15 +126,19 @@ def _sweep(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{r['runs']} runs of {r['simulated_seconds_per_run']:g} s simulated, {r['flows']} flows "
-        f"(mean {r['mean_run_seconds'] * 1e3:.0f} ms each):\n"
+        f"(mean {r['mean_run_seconds'] * 1e3:.0f} ms of simulation each):\n"
         f"  one after another: {r['sequential_seconds']:.2f} s, "
-        f"{r['sequential_runs_per_second']:.1f} runs/s\n"
+        f"{r['sequential_runs_per_second']:.1f} runs/s, each run's table stored as a sweep "
+        f"stores it (the simulations alone: {r['simulations_seconds']:.2f} s)\n"
         f"  sweep, {r['workers']} workers, batched: {r['sweep_auto_seconds']:.2f} s, "
-        f"{r['sweep_auto_runs_per_second']:.1f} runs/s ({r['sweep_auto_speedup']:.2f}x), "
+        f"{r['sweep_auto_runs_per_second']:.1f} runs/s ({r['sweep_auto_speedup']:.2f}x; "
+        f"{r['sweep_auto_speedup_over_simulations']:.2f}x the simulations alone), "
         f"engine cost {r['sweep_auto_overhead_ms_per_run']:.1f} ms per run\n"
         f"  sweep, one run per task: {r['sweep_one_per_task_seconds']:.2f} s, "
         f"{r['sweep_one_per_task_runs_per_second']:.1f} runs/s "
-        f"({r['sweep_one_per_task_speedup']:.2f}x), "
-        f"engine cost {r['sweep_one_per_task_overhead_ms_per_run']:.1f} ms per run"
+        f"({r['sweep_one_per_task_speedup']:.2f}x; "
+        f"{r['sweep_one_per_task_speedup_over_simulations']:.2f}x the simulations alone), "
+        f"engine cost {r['sweep_one_per_task_overhead_ms_per_run']:.1f} ms per run\n"
+        f"  (importing Dask, not in the sweeps' times: {r['dask_import_seconds']:.2f} s)"
     )
     return 0

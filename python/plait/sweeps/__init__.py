@@ -9,6 +9,7 @@ import collections
 import os
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -202,12 +203,16 @@ def _run(
 ) -> Summary:
     keys = [r.key for r in runs]
     present = store.present(keys)
+    # Workers that find this token in the folder's manifest write their runs' files there
+    # themselves (see plait.sweeps.worker).
+    token = uuid.uuid4().hex
     store.write_manifest(
         {
             **definition.identity(),
             "parameters": definition.parameters,
             "runs": len(runs),
             "keys": keys,
+            "token": token,
         }
     )
     summary = Summary(total=len(runs), reused=len(present))
@@ -224,10 +229,15 @@ def _run(
             definition.tables,
             max_memory,
             tuple(chunk),
+            str(store.root.resolve()),
+            token,
         )
 
     def on_outcome(run: Run, outcome: Outcome) -> None:
-        if outcome.tables is not None:
+        if outcome.stored:
+            store.written(run.key)
+            summary.done += 1
+        elif outcome.tables is not None:
             store.write_run(run.key, outcome.tables)
             summary.done += 1
         else:
@@ -235,7 +245,7 @@ def _run(
             store.write_failure(run.key, record)
             summary.failed += 1
             summary.errors.append(record)
-        progress.advance(outcome.tables is not None)
+        progress.advance(outcome.ok)
 
     try:
         if todo:
@@ -257,6 +267,10 @@ def _run(
             progress.start(len(runs), len(present), None)
     except KeyboardInterrupt:
         summary.interrupted = True
+        # Workers write their runs themselves: what they stored while the sweep stopped is
+        # counted from the folder (the cluster is closed by now).
+        stored = len(store.present([r.key for r in todo]))
+        summary.done = max(summary.done, stored)
         raise _Interrupted(summary) from None
     finally:
         summary.wall_seconds = time.perf_counter() - started

@@ -27,6 +27,7 @@ import fcntl
 import json
 import os
 import shutil
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -41,13 +42,33 @@ PARTIAL = ".partial"
 _MAGIC = b"PAR1"
 
 
+#: Descriptors of the lock files this process holds. A process forked from here (a local
+#: cluster's worker) closes its copies at once: the lock then lives and dies with this process
+#: alone, and a killed sweep's folder is free again even while its workers are going away.
+_HELD: set[int] = set()
+
+
+def _drop_inherited_locks() -> None:
+    for fd in _HELD:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_inherited_locks)
+
+
 class StoreError(ValueError):
     """The output folder cannot be used: the message names it and why."""
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """`data` to `path` through a temporary file in the same folder, flushed, then renamed."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{PARTIAL}")
+    """`data` to `path` through a temporary file in the same folder, flushed to the device,
+    then renamed: a file under its final name is whole. The temporary name is unique to this
+    writer (workers on several hosts may write the same run's file when Dask runs a task
+    again)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}{PARTIAL}")
     with open(tmp, "wb") as f:
         f.write(data)
         f.flush()
@@ -113,6 +134,7 @@ class Store:
                 f"--out {root}: another sweep is writing into this folder; wait for it or "
                 "choose another"
             ) from None
+        _HELD.add(self._lock.fileno())
         if fresh:
             self._remove_results()
         for folder in (*self.tables, FAILURES):
@@ -122,6 +144,7 @@ class Store:
 
     def close(self) -> None:
         if self._lock is not None:
+            _HELD.discard(self._lock.fileno())
             fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
             self._lock.close()
             self._lock = None
@@ -177,6 +200,10 @@ class Store:
         """Stores one run's tables (Parquet bytes) and clears an earlier failure of it."""
         for table in self.tables:
             write_atomic(self.path(table, key), tables[table])
+        (self.root / FAILURES / f"{key}.json").unlink(missing_ok=True)
+
+    def written(self, key: str) -> None:
+        """A worker stored the run's tables itself: an earlier failure of it is cleared."""
         (self.root / FAILURES / f"{key}.json").unlink(missing_ok=True)
 
     def write_failure(self, key: str, record: dict[str, Any]) -> None:

@@ -1,6 +1,12 @@
-"""What a Dask worker does with a batch of runs: run each, and return its stored tables as
-Parquet bytes (or its error). Runs are independent and single-threaded; a batch is several
-runs in one task, so that short runs do not pay the engine's per-task cost each."""
+"""What a Dask worker does with a batch of runs: run each and store its tables as Parquet.
+
+A worker that sees the sweep's results folder (every local worker, and cluster workers on a
+shared file system) writes each run's files there itself, atomically, and returns only that it
+did: the sweep's process then does no per-run work but counting, which is what lets short runs
+use every core. A worker that does not see the folder (it holds no ``sweep.json`` with this
+sweep's token) returns the Parquet bytes and the sweep's process writes them. Runs are
+independent and single-threaded; a batch is several runs in one task, so that short runs do not
+pay the engine's per-task cost each."""
 
 from __future__ import annotations
 
@@ -21,16 +27,25 @@ class Batch:
     tables: tuple[str, ...]
     max_memory: int | None
     runs: tuple[Run, ...]
+    #: The results folder and this sweep's token in its ``sweep.json`` (see the module doc).
+    store: str | None = None
+    token: str | None = None
 
 
 @dataclass
 class Outcome:
-    """One run's result: Parquet bytes per stored table, or the error that stopped it."""
+    """One run's result: stored by the worker (`stored`), or Parquet bytes per table for the
+    sweep's process to store, or the error that stopped it."""
 
     key: str
     tables: dict[str, bytes] | None
     error: str | None
     seconds: float
+    stored: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.stored or self.tables is not None
 
 
 def dask_setup(worker: Any) -> None:
@@ -93,9 +108,46 @@ def _run_one(batch: Batch, run: Run) -> Outcome:
         )
         frames = Result._tables_from_core(raw, batch.tables)
         tables = {t: _parquet(frames[t], run) for t in batch.tables}
-        return Outcome(run.key, tables, None, time.perf_counter() - started)
+        stored = _store(batch, run.key, tables)
+        return Outcome(
+            run.key, None if stored else tables, None, time.perf_counter() - started, stored
+        )
     except Exception as e:  # recorded as the run's failure; the sweep goes on
         return Outcome(run.key, None, _error_text(e), time.perf_counter() - started)
+
+
+#: Results folders this process has found to be the sweep's, by (folder, token).
+_SEEN: dict[tuple[str, str], bool] = {}
+
+
+def _store(batch: Batch, key: str, tables: dict[str, bytes]) -> bool:
+    """Writes the run's files into the sweep's folder when this worker sees it (see the module
+    doc); False when it does not, or when writing failed (the sweep's process then writes)."""
+    if batch.store is None or batch.token is None:
+        return False
+    from pathlib import Path
+
+    from plait.sweeps.store import MANIFEST, write_atomic
+
+    root = Path(batch.store)
+    seen = _SEEN.get((batch.store, batch.token))
+    if seen is None:
+        import json
+
+        try:
+            manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+            seen = manifest.get("token") == batch.token
+        except (OSError, ValueError, AttributeError):
+            seen = False
+        _SEEN[(batch.store, batch.token)] = seen
+    if not seen:
+        return False
+    try:
+        for table in batch.tables:
+            write_atomic(root / table / f"{key}.parquet", tables[table])
+    except OSError:
+        return False
+    return True
 
 
 def _error_text(e: BaseException) -> str:
