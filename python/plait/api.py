@@ -106,7 +106,7 @@ def check_seed(seed: Any) -> None:
 
 
 #: The result tables, in the order they are written.
-TABLES = ("flows", "links", "paths", "flow_series", "link_series", "path_series")
+TABLES = ("flows", "links", "paths", "flow_series", "link_series", "path_series", "picks")
 
 
 @dataclass
@@ -116,7 +116,8 @@ class Result:
     `flows`, `links` and `paths` (one row per path of each multipath flow; empty otherwise)
     are over the measurement window; `flow_series`, `link_series` and `path_series` are the
     sampled time series (empty unless the scenario sets `sample_interval`), whose `flow` and
-    `link` columns are categoricals of the flow and link names."""
+    `link` columns are categoricals of the flow and link names. `picks` holds every packet
+    scheduler decision of the MPTCP flows that set ``trace_picks = true`` (empty otherwise)."""
 
     seed: int
     duration_s: float
@@ -130,6 +131,7 @@ class Result:
     flow_series: pd.DataFrame
     link_series: pd.DataFrame
     path_series: pd.DataFrame
+    picks: pd.DataFrame
     wall_seconds: float = math.nan
 
     @staticmethod
@@ -152,6 +154,7 @@ class Result:
             "flow_series": ["time_s", "flow"],
             "link_series": ["time_s", "link"],
             "path_series": ["time_s", "flow", "path"],
+            "picks": ["time_s", "flow"],
         }
         out = {}
         for name in names:

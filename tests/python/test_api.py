@@ -98,9 +98,20 @@ PATH_SERIES_COLUMNS = [
     "in_flight_bytes",
     "capacity_estimate",
 ]
+PICK_COLUMNS = [
+    "time_s",
+    "flow",
+    "subflow",
+    "copies",
+    "subflow_mask",
+    "reason",
+    "dsn",
+    "reinjection",
+]
 SERIES = ("flow_series", "link_series", "path_series")
 PARQUET_NAMES = sorted(
-    f"{t}.parquet" for t in ("flows", "links", "paths", "flow_series", "link_series", "path_series")
+    f"{t}.parquet"
+    for t in ("flows", "links", "paths", "flow_series", "link_series", "path_series", "picks")
 )
 SUMMARY_KEYS = {
     "seed",
@@ -185,8 +196,9 @@ def test_result_tables_are_dataframes_with_documented_columns(scenario):
     assert list(r.flow_series.columns) == FLOW_SERIES_COLUMNS
     assert list(r.link_series.columns) == LINK_SERIES_COLUMNS
     assert list(r.path_series.columns) == PATH_SERIES_COLUMNS
+    assert list(r.picks.columns) == PICK_COLUMNS
     # Single-path flows only: the per-path tables are present and empty.
-    assert len(r.paths) == 0 and len(r.path_series) == 0
+    assert len(r.paths) == 0 and len(r.path_series) == 0 and len(r.picks) == 0
     assert (r.duration_s, r.warmup_s) == (3.0, 1.0)
     assert r.events > 0
     assert r.delivered_packets > 0
@@ -615,3 +627,63 @@ def test_seconds_are_reported_exactly(scenario):
     assert plait.validate(DUMBBELL)["duration_s"] == 60.0
     r = plait.run(scenario, overrides={"flow.bulk.start": "0.3s"})
     assert r.flows.start_s.tolist() == [0.3, 0.3, 0.3]
+
+
+# --- MPTCP: the trace of scheduler decisions --------------------------------------------------
+
+MPTCP_TOML = """
+[simulation]
+duration = "20s"
+
+[[link]]
+name = "p1"
+from = "h1"
+to = "h2"
+rate = "10Mbps"
+delay = "10ms"
+[[link]]
+name = "a2"
+from = "h1"
+to = "r2"
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+name = "p2"
+from = "r2"
+to = "h2"
+rate = "10Mbps"
+delay = "30ms"
+
+[[flow]]
+name = "mp"
+kind = "mptcp"
+src = "h1"
+dst = "h2"
+bytes = "1MB"
+scheduler = { kind = "capacity", gamma = 0.5, delta = 1.0 }
+trace_picks = true
+subflows = [ { route = ["h1", "h2"] }, { route = ["h1", "r2", "h2"] } ]
+"""
+
+
+def test_picks_table_of_an_mptcp_flow(tmp_path):
+    path = tmp_path / "mp.toml"
+    path.write_text(MPTCP_TOML)
+    r = plait.run(path)
+    picks = r.picks
+    assert list(picks.columns) == PICK_COLUMNS
+    assert len(picks) > 500
+    assert set(picks.flow) == {"mp"}
+    assert set(picks.reason) <= {"uncongested", "least_occupied", "all_congested"}
+    sent = picks[picks.copies > 0]
+    assert set(sent.subflow) == {0.0, 1.0}
+    new = sent[sent.reinjection == 0]
+    # Every new segment picked once: the DSNs start at 0 and cover the megabyte.
+    assert new.dsn.is_monotonic_increasing and new.dsn.iloc[0] == 0
+    assert new.dsn.iloc[-1] < 1_000_000 <= new.dsn.iloc[-1] + 1460
+    assert picks[picks.copies == 0].subflow.isna().all()
+    # Off unless asked for; written with the other tables.
+    off = plait.run(path, overrides={"flow.mp.trace_picks": False})
+    assert len(off.picks) == 0
+    r.to_parquet(tmp_path / "out")
+    assert len(pd.read_parquet(tmp_path / "out" / "picks.parquet")) == len(picks)

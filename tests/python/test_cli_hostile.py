@@ -105,6 +105,7 @@ RUN_OUTPUTS = (
     "flow_series.parquet",
     "link_series.parquet",
     "path_series.parquet",
+    "picks.parquet",
 )
 EXPERIMENT_OUTPUTS = ("utilization.csv", "utilization.md", "utilization.png")
 

@@ -129,6 +129,7 @@ def test_missing_parent_folders_created_and_removed_on_failure(capsys, scenario,
         "links.parquet",
         "path_series.parquet",
         "paths.parquet",
+        "picks.parquet",
     ]
 
 

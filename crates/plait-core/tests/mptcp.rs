@@ -342,3 +342,122 @@ subflows = [ { route = ["r1"] }, { route = ["r2"] } ]
     assert_eq!(c.receiver().beyond_window_bytes(), 0);
     assert_eq!(c.receiver().delivered_bytes(), 20_000_000);
 }
+
+/// The picks table of a 2 MB transfer with `flow` (cc and scheduler) and `trace_picks` on.
+fn traced(flow: &str, path2: &str) -> (Simulator, plait_core::trace::results::PickTable) {
+    let toml = two_paths(
+        "30s",
+        path2,
+        &format!("{flow}\nbytes = \"2MB\"\ntrace_picks = true\n{SUBFLOWS}"),
+    );
+    let sim = run(&toml, Some(1));
+    let picks = sim.results().picks;
+    (sim, picks)
+}
+
+#[test]
+fn picks_trace_every_decision_and_cover_every_byte_sent() {
+    let (sim, p) = traced("cc = \"lia\"\nscheduler = \"min_rtt\"", PATH2);
+    let n = p.time_s.len();
+    assert!(n > 1000, "{n} picks");
+    assert!(p.flow.iter().all(|&f| f == 0));
+    assert!(p.time_s.windows(2).all(|w| w[0] <= w[1]), "in time order");
+    let mut new_dsns = Vec::new();
+    for i in 0..n {
+        let mask = p.subflow_mask[i];
+        assert_eq!(u64::from(mask.count_ones()), p.copies[i]);
+        if mask == 0 {
+            assert!(p.subflow[i].is_nan());
+            assert_eq!(p.reason[i], "no_window_space", "row {i}");
+        } else {
+            assert_eq!(p.subflow[i], f64::from(mask.trailing_zeros()));
+            assert!(p.subflow[i] < 2.0);
+            if p.reinjection[i] == 0 {
+                new_dsns.push(p.dsn[i]);
+            }
+        }
+    }
+    // Every new segment was picked once; the subflows' new data adds up to the transfer.
+    let c = mptcp(&sim);
+    let now = sim.now();
+    let new_data: u64 = (0..2).map(|i| c.subflow_stats(now, i).new_data_bytes).sum();
+    assert_eq!(new_data, 2_000_000);
+    // Each new segment was picked once, in data sequence order, from 0 to the end.
+    assert_eq!(new_dsns[0], 0);
+    assert!(new_dsns.windows(2).all(|w| w[0] < w[1]));
+    let mss = new_dsns[1] - new_dsns[0];
+    assert_eq!(
+        new_dsns.len() as u64,
+        2_000_000u64.div_ceil(mss),
+        "mss {mss}"
+    );
+    // Off by default: the same run without the key records nothing.
+    let quiet = run(
+        &two_paths(
+            "30s",
+            PATH2,
+            &format!("cc = \"lia\"\nbytes = \"2MB\"\n{SUBFLOWS}"),
+        ),
+        Some(1),
+    );
+    assert!(quiet.results().picks.time_s.is_empty());
+    // Recording changes nothing else.
+    let mut a = sim.results();
+    a.picks = Default::default();
+    assert_eq!(
+        serde_json::to_string(&a).unwrap(),
+        serde_json::to_string(&quiet.results()).unwrap()
+    );
+}
+
+#[test]
+fn picks_name_the_scheduler_reasons() {
+    let (_, rr) = traced(
+        "cc = \"uncoupled:reno\"\nscheduler = \"round_robin\"",
+        PATH2,
+    );
+    let sent: Vec<f64> = (0..rr.time_s.len())
+        .filter(|&i| rr.reason[i] == "round_robin" && !rr.subflow[i].is_nan())
+        .map(|i| rr.subflow[i])
+        .collect();
+    assert!(sent.contains(&0.0) && sent.contains(&1.0));
+    let (_, red) = traced("cc = \"uncoupled:reno\"\nscheduler = \"redundant\"", PATH2);
+    // Every segment goes on both subflows, when each has window space for it.
+    let on = |sub: f64| -> std::collections::BTreeSet<u64> {
+        (0..red.time_s.len())
+            .filter(|&i| red.subflow_mask[i] & (1 << sub as u64) != 0)
+            .map(|i| red.dsn[i])
+            .collect()
+    };
+    let allowed = ["redundant", "no_window_space", "lowest_rtt"]; // reinjections: lowest RTT
+    assert!(red.reason.iter().all(|r| allowed.contains(&r.as_str())));
+    assert!(on(0.0).intersection(&on(1.0)).count() > 100);
+    let (_, cap) = traced(
+        "cc = \"lia\"\nscheduler = { kind = \"capacity\", gamma = 0.5, delta = 1.0 }",
+        PATH2,
+    );
+    let reasons: std::collections::BTreeSet<&str> = cap.reason.iter().map(String::as_str).collect();
+    assert!(reasons.contains("uncongested"), "{reasons:?}");
+    assert!(
+        reasons.iter().all(|r| [
+            "uncongested",
+            "least_occupied",
+            "all_congested",
+            "no_window_space"
+        ]
+        .contains(r)),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn reinjections_are_traced_on_another_subflow() {
+    // Path 2 drops everything: its subflow times out and its data goes again on path 1.
+    let dead = format!("{PATH2}\nloss = {{ kind = \"bernoulli\", p = 1.0 }}");
+    let (_, p) = traced("cc = \"uncoupled:reno\"\nscheduler = \"min_rtt\"", &dead);
+    let re: Vec<usize> = (0..p.time_s.len())
+        .filter(|&i| p.reinjection[i] == 1 && p.copies[i] > 0)
+        .collect();
+    assert!(!re.is_empty());
+    assert!(re.iter().all(|&i| p.subflow[i] == 0.0));
+}

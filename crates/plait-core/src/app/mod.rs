@@ -65,6 +65,8 @@ pub enum Source {
     Mptcp {
         config: Box<crate::transport::multipath::MptcpConfig>,
         stop_mode: StopMode,
+        /// Keep every scheduler decision for the `picks` table.
+        trace_picks: bool,
     },
 }
 

@@ -33,6 +33,11 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         )
         .at_least(1.0)
         .default(Scalar::Size(DEFAULT_SEND_BUFFER)),
+        Param::bool(
+            "trace_picks",
+            "record every packet-scheduler decision (time, subflow, reason) in the picks table"
+        )
+        .default(Scalar::Bool(false)),
     ],
     finish: Some(finish),
     build: |params, _| Source::Mptcp {
@@ -44,5 +49,6 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
             subflows: Vec::new(),
         }),
         stop_mode: StopMode::from_name(params.choice("on_stop")).expect("a declared mode"),
+        trace_picks: params.bool("trace_picks"),
     },
 };

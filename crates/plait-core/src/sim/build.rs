@@ -194,14 +194,21 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 String::new(),
                 AnyTransport::Datagram(DatagramFlow::new(source)),
             ),
-            Source::Mptcp { config, stop_mode } => {
+            Source::Mptcp {
+                config,
+                stop_mode,
+                trace_picks,
+            } => {
                 let Some(multipath) = f.multipath.as_ref() else {
                     return Err(err(
                         format!("flow '{}'.subflows", f.name),
                         "an mptcp flow needs its subflows".into(),
                     ));
                 };
-                let flow = mptcp_flow(*config, stop_mode, multipath);
+                let mut flow = mptcp_flow(*config, stop_mode, multipath);
+                if trace_picks {
+                    flow = flow.with_pick_log();
+                }
                 (multipath.cc.name(), AnyTransport::Mptcp(Box::new(flow)))
             }
         };

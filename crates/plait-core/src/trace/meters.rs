@@ -12,7 +12,8 @@ use crate::transport::{Transport, TransportStats};
 
 use super::histogram::LogHistogram;
 use super::results::{
-    jain_index, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, RunResult,
+    jain_index, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
+    RunResult,
 };
 
 /// Counters of a flow read when the warm-up ends and subtracted at the end of the run.
@@ -376,6 +377,7 @@ impl Measurements {
             lt.max_queue_packets.push(c.max_queue_packets);
         }
         let jain_fairness = jain_index(&ft.goodput_bps);
+        let picks = pick_table(flows);
         RunResult {
             seed: config.seed,
             duration_s: config.duration.as_secs_f64(),
@@ -386,11 +388,34 @@ impl Measurements {
             flow_series: self.flow_series.clone(),
             link_series: self.link_series.clone(),
             path_series: self.path_series.clone(),
+            picks,
             events,
             delivered_packets,
             jain_fairness,
         }
     }
+}
+
+/// The scheduler decisions of every MPTCP flow that keeps them (`trace_picks`).
+fn pick_table(flows: &[Flow]) -> PickTable {
+    let mut t = PickTable::default();
+    for (i, f) in flows.iter().enumerate() {
+        let Some(c) = f.transport.as_mptcp() else {
+            continue;
+        };
+        for p in c.picks() {
+            t.time_s.push(p.time.as_secs_f64());
+            t.flow.push(i as u32);
+            t.subflow
+                .push(p.subflows.iter().next().map_or(f64::NAN, |s| s as f64));
+            t.copies.push(u64::from(p.subflows.len()));
+            t.subflow_mask.push(u64::from(p.subflows.0));
+            t.reason.push(p.reason.name().to_owned());
+            t.dsn.push(p.dsn);
+            t.reinjection.push(u64::from(p.is_reinjection));
+        }
+    }
+    t
 }
 
 /// A flow's counters now.

@@ -181,6 +181,33 @@ table! {
     }
 }
 
+table! {
+    /// Every decision of the packet scheduler of the MPTCP flows that set `trace_picks`, whole
+    /// run, in time order per flow: one row per segment offered to the scheduler.
+    pub struct PickTable ("picks") {
+        time_s: f64,
+        /// The flow (row of `flows`).
+        #[index(of = "flows")]
+        flow: u32,
+        /// The subflow that took the segment (the lowest-numbered one when several took copies);
+        /// NaN when the scheduler chose to wait or no chosen subflow could send.
+        subflow: f64,
+        /// How many subflows took a copy (more than one only for `redundant`), and which, as
+        /// a bit mask (bit i: subflow i).
+        copies: u64,
+        subflow_mask: u64,
+        /// Why: `lowest_rtt`, `no_window_space`, `round_robin`, `redundant`, `blest_wait`,
+        /// `ecf_wait`, `lowest_linger`, `burst`, `uncongested`, `least_occupied`,
+        /// `all_congested` or `backup`.
+        reason: String,
+        /// The segment's first data sequence number (connection-relative, from 0).
+        dsn: u64,
+        /// 1 for data sent again at the data level (a reinjection or an opportunistic
+        /// retransmission), 0 for new data.
+        reinjection: u64,
+    }
+}
+
 /// Everything a run produces.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunResult {
@@ -193,6 +220,7 @@ pub struct RunResult {
     pub flow_series: FlowSeries,
     pub link_series: LinkSeries,
     pub path_series: PathSeries,
+    pub picks: PickTable,
     /// Events processed.
     pub events: u64,
     /// Data packets (TCP segments and datagrams) that reached their destination, whole run.
