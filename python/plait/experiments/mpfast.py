@@ -47,8 +47,30 @@ PAYLOAD = 1448 / 1508
 EFFICIENCY_BPS = 2 * 80e6
 BACKGROUND = {"bg1": 6, "bg2": 8}
 CONTROLLERS = ("mpfast", "wvegas")
+#: The paper's FAST has its eq. (2): multiplicative increase while nothing queues. plait's
+#: `mi_threshold` is the queueing delay taken as "nothing": below one packet's serialisation on
+#: the 80-160 Mb/s links (0.075-0.15 ms). Set for MPFAST and FAST here and in the scenarios.
+MI_THRESHOLD = "0.1ms"
 #: The background flows' TCP: the paper does not say; Reno (ns-2 TCP/Sack1) first.
 BACKGROUND_CCS = ("reno", "fast")
+
+
+def cc_value(name: str) -> dict:
+    """The `cc` value (a table: a sweep's values have one type) that runs controller `name` as
+    the paper describes it."""
+    if name in ("mpfast", "fast"):
+        return {"name": name, "mi_threshold": MI_THRESHOLD}
+    return {"name": name}
+
+
+def cc_label(value: str) -> str:
+    """The controller's name from a stored `cc` column value (a name, or a table's TOML text)."""
+    for name in (*CONTROLLERS, *BACKGROUND_CCS):
+        if value == name or f'"{name}"' in value:
+            return name
+    return value
+
+
 #: Phases of the efficiency and load-balancing runs (s): [start, end).
 BEFORE = (40.0, 100.0)
 DURING = (100.0, 200.0)
@@ -90,7 +112,8 @@ def packet_runs(options: Options) -> int:
 
 def background_zip(ccs: tuple[str, ...]) -> dict[str, list[str]]:
     """Every background flow's cc set together (one zip row per background TCP)."""
-    return {f"flow.{group}_{i}.cc": list(ccs) for group, n in BACKGROUND.items() for i in range(n)}
+    values = [cc_value(c) for c in ccs]
+    return {f"flow.{group}_{i}.cc": values for group, n in BACKGROUND.items() for i in range(n)}
 
 
 # ---- Runs ----------------------------------------------------------------------------------
@@ -101,7 +124,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
     efficiency = sweep_all(
         NAME,
         EFFICIENCY,
-        {"flow.mp.cc": list(CONTROLLERS)},
+        {"flow.mp.cc": [cc_value(c) for c in CONTROLLERS]},
         zip=background_zip(sc.background_ccs),
         tables=("flows", "flow_series", "path_series"),
         out=out / "efficiency",
@@ -434,7 +457,10 @@ def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
 def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
     """The efficiency sweep's parameters as `cc` and `background` columns."""
     key = "flow.bg1_0.cc"
-    return frame.assign(cc=frame["flow.mp.cc"].astype(str), background=frame[key].astype(str))
+    return frame.assign(
+        cc=frame["flow.mp.cc"].astype(str).map(cc_label),
+        background=frame[key].astype(str).map(cc_label),
+    )
 
 
 def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):

@@ -32,6 +32,14 @@
 //!   `w·(RTT − baseRTT)/RTT` reaches α, i.e. where the rule above would no longer raise the
 //!   window (the rule applies, then `ssthresh = cwnd`). After a timeout slow start runs again,
 //!   up to ssthresh or until the backlog reaches α;
+//! - **multiplicative increase** (the MPFAST paper's eq. (2), off by default): with the
+//!   parameter `mi_threshold` set, an update outside slow start at which the queueing delay
+//!   `RTT − baseRTT` is below it takes `α(w, q) = α·w` (α in segments) in place of α, i.e.
+//!   `w ← min{2w, (1 − γ)·w + γ·(baseRTT/RTT·w + α·w)}`: with γ·α ≥ 1 the window doubles per
+//!   update while nothing queues. The paper's condition is `q = 0`; a smoothed RTT reaches its
+//!   minimum only slowly, and exactly never with rounding, so "nothing queued" is a queueing
+//!   delay below the threshold (ns-2 has the same kind of threshold, `mi_threshold_`). A
+//!   threshold below one packet's serialisation at the bottleneck is the paper's `q = 0`;
 //! - in congestion avoidance ssthresh follows the window down (`ssthresh = min(ssthresh, cwnd)`
 //!   after each update), so that an update that lowers the window does not bring back slow start;
 //! - the window is kept in bytes with the fraction of a byte each update leaves carried to the
@@ -59,6 +67,7 @@ pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
         alpha_param("segments the flow aims to keep queued in the network"),
         GAMMA_PARAM,
         UPDATE_PERIOD_PARAM,
+        MI_THRESHOLD_PARAM,
     ],
     finish: None,
     build: |params, connection| {
@@ -87,6 +96,14 @@ pub(crate) const GAMMA_PARAM: Param = Param::number(
 .default(Scalar::Number(0.5))
 .range(Bound::Exclusive(0.0), Bound::Inclusive(1.0));
 
+/// The queueing delay below which FAST increases multiplicatively, shared with MPFAST.
+pub(crate) const MI_THRESHOLD_PARAM: Param = Param::duration(
+    "mi_threshold",
+    "queueing delay below which an update doubles the window (eq. (2) of the MPFAST paper)",
+)
+.unset("no multiplicative increase: slow start, then the periodic rule")
+.greater_than(0.0);
+
 /// FAST's update period, shared with MPFAST.
 pub(crate) const UPDATE_PERIOD_PARAM: Param =
     Param::duration("update_period", "time between two window updates")
@@ -102,15 +119,18 @@ pub struct FastParams {
     pub gamma: f64,
     /// Time between updates; `None` for once per round trip.
     pub update_period: Option<SimTime>,
+    /// Queueing delay below which an update increases multiplicatively; `None`: never.
+    pub mi_threshold: Option<SimTime>,
 }
 
 impl Default for FastParams {
-    /// α = 10 segments, γ = 0.5, once per round trip.
+    /// α = 10 segments, γ = 0.5, once per round trip, no multiplicative increase.
     fn default() -> Self {
         FastParams {
             alpha: 10.0,
             gamma: 0.5,
             update_period: None,
+            mi_threshold: None,
         }
     }
 }
@@ -121,6 +141,7 @@ impl From<&Params> for FastParams {
             alpha: p.number("alpha"),
             gamma: p.number("gamma"),
             update_period: p.opt_duration("update_period"),
+            mi_threshold: p.opt_duration("mi_threshold"),
         }
     }
 }
@@ -152,7 +173,8 @@ impl Fast {
                 initial_window_segments,
                 params.gamma,
                 params.update_period,
-            ),
+            )
+            .with_mi_threshold(params.mi_threshold),
         }
     }
 
@@ -219,6 +241,7 @@ pub(crate) struct FastWindow {
     gamma: f64,
     update_period: Option<SimTime>,
     last_update: Option<SimTime>,
+    mi_threshold: Option<SimTime>,
 }
 
 impl FastWindow {
@@ -253,7 +276,15 @@ impl FastWindow {
             gamma,
             update_period,
             last_update: None,
+            mi_threshold: None,
         }
+    }
+
+    /// Multiplicative increase while the queueing delay is below `threshold` (see the module
+    /// documentation); `None` turns it off.
+    pub(crate) fn with_mi_threshold(mut self, threshold: Option<SimTime>) -> Self {
+        self.mi_threshold = threshold;
+        self
     }
 
     pub(crate) fn mss(&self) -> u64 {
@@ -353,8 +384,16 @@ impl FastWindow {
         }
         let w = self.exact_cwnd();
         let ratio = (base.as_nanos() as f64 / self.srtt.as_nanos() as f64).min(1.0);
+        // MPFAST paper eq. (2): α(w, q) = α·w (α in segments) while nothing is queued.
+        let queueing = self.srtt.saturating_sub(base);
+        let alpha = match self.mi_threshold {
+            Some(threshold) if !leaving_slow_start && queueing < threshold => {
+                alpha_bytes / self.mss as f64 * w
+            }
+            _ => alpha_bytes,
+        };
         // w ← min{2w, (1 − γ)·w + γ·(baseRTT/RTT·w + α)}, at least 2 MSS.
-        let target = (1.0 - self.gamma) * w + self.gamma * (ratio * w + alpha_bytes);
+        let target = (1.0 - self.gamma) * w + self.gamma * (ratio * w + alpha);
         let next = target.min(2.0 * w).max(2.0 * self.mss as f64);
         let whole = next.floor();
         // `as` saturates beyond u64::MAX.
@@ -544,6 +583,34 @@ mod tests {
             cc.on_ack(&ack(SimTime::ZERO, M, BASE, MSS));
             assert_eq!(cc.cwnd(), 100 * M + k * 5 * M);
         }
+    }
+
+    #[test]
+    fn below_the_threshold_an_update_doubles_the_window() {
+        let params = FastParams {
+            mi_threshold: Some(SimTime::from_millis(1)),
+            ..FastParams::default()
+        };
+        let mut cc = in_avoidance(100 * M, params);
+        // No queue (RTT = baseRTT): α(w, q) = α·w = 10·w, so the rule asks for
+        // 0.5·w + 0.5·(w + 10·w) = 6w; 2w caps it.
+        for k in 1..=3 {
+            cc.on_ack(&ack(SimTime::ZERO, M, BASE, MSS));
+            assert_eq!(cc.cwnd(), (100 << k) * M);
+        }
+        // With γ·α < 1 the increase is w·(1 + γ·α): α = 1, γ = 0.5 gives 1.5w.
+        let gentle = FastParams {
+            alpha: 1.0,
+            ..params
+        };
+        let mut cc = in_avoidance(100 * M, gentle);
+        cc.on_ack(&ack(SimTime::ZERO, M, BASE, MSS));
+        assert_eq!(cc.cwnd(), 150 * M);
+        // At or above the threshold (RTT = 110 ms, q = 10 ms) the rule is the additive one:
+        // 200 000 → 195 909 as without the option.
+        let mut cc = in_avoidance(200 * M, params);
+        cc.on_ack(&ack(SimTime::ZERO, M, RTT_110, MSS));
+        assert_eq!(cc.cwnd(), 195_909);
     }
 
     #[test]

@@ -29,14 +29,18 @@
 //!   (reference MF5). A subflow without an RTT sample cannot update (it has no queueing delay)
 //!   and is in nobody's sum;
 //! - the paper's `α_i(w, q) = α_i·w` when `q = 0` (its eq. (2), multiplicative increase while
-//!   nothing queues) is replaced by the slow start above, as for FAST.
+//!   nothing queues) as FAST has it, with `θ_r·α_s` for α_i: off by default (slow start, then
+//!   the rule); with `mi_threshold` set, an update of a subflow whose queueing delay is below it
+//!   takes `θ_r·α_s·w_r` (α in segments), which doubles the window while `γ·θ_r·α_s ≥ 1`.
 //!
 //! With one subflow, `θ = 1` and MPFAST is FAST (tested below).
 
 use super::{CoupledKind, MultipathCongestionControl, MultipathConnection};
 use crate::registry::{AlgorithmSpec, Params};
 use crate::time::SimTime;
-use crate::transport::cc::fast::{alpha_param, FastWindow, GAMMA_PARAM, UPDATE_PERIOD_PARAM};
+use crate::transport::cc::fast::{
+    alpha_param, FastWindow, GAMMA_PARAM, MI_THRESHOLD_PARAM, UPDATE_PERIOD_PARAM,
+};
 use crate::transport::cc::AckSample;
 
 /// The registry declaration of MPFAST; the defaults are FAST's.
@@ -47,6 +51,7 @@ pub const SPEC: AlgorithmSpec<CoupledKind> = AlgorithmSpec {
         alpha_param("segments the connection aims to keep queued, shared among its subflows"),
         GAMMA_PARAM,
         UPDATE_PERIOD_PARAM,
+        MI_THRESHOLD_PARAM,
     ],
     finish: None,
     build: |params, connection| Mpfast::new(connection, MpfastParams::from(params)).into(),
@@ -61,6 +66,8 @@ pub struct MpfastParams {
     pub gamma: f64,
     /// Time between updates of a subflow; `None` for once per round trip of that subflow.
     pub update_period: Option<SimTime>,
+    /// Queueing delay below which a subflow's update increases multiplicatively; `None`: never.
+    pub mi_threshold: Option<SimTime>,
 }
 
 impl Default for MpfastParams {
@@ -70,6 +77,7 @@ impl Default for MpfastParams {
             alpha: 10.0,
             gamma: 0.5,
             update_period: None,
+            mi_threshold: None,
         }
     }
 }
@@ -80,6 +88,7 @@ impl From<&Params> for MpfastParams {
             alpha: p.number("alpha"),
             gamma: p.number("gamma"),
             update_period: p.opt_duration("update_period"),
+            mi_threshold: p.opt_duration("mi_threshold"),
         }
     }
 }
@@ -132,7 +141,8 @@ impl Mpfast {
                 connection.initial_window,
                 params.gamma,
                 params.update_period,
-            ),
+            )
+            .with_mi_threshold(params.mi_threshold),
             established: false,
         };
         Mpfast {
@@ -263,17 +273,38 @@ mod tests {
 
     #[test]
     fn one_subflow_is_fast() {
-        let mut cc: Coupled = Mpfast::new(connection(1), MpfastParams::default()).into();
+        one_subflow_is_fast_with(None);
+    }
+
+    #[test]
+    fn one_subflow_is_fast_with_multiplicative_increase() {
+        one_subflow_is_fast_with(Some(SimTime::from_millis(1)));
+    }
+
+    /// MPFAST with one subflow and FAST, with `mi_threshold`, through slow start, the rule,
+    /// a loss, a timeout and (rounds 100 to 103) an empty queue.
+    fn one_subflow_is_fast_with(mi_threshold: Option<SimTime>) {
+        let params = MpfastParams {
+            mi_threshold,
+            ..MpfastParams::default()
+        };
+        let mut cc: Coupled = Mpfast::new(connection(1), params).into();
         cc.set_established(0, true);
-        let mut fast = Fast::new(MSS, 10, FastParams::default());
+        let fast_params = FastParams {
+            mi_threshold,
+            ..FastParams::default()
+        };
+        let mut fast = Fast::new(MSS, 10, fast_params);
         let mut ours = Clocked::new(MSS);
         let mut theirs = Clocked::new(MSS);
+        let mut doubled = false;
         for round in 0..250 {
             let rtt = match round {
-                0 => BASE,
+                0 | 100..=103 => BASE,
                 1..=59 => RTT_110,
                 _ => RTT_120,
             };
+            let before = fast.cwnd();
             if round == 40 {
                 let flight = ours.snd_nxt - ours.snd_una;
                 cc.on_congestion_event(0, ours.now, flight);
@@ -300,9 +331,14 @@ mod tests {
                 "round {round}"
             );
             assert_eq!(mpfast(&cc).exact_cwnd(0), fast.exact_cwnd());
+            doubled |= (100..=103).contains(&round) && fast.cwnd() >= 2 * before;
         }
-        // Converged to α·RTT/q = 10·120/20 = 60 segments.
-        assert!(cc.cwnd(0).abs_diff(60_000) <= 1, "{}", cc.cwnd(0));
+        // The empty queue doubles the window exactly when multiplicative increase is on.
+        assert_eq!(doubled, mi_threshold.is_some());
+        if mi_threshold.is_none() {
+            // Converged to α·RTT/q = 10·120/20 = 60 segments.
+            assert!(cc.cwnd(0).abs_diff(60_000) <= 1, "{}", cc.cwnd(0));
+        }
     }
 
     /// Two subflows in congestion avoidance at 20 and 60 segments, baseRTT 100 ms, smoothed
