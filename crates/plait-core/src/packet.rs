@@ -31,6 +31,10 @@ pub enum Header {
     TcpAck(AckSegment),
     /// An MPTCP subflow's acknowledgement, with the DATA_ACK.
     MptcpAck(crate::transport::multipath::MptcpAck),
+    /// A TFRC-family data packet, feedback packet and (reliable flows) NACK.
+    TfrcData(crate::transport::tfrc::TfrcData),
+    TfrcFeedback(crate::transport::tfrc::TfrcFeedback),
+    TfrcNack(crate::transport::tfrc::TfrcNack),
     /// A UDP datagram of a datagram source.
     Datagram(DatagramHeader),
     /// A header of a custom transport.

@@ -7,10 +7,13 @@
 //! through the [`DatagramSource`] enum.
 
 pub mod cbr;
+pub mod cp;
 pub mod datagram;
 pub mod mptcp;
+pub mod multfrc;
 pub mod onoff;
 pub mod tcp;
+pub mod tfrc;
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
 use crate::rng::SimRng;
@@ -68,6 +71,8 @@ pub enum Source {
         /// Keep every scheduler decision for the `picks` table.
         trace_picks: bool,
     },
+    /// A TFRC, MulTFRC or CP flow, both ends.
+    Tfrc(Box<crate::transport::tfrc::TfrcFlow>),
 }
 
 /// What a source's constructor is given besides its parameters.
@@ -147,13 +152,19 @@ builtin_sources! {
         cbr::Cbr,
         onoff::OnOff;
     other:
+        cp,
         mptcp,
-        tcp;
+        multfrc,
+        tcp,
+        tfrc;
     sorted:
         cbr,
+        cp,
         mptcp,
+        multfrc,
         onoff,
         tcp,
+        tfrc,
 }
 
 #[cfg(test)]

@@ -211,6 +211,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 }
                 (multipath.cc.name(), AnyTransport::Mptcp(Box::new(flow)))
             }
+            Source::Tfrc(flow) => (String::new(), AnyTransport::Tfrc(flow)),
         };
         flows.push(Flow {
             name: f.name.clone(),

@@ -556,6 +556,7 @@ impl<O: Observer> Simulator<O> {
             AnyTransport::Tcp(t) => step.run(t, input),
             AnyTransport::Datagram(t) => step.run(t, input),
             AnyTransport::Mptcp(t) => step.run(&mut **t, input),
+            AnyTransport::Tfrc(t) => step.run(&mut **t, input),
             AnyTransport::Custom(t) => step.run(&mut **t, input),
         };
         self.counters.created += transmits.len() as u64;

@@ -28,6 +28,7 @@ pub mod host_noise;
 pub mod multipath;
 pub mod rtt;
 pub mod tcp;
+pub mod tfrc;
 
 use crate::app::datagram::DatagramFlow;
 use crate::ids::PathId;
@@ -35,6 +36,7 @@ use crate::packet::Header;
 use crate::time::SimTime;
 use multipath::MptcpFlow;
 use tcp::TcpFlow;
+use tfrc::TfrcFlow;
 
 /// Which way a packet travels on its path.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -106,6 +108,14 @@ impl EventBuffer {
     }
 }
 
+/// A setting of a flow changed during the run (a scenario `[[event]]` naming the flow, or
+/// the API).
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowChange {
+    /// The number of flows n a MulTFRC or CP flow stands for.
+    Flows(f64),
+}
+
 /// A flow's counters, read by the results at the end of the warm-up and of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TransportStats {
@@ -129,6 +139,9 @@ pub trait Transport {
     fn handle_stop(&mut self, now: SimTime);
     /// A packet of this flow reached the end of `path` travelling `direction`.
     fn handle_packet(&mut self, now: SimTime, path: PathId, direction: Direction, header: &Header);
+    /// A setting changes during the run; transports without it ignore the change (the
+    /// scenario reader only lets through changes the flow's kind has).
+    fn handle_change(&mut self, _now: SimTime, _change: &FlowChange) {}
     /// The wake-up from [`Transport::poll_timeout`] is due (or a stale one fired: a transport
     /// must ignore a call before its deadline).
     fn handle_timeout(&mut self, now: SimTime);
@@ -163,6 +176,12 @@ pub struct PathState {
     /// The scheduler's estimate for the path (the `capacity` scheduler's available path
     /// capacity, in segments).
     pub estimate: Option<f64>,
+    /// The allowed sending rate X of a rate-based flow (TFRC family), bits/s.
+    pub allowed_rate_bps: Option<f64>,
+    /// The loss event rate p the rate follows (TFRC family).
+    pub loss_event_rate: Option<f64>,
+    /// Packets lost per loss event j (TFRC family; MulTFRC's equation uses it).
+    pub packets_per_loss_event: Option<f64>,
 }
 
 /// The built-in transports, dispatched without a virtual call, and the extension point.
@@ -173,6 +192,7 @@ pub enum AnyTransport {
     Tcp(TcpFlow),
     Datagram(DatagramFlow),
     Mptcp(Box<MptcpFlow>),
+    Tfrc(Box<TfrcFlow>),
     Custom(Box<dyn Transport + Send>),
 }
 
@@ -182,6 +202,7 @@ macro_rules! dispatch {
             AnyTransport::Tcp($t) => $body,
             AnyTransport::Datagram($t) => $body,
             AnyTransport::Mptcp($t) => $body,
+            AnyTransport::Tfrc($t) => $body,
             AnyTransport::Custom($t) => $body,
         }
     };
@@ -199,6 +220,13 @@ impl AnyTransport {
     pub fn as_mptcp(&self) -> Option<&MptcpFlow> {
         match self {
             AnyTransport::Mptcp(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The TFRC-family flow, if this is one.
+    pub fn as_tfrc(&self) -> Option<&TfrcFlow> {
+        match self {
+            AnyTransport::Tfrc(t) => Some(t),
             _ => None,
         }
     }
@@ -230,6 +258,9 @@ impl Transport for AnyTransport {
     #[inline]
     fn handle_timeout(&mut self, now: SimTime) {
         dispatch!(self, t => t.handle_timeout(now))
+    }
+    fn handle_change(&mut self, now: SimTime, change: &FlowChange) {
+        dispatch!(self, t => t.handle_change(now, change))
     }
     #[inline]
     fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {

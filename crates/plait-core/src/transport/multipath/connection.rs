@@ -1097,6 +1097,7 @@ impl Transport for MptcpFlow {
                     srtt: s.core.rtt_estimator().has_sample().then(|| s.core.srtt()),
                     in_flight_bytes: Some(s.core.bytes_in_flight()),
                     estimate: self.scheduler.subflow_estimate(i),
+                    ..PathState::default()
                 }
             }
             Some(_) => PathState::default(),
@@ -1104,7 +1105,7 @@ impl Transport for MptcpFlow {
                 cwnd_bytes: Some((0..self.subflows.len()).map(|i| self.cc.cwnd(i)).sum()),
                 srtt: None,
                 in_flight_bytes: Some(self.subflows.iter().map(|s| s.core.bytes_in_flight()).sum()),
-                estimate: None,
+                ..PathState::default()
             },
         }
     }

@@ -1,0 +1,35 @@
+//! A CP flow as a traffic source: the Coordination Protocol's aggregate rate control (Ott,
+//! Sparks and Mayer-Patel, "Aggregate congestion control for distributed multimedia
+//! applications", INFOCOM 2004), the baseline the MulTFRC paper compares with (its §3: "The
+//! underlying idea is to multiply the equation ... with n", over "flow shares" whose packets a
+//! stochastic filter picks).
+//!
+//! What plait assumes where the description is silent: the allowed rate is n times the TFRC
+//! equation (RFC 5348 §3.1) at the loss event rate of one flow share; a packet belongs to the
+//! share when a keyed hash of its sequence number falls below 1/n, so the receiver classifies
+//! lost packets as well; loss events, intervals and discounting are TFRC's, over the share's
+//! packets; the RTT, slow start and the rest of the sender are TFRC's. n ≥ 1, as CP assumes.
+
+use super::tfrc::{build, finish, tfrc_params};
+use super::SourceKind;
+use crate::registry::{AlgorithmSpec, Param};
+use crate::transport::tfrc::RateEquation;
+
+/// The registry declaration of the CP source.
+pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
+    name: "cp",
+    summary: "CP: n times TFRC's rate, over the loss event rate of one flow share (Ott, Sparks, \
+              Mayer-Patel 2004)",
+    params: tfrc_params![Param::number("n", "number of flow shares (at least 1)").at_least(1.0),],
+    finish: Some(finish),
+    build: |params, context| {
+        build(
+            params,
+            context,
+            "cp",
+            RateEquation::Cp {
+                flows: params.number("n"),
+            },
+        )
+    },
+};
