@@ -49,6 +49,9 @@ FLOW_COLUMNS = [
     "delivery_delay_max_s",
     "reinjected_bytes",
     "max_out_of_order_bytes",
+    "loss_event_rate",
+    "packets_per_loss_event",
+    "allowed_rate_bps",
 ]
 LINK_COLUMNS = [
     "name",
@@ -87,7 +90,16 @@ PATH_COLUMNS = [
     "cwnd_max_bytes",
     "penalisations",
 ]
-FLOW_SERIES_COLUMNS = ["time_s", "flow", "cwnd_bytes", "srtt_s", "goodput_bps"]
+FLOW_SERIES_COLUMNS = [
+    "time_s",
+    "flow",
+    "cwnd_bytes",
+    "srtt_s",
+    "goodput_bps",
+    "allowed_rate_bps",
+    "loss_event_rate",
+    "packets_per_loss_event",
+]
 LINK_SERIES_COLUMNS = ["time_s", "link", "direction", "queue_packets", "queue_bytes"]
 PATH_SERIES_COLUMNS = [
     "time_s",

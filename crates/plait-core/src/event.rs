@@ -30,6 +30,9 @@ pub enum Event {
     LinkDown(LinkId),
     /// A link direction is repaired.
     LinkUp(LinkId),
+    /// A flow's setting changes (a scenario `[[event]]` naming a flow): the index of the
+    /// change in the simulator's list.
+    FlowChange(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -29,6 +29,18 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// Links that fail and come back (`[[event]]`), in time order (file order at equal times).
     pub events: Vec<LinkEventSpec>,
+    /// Settings of flows that change during the run (`[[event]]` with `flow`), in time order
+    /// (file order at equal times).
+    pub flow_events: Vec<FlowEventSpec>,
+}
+
+/// An `[[event]]` naming a flow: one of its settings changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowEventSpec {
+    pub at: SimTime,
+    /// The flow's name.
+    pub flow: String,
+    pub change: crate::transport::FlowChange,
 }
 
 /// An `[[event]]`: a link fails or is repaired, both directions of a duplex link at once.
@@ -188,7 +200,10 @@ pub(crate) const SECTIONS: &[&str] = &[
     "sweep",
 ];
 
-pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action"];
+pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "flow", "n"];
+/// The keys of a link event and of a flow event.
+pub(crate) const LINK_EVENT_KEYS: &[&str] = &["at", "link", "action"];
+pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n"];
 
 /// The section the sweep runner reads and the simulator ignores.
 pub(crate) const SWEEP_SECTION: &str = "sweep";

@@ -312,7 +312,7 @@ fn missing_required_fields() {
     assert_eq!(e.path, "flow[0].kind");
     assert_eq!(
         e.message,
-        "missing required field (one of: cbr, mptcp, onoff, tcp)"
+        "missing required field (one of: cbr, cp, mptcp, multfrc, onoff, tcp, tfrc)"
     );
     let e = err(&base_flow("").replace("duration = \"10s\"", ""));
     assert_eq!(e.path, "simulation.duration");
@@ -1674,4 +1674,111 @@ fn bad_link_events_name_the_field() {
     }
     let e = err(&format!("event = 3\n{}", base_flow("")));
     assert_eq!(e.path, "event", "{e}");
+}
+
+/// A scenario with a MulTFRC flow `m`, a CP flow `c` and a TCP flow `t`, plus `extra`.
+fn rate_based(extra: &str) -> String {
+    format!(
+        "{BASE}\n[[flow]]\nname = \"m\"\nkind = \"multfrc\"\nn = 2.5\nsrc = \"h1\"\ndst = \"h2\"\n\
+         [[flow]]\nname = \"c\"\nkind = \"cp\"\nn = 3\nsrc = \"h1\"\ndst = \"h2\"\n\
+         [[flow]]\nname = \"t\"\nkind = \"tcp\"\nsrc = \"h1\"\ndst = \"h2\"\n{extra}"
+    )
+}
+
+/// `[[event]]` tables naming a flow change its n, in time order.
+#[test]
+fn flow_events_change_n_in_time_order() {
+    let events = "[[event]]\nat = \"5s\"\nflow = \"m\"\nn = 4\n\
+                  [[event]]\nat = \"2s\"\nflow = \"c\"\nn = 1\n\
+                  [[event]]\nat = \"3s\"\nlink = \"b\"\naction = \"down\"\n";
+    let s = ok(&rate_based(events));
+    let got: Vec<(u64, &str, crate::transport::FlowChange)> = s
+        .flow_events
+        .iter()
+        .map(|e| {
+            (
+                e.at.as_nanos() / 1_000_000_000,
+                e.flow.as_str(),
+                e.change.clone(),
+            )
+        })
+        .collect();
+    use crate::transport::FlowChange::Flows;
+    assert_eq!(got, [(2, "c", Flows(1.0)), (5, "m", Flows(4.0))]);
+    assert_eq!(s.events.len(), 1, "the link event is read as before");
+    assert_eq!(s.flows[0].kind.name(), "multfrc");
+}
+
+#[test]
+fn bad_flow_events_and_rate_based_flows_name_the_field() {
+    let cases = [
+        (
+            "[[event]]\nat = \"1s\"\nflow = \"x\"\nn = 2",
+            "event[0].flow",
+            "unknown flow 'x' (known: c, m, t)",
+        ),
+        (
+            "[[event]]\nat = \"1s\"\nflow = \"t\"\nn = 2",
+            "event[0].n",
+            "flow 't' is a tcp flow; n can change only for multfrc and cp flows",
+        ),
+        (
+            "[[event]]\nat = \"1s\"\nflow = \"c\"\nn = 0.5",
+            "event[0].n",
+            "must be at least 1 for a cp flow, got 0.5",
+        ),
+        (
+            "[[event]]\nat = \"1s\"\nflow = \"m\"\nn = 0",
+            "event[0].n",
+            "must be greater than 0 for a multfrc flow, got 0",
+        ),
+        (
+            "[[event]]\nat = \"1s\"\nflow = \"m\"",
+            "event[0]",
+            "a flow event needs the setting it changes",
+        ),
+        (
+            "[[event]]\nat = \"1s\"\nflow = \"m\"\nn = 2\nlink = \"b\"",
+            "event[0].link",
+            "an event changes a link (at, link, action) or a flow's setting",
+        ),
+        (
+            "[[event]]\nat = \"1s\"\nlink = \"b\"\naction = \"down\"\nn = 2",
+            "event[0].n",
+            "unknown field",
+        ),
+        (
+            "[[event]]\nat = \"20s\"\nflow = \"m\"\nn = 2",
+            "event[0].at",
+            "must be at most the duration (10s), got 20s",
+        ),
+    ];
+    for (body, path, message) in cases {
+        let e = err(&rate_based(body));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+    let flow = |kind: &str, keys: &str| {
+        format!("{BASE}\n[[flow]]\nname = \"f\"\nkind = \"{kind}\"\nsrc = \"h1\"\ndst = \"h2\"\n{keys}\n")
+    };
+    let e = err(&flow("tfrc", "bytes = \"1MB\""));
+    assert_eq!(e.path, "flow[0].bytes", "{e}");
+    assert!(e.message.contains("needs reliable = true"), "{e}");
+    let e = err(&flow("cp", ""));
+    assert_eq!(e.path, "flow[0].n", "{e}");
+    let e = err(&flow("cp", "n = 0.5"));
+    assert_eq!(e.path, "flow[0].n", "{e}");
+    let e = err(&flow("multfrc", "n = -1"));
+    assert_eq!(e.path, "flow[0].n", "{e}");
+    let e = err(&flow("multfrc", "equation = \"rfc\""));
+    assert_eq!(e.path, "flow[0].equation", "{e}");
+    let e = err(&flow("tfrc", "n = 2"));
+    assert_eq!(e.path, "flow[0].n", "{e}");
+    let e = err(&flow("tfrc", "segment_size = 65500\nheader_bytes = 40"));
+    assert_eq!(e.path, "flow[0].segment_size", "{e}");
+    ok(&flow("tfrc", "reliable = true\nbytes = \"1MB\""));
+    ok(&flow(
+        "multfrc",
+        "n = 0.1\nequation = \"ns2\"\nrefine_j = false",
+    ));
 }

@@ -14,8 +14,8 @@ use super::algorithm::{self, Section};
 use super::schema::*;
 use super::tree::{did_you_mean, index, join, listing, unknown_field, Fields, Issue};
 use super::units::{
-    bool_value, describe, duration_value, format_duration, name_value, rate_value, string_value,
-    uint_value, EXPECT_DURATION, EXPECT_RATE,
+    bool_value, describe, duration_value, format_duration, name_value, number_value, rate_value,
+    string_value, uint_value, EXPECT_DURATION, EXPECT_RATE,
 };
 use crate::app::SourceKind;
 use crate::transport::multipath::coupled::CoupledKind;
@@ -78,6 +78,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
     }
     let nodes = topology.node_specs(&flows);
     let events = events(&top, &links, &simulation)?;
+    let flow_events = flow_events(&top, &flows, &simulation)?;
     Ok(Scenario {
         source: source.to_string(),
         simulation,
@@ -85,6 +86,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         links,
         flows,
         events,
+        flow_events,
     })
 }
 
@@ -100,6 +102,10 @@ fn events(
     for (path, table) in &top.array_of_tables("event")? {
         let entry = Fields::new(path, table);
         entry.check_keys(EVENT_KEYS)?;
+        if entry.has("flow") {
+            continue;
+        }
+        entry.check_keys(LINK_EVENT_KEYS)?;
         let at = entry.req("at", EXPECT_DURATION, duration_value)?;
         if at > sim.duration {
             return Err(Issue::new(
@@ -165,6 +171,95 @@ fn events(
         }
     }
     Ok(events.into_iter().map(|(e, _)| e).collect())
+}
+
+/// The `[[event]]` tables that name a flow, in time order (file order at equal times): a
+/// declared flow (after `count` expansion), a time within the run, and a setting the flow's
+/// kind can change: `n` of a `multfrc` (n > 0) or `cp` (n ≥ 1) flow.
+fn flow_events(
+    top: &Fields,
+    flows: &[FlowSpec],
+    sim: &SimulationSpec,
+) -> Result<Vec<FlowEventSpec>, Issue> {
+    let mut events = Vec::new();
+    for (path, table) in &top.array_of_tables("event")? {
+        let entry = Fields::new(path, table);
+        if !entry.has("flow") {
+            continue;
+        }
+        for key in ["link", "action"] {
+            if entry.has(key) {
+                return Err(Issue::new(
+                    entry.at(key),
+                    "an event changes a link (at, link, action) or a flow's setting (at, flow, \
+                     n), not both",
+                ));
+            }
+        }
+        entry.check_keys(FLOW_EVENT_KEYS)?;
+        let at = entry.req("at", EXPECT_DURATION, duration_value)?;
+        if at > sim.duration {
+            return Err(Issue::new(
+                entry.at("at"),
+                format!(
+                    "must be at most the duration ({}), got {}",
+                    format_duration(sim.duration),
+                    format_duration(at)
+                ),
+            ));
+        }
+        let name = entry.req("flow", "a flow name", name_value)?;
+        let Some(flow) = flows.iter().find(|f| f.name == name) else {
+            let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+            return Err(Issue::new(
+                entry.at("flow"),
+                format!(
+                    "unknown flow '{name}' (known: {}){}",
+                    listing(&names),
+                    did_you_mean(&name, &names)
+                ),
+            ));
+        };
+        let kind = flow.kind.name();
+        let Some(n) = entry.opt("n", number_value)? else {
+            return Err(Issue::new(
+                path,
+                "a flow event needs the setting it changes (n, for multfrc and cp flows)",
+            ));
+        };
+        let least = match kind {
+            "multfrc" => 0.0,
+            "cp" => 1.0,
+            other => {
+                return Err(Issue::new(
+                    entry.at("n"),
+                    format!(
+                        "flow '{name}' is a {other} flow; n can change only for multfrc and cp \
+                         flows"
+                    ),
+                ))
+            }
+        };
+        let valid = if kind == "cp" { n >= least } else { n > least };
+        if !n.is_finite() || !valid {
+            let bound = if kind == "cp" {
+                "at least 1"
+            } else {
+                "greater than 0"
+            };
+            return Err(Issue::new(
+                entry.at("n"),
+                format!("must be {bound} for a {kind} flow, got {n}"),
+            ));
+        }
+        events.push(FlowEventSpec {
+            at,
+            flow: name,
+            change: crate::transport::FlowChange::Flows(n),
+        });
+    }
+    events.sort_by_key(|e| e.at);
+    Ok(events)
 }
 
 fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {

@@ -254,13 +254,28 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             }
         }
     }
+    let flow_changes = scenario
+        .flow_events
+        .iter()
+        .filter_map(|e| {
+            let i = scenario.flows.iter().position(|f| f.name == e.flow)?;
+            Some(super::FlowSettingChange {
+                at: e.at,
+                flow: crate::ids::FlowId::from_index(i),
+                change: e.change.clone(),
+            })
+        })
+        .collect();
     Ok(Simulator::assemble(
         config,
         links,
         routes,
         flows,
         node_names,
-        &link_changes,
+        super::ScheduledChanges {
+            links: link_changes,
+            flows: flow_changes,
+        },
         crate::trace::NoTrace,
     ))
 }

@@ -25,7 +25,7 @@ use crate::time::SimTime;
 use crate::trace::meters::{FlowMeters, Measurements};
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
-use crate::transport::{AnyTransport, Direction, Transport, TransportEvent};
+use crate::transport::{AnyTransport, Direction, FlowChange, Transport, TransportEvent};
 
 pub use build::build;
 use flow::{Flow, FlowPath};
@@ -49,6 +49,8 @@ enum Input {
     Timeout,
     Start,
     Stop,
+    /// The setting change of this index in `Simulator::flow_changes`.
+    Change(u32),
 }
 
 /// What the driver touches while a transport handles an input: the flow's measurements (all
@@ -62,6 +64,7 @@ struct Step<'a, O> {
     pool: &'a mut PacketPool,
     transmits: &'a mut Vec<PacketId>,
     observer: &'a mut O,
+    changes: &'a [FlowSettingChange],
 }
 
 impl<O: Observer> Step<'_, O> {
@@ -79,6 +82,7 @@ impl<O: Observer> Step<'_, O> {
             Input::Timeout => t.handle_timeout(now),
             Input::Start => t.handle_start(now),
             Input::Stop => t.handle_stop(now),
+            Input::Change(i) => t.handle_change(now, &self.changes[i as usize].change),
         }
         while let Some(x) = t.poll_transmit(now) {
             if x.direction == Direction::Forward {
@@ -171,6 +175,21 @@ pub struct LinkChange {
     pub up: bool,
 }
 
+/// A flow's setting that changes at an instant (a scenario `[[event]]` naming a flow).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSettingChange {
+    pub at: SimTime,
+    pub flow: FlowId,
+    pub change: FlowChange,
+}
+
+/// The scenario's `[[event]]`s, as the simulator schedules them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScheduledChanges {
+    pub links: Vec<LinkChange>,
+    pub flows: Vec<FlowSettingChange>,
+}
+
 /// Run-wide settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RunConfig {
@@ -197,6 +216,7 @@ pub struct Simulator<O: Observer = NoTrace> {
     transmit_buf: Vec<PacketId>,
     measure: Measurements,
     finished: bool,
+    flow_changes: Vec<FlowSettingChange>,
 }
 
 impl<O: Observer> Simulator<O> {
@@ -206,17 +226,25 @@ impl<O: Observer> Simulator<O> {
         routes: Vec<Box<[LinkId]>>,
         mut flows: Vec<Flow>,
         node_names: Vec<String>,
-        link_changes: &[LinkChange],
+        changes: ScheduledChanges,
         observer: O,
     ) -> Self {
         let mut events = EventQueue::new();
-        for c in link_changes {
+
+        let ScheduledChanges {
+            links: link_changes,
+            flows: flow_changes,
+        } = changes;
+        for c in &link_changes {
             let event = if c.up {
                 Event::LinkUp(c.link)
             } else {
                 Event::LinkDown(c.link)
             };
             events.push(c.at, event);
+        }
+        for (i, c) in flow_changes.iter().enumerate() {
+            events.push(c.at, Event::FlowChange(i as u32));
         }
         for f in &mut flows {
             f.transport.set_tracing(O::ENABLED);
@@ -253,6 +281,7 @@ impl<O: Observer> Simulator<O> {
             transmit_buf: Vec::new(),
             measure,
             finished: false,
+            flow_changes,
         }
     }
 
@@ -277,6 +306,7 @@ impl<O: Observer> Simulator<O> {
             transmit_buf: self.transmit_buf,
             measure: self.measure,
             finished: self.finished,
+            flow_changes: self.flow_changes,
         }
     }
 
@@ -407,6 +437,10 @@ impl<O: Observer> Simulator<O> {
             Event::WarmupEnd => self.handle_warmup_end(),
             Event::LinkDown(l) => self.handle_link_down(l),
             Event::LinkUp(l) => self.links[l.index()].go_up(),
+            Event::FlowChange(i) => {
+                let f = self.flow_changes[i as usize].flow;
+                self.handle(f, Input::Change(i));
+            }
         }
     }
 
@@ -550,6 +584,7 @@ impl<O: Observer> Simulator<O> {
             pool: &mut self.pool,
             transmits: &mut transmits,
             observer: &mut self.observer,
+            changes: &self.flow_changes,
         };
         // One dispatch per input: the calls inside `run` are static for the built-ins.
         let deadline = match &mut flow.transport {

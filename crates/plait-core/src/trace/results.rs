@@ -55,6 +55,11 @@ table! {
         /// redundant copies; the receiver's largest out-of-order queue (whole run).
         reinjected_bytes: u64,
         max_out_of_order_bytes: u64,
+        /// TFRC-family flows (NaN for others), at the end of the run: the loss event rate p
+        /// and packets lost per loss event j the sender last heard, and its allowed rate X.
+        loss_event_rate: f64,
+        packets_per_loss_event: f64,
+        allowed_rate_bps: f64,
 }
 }
 
@@ -147,6 +152,11 @@ table! {
         srtt_s: f64,
         /// Goodput over the preceding sampling interval.
         goodput_bps: f64,
+        /// TFRC-family flows (NaN for others): allowed rate X, loss event rate p and packets
+        /// lost per loss event j at the sample time.
+        allowed_rate_bps: f64,
+        loss_event_rate: f64,
+        packets_per_loss_event: f64,
     }
 }
 
