@@ -1,7 +1,8 @@
 //! The benchmarks, reported as delivered packets and events per wall second and peak memory:
 //!
 //! - the dumbbell: N bulk TCP flows (SACK on, an ACK per segment, 1500-byte packets) across a
-//!   100 Mb/s bottleneck;
+//!   100 Mb/s bottleneck, or N TFRC, MulTFRC (n = 1) or CP (n = 1) flows in their place
+//!   (1460-byte segments, 1500-byte packets, feedback once per RTT);
 //! - MPTCP: N bulk MPTCP connections (LIA, min_rtt) of S subflows each, over two disjoint
 //!   100 Mb/s paths.
 
@@ -210,6 +211,43 @@ fn check_size(flows: usize, duration_s: f64) -> Result<(), ScenarioError> {
         )));
     }
     Ok(())
+}
+
+/// The flow kinds the dumbbell can run: `tcp` (Reno) and the TFRC family.
+pub const DUMBBELL_KINDS: &[&str] = &["tcp", "tfrc", "multfrc", "cp"];
+
+/// The dumbbell with `kind` flows in place of the TCP flows ([`DUMBBELL_KINDS`]); MulTFRC and CP
+/// with n = 1.
+pub fn dumbbell_kind_toml(flows: usize, duration_s: f64, kind: &str) -> String {
+    let text = dumbbell_toml(flows, duration_s);
+    let flow = match kind {
+        "multfrc" | "cp" => format!("kind = \"{kind}\"\nn = 1"),
+        other => format!("kind = \"{other}\""),
+    };
+    if kind == "tcp" {
+        text
+    } else {
+        text.replace("kind = \"tcp\"\ncc = \"reno\"", &flow)
+    }
+}
+
+/// [`run_dumbbell`] with `kind` flows ([`dumbbell_kind_toml`]).
+pub fn run_dumbbell_kind(
+    flows: usize,
+    duration_s: f64,
+    kind: &str,
+) -> Result<BenchReport, ScenarioError> {
+    if !DUMBBELL_KINDS.contains(&kind) {
+        return Err(bench_error(format!(
+            "unknown flow kind '{kind}' (known: {})",
+            DUMBBELL_KINDS.join(", ")
+        )));
+    }
+    check_size(flows, duration_s)?;
+    let mut report = run_text(&dumbbell_kind_toml(flows, duration_s, kind))?;
+    report.flows = flows;
+    report.duration_s = duration_s;
+    Ok(report)
 }
 
 /// [`run_dumbbell`] with the `linux` TCP profile ([`dumbbell_linux_toml`]).

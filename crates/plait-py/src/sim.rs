@@ -251,9 +251,10 @@ fn catalog_json() -> PyResult<String> {
 
 /// Runs the dumbbell benchmark in this process; returns its report as JSON.
 #[pyfunction]
-fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64) -> PyResult<String> {
+#[pyo3(signature = (flows, duration_s, kind = "tcp"))]
+fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64, kind: &str) -> PyResult<String> {
     let report = py
-        .allow_threads(|| plait_core::bench::run_dumbbell(flows, duration_s))
+        .allow_threads(|| plait_core::bench::run_dumbbell_kind(flows, duration_s, kind))
         .map_err(|e| scenario_error(py, &e))?;
     serde_json::to_string(&report)
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))

@@ -73,6 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=DEFAULT_DURATION_S,
         help=f"simulated seconds (default: {DEFAULT_DURATION_S:g})",
     )
+    p.add_argument(
+        "--kind",
+        choices=["tcp", "tfrc", "multfrc", "cp"],
+        default="tcp",
+        help="dumbbell: the flows' kind: Reno TCP (default), or TFRC, MulTFRC or CP with n = 1",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=main)
 
@@ -83,7 +89,7 @@ def main(args: argparse.Namespace) -> int:
     if args.scenario == "mptcp":
         call = f"c.bench_mptcp({args.connections}, {args.subflows}, {args.duration!r})"
     else:
-        call = f"c.bench_dumbbell({args.flows}, {args.duration!r})"
+        call = f"c.bench_dumbbell({args.flows}, {args.duration!r}, {args.kind!r})"
     code = (
         "import sys, plait._core as c\n"
         "try:\n"
@@ -103,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
         what = (
             f"mptcp, {report['flows']} connections of {report['subflows']} subflows"
             if args.scenario == "mptcp"
-            else f"dumbbell, {report['flows']} flows"
+            else f"dumbbell, {report['flows']} {args.kind} flows"
         )
         print(
             f"{what}, {report['duration_s']:g} s simulated: "

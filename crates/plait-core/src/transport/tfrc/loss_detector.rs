@@ -58,6 +58,12 @@ impl LossDetector {
         self.base + self.window.len() as u64
     }
 
+    /// Whether a packet is missing below the highest received one (only then can an arrival
+    /// resolve a loss).
+    pub fn has_gap(&self) -> bool {
+        !self.window.is_empty()
+    }
+
     /// Records the arrival of `seq`, sent at `sent_at`, and hands every packet it resolves to
     /// `resolved`, in sequence order.
     pub fn on_arrival(

@@ -248,37 +248,32 @@ impl LossHistory {
         let (Some(m), Some(open)) = (self.mean(), self.open) else {
             return 1.0;
         };
-        // LP of each closed interval, most recent first; the synthetic one takes the count of
-        // the event after it.
-        let mut later = open.lost;
-        let lost: Vec<f64> = self
-            .closed
-            .iter()
-            .map(|c| {
-                let n = c.lost.unwrap_or(later);
-                later = n;
-                n as f64
-            })
-            .collect();
+        // LP of each closed interval, most recent first; the synthetic one (the oldest)
+        // takes the count of the event after it.
+        let lost = |i: usize| -> f64 {
+            let c = &self.closed[i];
+            let later = if i == 0 {
+                open.lost
+            } else {
+                self.closed[i - 1].lost.unwrap_or(open.lost)
+            };
+            c.lost.unwrap_or(later) as f64
+        };
+        let k = self.closed.len();
         let (mut sum, mut weights) = (0.0, 0.0);
         if m.with_open {
             sum += WEIGHTS[0] * open.lost as f64;
             weights += WEIGHTS[0];
-            let k = self.closed.len();
-            for ((c, lp), w) in self
-                .closed
-                .iter()
-                .zip(&lost)
-                .take(k.saturating_sub(1))
-                .zip(&WEIGHTS[1..])
-            {
-                sum += w * c.discount * m.discount * lp;
-                weights += w * c.discount * m.discount;
+            for i in 0..k.saturating_sub(1) {
+                let w = WEIGHTS[i + 1] * self.closed[i].discount * m.discount;
+                sum += w * lost(i);
+                weights += w;
             }
         } else {
-            for ((c, lp), w) in self.closed.iter().zip(&lost).zip(WEIGHTS) {
-                sum += w * c.discount * lp;
-                weights += w * c.discount;
+            for (i, w) in WEIGHTS.iter().enumerate().take(k) {
+                let w = w * self.closed[i].discount;
+                sum += w * lost(i);
+                weights += w;
             }
         }
         sum / weights

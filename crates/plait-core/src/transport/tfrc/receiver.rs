@@ -179,7 +179,13 @@ impl TfrcReceiver {
         if rtt > SimTime::ZERO {
             self.rtt = rtt;
         }
-        let p_before = self.history.loss_event_rate();
+        // p can only grow at a new loss event, and only an arrival above a gap resolves one.
+        let p_before = if self.detector.has_gap() || self.detector.end() <= seq {
+            Some(self.history.loss_event_rate())
+        } else {
+            None
+        };
+        let mut new_event = false;
         let history = &mut self.history;
         let share = self.share;
         let group_rtt = self.rtt;
@@ -192,9 +198,12 @@ impl TfrcReceiver {
             if share.is_some_and(|s| !s.contains(r.seq)) {
                 return;
             }
-            if history.on_packet(r.sent_at, r.lost, group_rtt) == (Change::NewEvent { first: true })
-            {
-                first_event = true;
+            match history.on_packet(r.sent_at, r.lost, group_rtt) {
+                Change::NewEvent { first } => {
+                    new_event = true;
+                    first_event |= first;
+                }
+                Change::Joined | Change::None => {}
             }
         });
         if first_event {
@@ -226,7 +235,7 @@ impl TfrcReceiver {
         }
         let first = !self.started;
         self.started = true;
-        let grew = self.history.loss_event_rate() > p_before;
+        let grew = new_event && p_before.is_some_and(|p| self.history.loss_event_rate() > p);
         DataOutcome {
             new: true,
             feedback_now: first || grew,
