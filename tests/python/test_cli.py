@@ -441,7 +441,7 @@ def test_bench_json(capsys):
 def test_bench_text(capsys):
     code, out, _ = cli(capsys, "bench", "dumbbell", "--flows", "1", "--duration", "4.5")
     assert code == 0
-    assert out.startswith("dumbbell, 1 flows, 4.5 s simulated: ")
+    assert out.startswith("dumbbell, 1 tcp flows, 4.5 s simulated: ")
     assert "packets delivered" in out and "peak RSS" in out
 
 
