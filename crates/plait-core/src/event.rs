@@ -30,6 +30,9 @@ pub enum Event {
     LinkDown(LinkId),
     /// A link direction is repaired.
     LinkUp(LinkId),
+    /// A link direction's loss model changes: the index of the change in the simulator's
+    /// list.
+    LossChange(u32),
     /// A flow's setting changes (a scenario `[[event]]` naming a flow): the index of the
     /// change in the simulator's list.
     FlowChange(u32),

@@ -235,3 +235,34 @@ fn runs_are_deterministic() {
     let c = serde_json::to_string(&common::run(&text, Some(9)).results()).unwrap();
     assert_ne!(a, c);
 }
+
+/// Loss steps from 1 % to 10 % at 30 s and to 0.5 % at 60 s (periodic loss changed by
+/// `[[event]]`s, as in the MulTFRC paper's Figure 4): p follows each step within a few
+/// seconds, and the allowed rate with it.
+#[test]
+fn the_loss_event_rate_follows_steps_in_the_loss_rate() {
+    let text = format!(
+        "{}\n[[event]]\nat = \"30s\"\nlink = \"bottleneck\"\nloss = {{ kind = \"periodic\", every = 10 }}\n\
+         [[event]]\nat = \"60s\"\nlink = \"bottleneck\"\nloss = {{ kind = \"periodic\", every = 200 }}\n",
+        scenario(
+            &flow("m", "multfrc", "n = 2"),
+            "{ kind = \"periodic\", every = 100 }",
+            "90s"
+        )
+    );
+    let sim = common::run(&text, None);
+    let r = sim.results();
+    let fs = &r.flow_series;
+    let at = |t: f64| {
+        let i = fs.time_s.iter().position(|x| *x >= t).unwrap();
+        (fs.loss_event_rate[i], fs.allowed_rate_bps[i])
+    };
+    let (p1, x1) = at(29.0);
+    let (p10, x10) = at(40.0);
+    let (p05, x05) = at(89.0);
+    println!("p: {p1:.4} -> {p10:.4} -> {p05:.5}; X: {x1:.0} -> {x10:.0} -> {x05:.0}");
+    assert!((p1 - 0.01).abs() < 0.002, "{p1}");
+    assert!(p10 > 0.06, "{p10}");
+    assert!((p05 - 0.005).abs() < 0.001, "{p05}");
+    assert!(x10 < x1 / 3.0 && x05 > x1);
+}

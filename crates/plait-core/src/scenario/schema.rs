@@ -29,9 +29,20 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// Links that fail and come back (`[[event]]`), in time order (file order at equal times).
     pub events: Vec<LinkEventSpec>,
+    /// Links whose loss model changes during the run (`[[event]]` with `loss`), in time order.
+    pub loss_events: Vec<LossEventSpec>,
     /// Settings of flows that change during the run (`[[event]]` with `flow`), in time order
     /// (file order at equal times).
     pub flow_events: Vec<FlowEventSpec>,
+}
+
+/// An `[[event]]` that gives a link's forward direction (from -> to) a new loss model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossEventSpec {
+    pub at: SimTime,
+    /// The link's name.
+    pub link: String,
+    pub loss: LossSpec,
 }
 
 /// An `[[event]]` naming a flow: one of its settings changes.
@@ -200,9 +211,10 @@ pub(crate) const SECTIONS: &[&str] = &[
     "sweep",
 ];
 
-pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "flow", "n"];
+pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "loss", "flow", "n"];
 /// The keys of a link event and of a flow event.
 pub(crate) const LINK_EVENT_KEYS: &[&str] = &["at", "link", "action"];
+pub(crate) const LOSS_EVENT_KEYS: &[&str] = &["at", "link", "loss"];
 pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n"];
 
 /// The section the sweep runner reads and the simulator ignores.

@@ -1782,3 +1782,51 @@ fn bad_flow_events_and_rate_based_flows_name_the_field() {
         "n = 0.1\nequation = \"ns2\"\nrefine_j = false",
     ));
 }
+
+/// `[[event]]` tables with `loss` give a link a new loss model.
+#[test]
+fn loss_events_replace_a_links_loss_model() {
+    let events = "[[event]]\nat = \"5s\"\nlink = \"b\"\nloss = { kind = \"periodic\", every = 10 }\n\
+                  [[event]]\nat = \"2s\"\nlink = \"a\"\nloss = { kind = \"bernoulli\", p = 0.01 }\n";
+    let s = ok(&format!("{}{events}", base_flow("")));
+    let got: Vec<(u64, &str, &str)> = s
+        .loss_events
+        .iter()
+        .map(|e| {
+            (
+                e.at.as_nanos() / 1_000_000_000,
+                e.link.as_str(),
+                e.loss.name(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [(2, "a", "bernoulli"), (5, "b", "periodic")]);
+    assert!(s.events.is_empty() && s.flow_events.is_empty());
+    let cases = [
+        (
+            "at = \"1s\"\nlink = \"b\"\naction = \"down\"\nloss = { kind = \"bernoulli\", p = 0.1 }",
+            "event[0].action",
+            "an event takes a link down or up (action) or changes its loss model (loss), not both",
+        ),
+        (
+            "at = \"1s\"\nlink = \"c\"\nloss = { kind = \"bernoulli\", p = 0.1 }",
+            "event[0].link",
+            "unknown link 'c'",
+        ),
+        (
+            "at = \"1s\"\nlink = \"b\"\nloss = { kind = \"bernoulli\", p = 2 }",
+            "event[0].loss.p",
+            "",
+        ),
+        (
+            "link = \"b\"\nloss = { kind = \"bernoulli\", p = 0.1 }",
+            "event[0].at",
+            "missing required field",
+        ),
+    ];
+    for (body, path, message) in cases {
+        let e = err(&format!("{}[[event]]\n{body}\n", base_flow("")));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+}

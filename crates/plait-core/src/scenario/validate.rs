@@ -78,6 +78,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
     }
     let nodes = topology.node_specs(&flows);
     let events = events(&top, &links, &simulation)?;
+    let loss_events = loss_events(&top, &links, &simulation)?;
     let flow_events = flow_events(&top, &flows, &simulation)?;
     Ok(Scenario {
         source: source.to_string(),
@@ -86,6 +87,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         links,
         flows,
         events,
+        loss_events,
         flow_events,
     })
 }
@@ -102,7 +104,7 @@ fn events(
     for (path, table) in &top.array_of_tables("event")? {
         let entry = Fields::new(path, table);
         entry.check_keys(EVENT_KEYS)?;
-        if entry.has("flow") {
+        if entry.has("flow") || entry.has("loss") {
             continue;
         }
         entry.check_keys(LINK_EVENT_KEYS)?;
@@ -173,6 +175,58 @@ fn events(
     Ok(events.into_iter().map(|(e, _)| e).collect())
 }
 
+/// The `[[event]]` tables that give a link a new loss model (`loss`, for its forward
+/// direction), in time order (file order at equal times).
+fn loss_events(
+    top: &Fields,
+    links: &[LinkSpec],
+    sim: &SimulationSpec,
+) -> Result<Vec<LossEventSpec>, Issue> {
+    let mut events = Vec::new();
+    for (path, table) in &top.array_of_tables("event")? {
+        let entry = Fields::new(path, table);
+        if entry.has("flow") || !entry.has("loss") {
+            continue;
+        }
+        if entry.has("action") {
+            return Err(Issue::new(
+                entry.at("action"),
+                "an event takes a link down or up (action) or changes its loss model (loss), \
+                 not both",
+            ));
+        }
+        entry.check_keys(LOSS_EVENT_KEYS)?;
+        let at = entry.req("at", EXPECT_DURATION, duration_value)?;
+        if at > sim.duration {
+            return Err(Issue::new(
+                entry.at("at"),
+                format!(
+                    "must be at most the duration ({}), got {}",
+                    format_duration(sim.duration),
+                    format_duration(at)
+                ),
+            ));
+        }
+        let link = entry.req("link", "a link name", name_value)?;
+        if !links.iter().any(|l| l.name == link) {
+            let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+            return Err(Issue::new(
+                entry.at("link"),
+                format!(
+                    "unknown link '{link}' (known: {}){}",
+                    listing(&names),
+                    did_you_mean(&link, &names)
+                ),
+            ));
+        }
+        let value = entry.get("loss").expect("checked above");
+        let loss = loss(&entry.at("loss"), value)?;
+        events.push(LossEventSpec { at, link, loss });
+    }
+    events.sort_by_key(|e| e.at);
+    Ok(events)
+}
+
 /// The `[[event]]` tables that name a flow, in time order (file order at equal times): a
 /// declared flow (after `count` expansion), a time within the run, and a setting the flow's
 /// kind can change: `n` of a `multfrc` (n > 0) or `cp` (n ≥ 1) flow.
@@ -187,7 +241,7 @@ fn flow_events(
         if !entry.has("flow") {
             continue;
         }
-        for key in ["link", "action"] {
+        for key in ["link", "action", "loss"] {
             if entry.has(key) {
                 return Err(Issue::new(
                     entry.at(key),

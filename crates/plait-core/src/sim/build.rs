@@ -254,6 +254,19 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             }
         }
     }
+    // A loss event acts on the forward direction of its link.
+    let mut loss_changes = Vec::new();
+    for e in &scenario.loss_events {
+        for (id, &(i, is_reverse)) in directions.iter().enumerate() {
+            if !is_reverse && scenario.links[i].name == e.link {
+                loss_changes.push(super::LossChange {
+                    at: e.at,
+                    link: LinkId::from_index(id),
+                    loss: e.loss.clone(),
+                });
+            }
+        }
+    }
     let flow_changes = scenario
         .flow_events
         .iter()
@@ -274,6 +287,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         node_names,
         super::ScheduledChanges {
             links: link_changes,
+            losses: loss_changes,
             flows: flow_changes,
         },
         crate::trace::NoTrace,

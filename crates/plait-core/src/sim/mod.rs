@@ -187,7 +187,17 @@ pub struct FlowSettingChange {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScheduledChanges {
     pub links: Vec<LinkChange>,
+    pub losses: Vec<LossChange>,
     pub flows: Vec<FlowSettingChange>,
+}
+
+/// A link direction that gets a new loss model at an instant (a scenario `[[event]]` with
+/// `loss`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossChange {
+    pub at: SimTime,
+    pub link: LinkId,
+    pub loss: crate::net::loss::LossSpec,
 }
 
 /// Run-wide settings.
@@ -217,6 +227,7 @@ pub struct Simulator<O: Observer = NoTrace> {
     measure: Measurements,
     finished: bool,
     flow_changes: Vec<FlowSettingChange>,
+    loss_changes: Vec<LossChange>,
 }
 
 impl<O: Observer> Simulator<O> {
@@ -233,6 +244,7 @@ impl<O: Observer> Simulator<O> {
 
         let ScheduledChanges {
             links: link_changes,
+            losses: loss_changes,
             flows: flow_changes,
         } = changes;
         for c in &link_changes {
@@ -242,6 +254,9 @@ impl<O: Observer> Simulator<O> {
                 Event::LinkDown(c.link)
             };
             events.push(c.at, event);
+        }
+        for (i, c) in loss_changes.iter().enumerate() {
+            events.push(c.at, Event::LossChange(i as u32));
         }
         for (i, c) in flow_changes.iter().enumerate() {
             events.push(c.at, Event::FlowChange(i as u32));
@@ -282,6 +297,7 @@ impl<O: Observer> Simulator<O> {
             measure,
             finished: false,
             flow_changes,
+            loss_changes,
         }
     }
 
@@ -307,6 +323,7 @@ impl<O: Observer> Simulator<O> {
             measure: self.measure,
             finished: self.finished,
             flow_changes: self.flow_changes,
+            loss_changes: self.loss_changes,
         }
     }
 
@@ -437,6 +454,10 @@ impl<O: Observer> Simulator<O> {
             Event::WarmupEnd => self.handle_warmup_end(),
             Event::LinkDown(l) => self.handle_link_down(l),
             Event::LinkUp(l) => self.links[l.index()].go_up(),
+            Event::LossChange(i) => {
+                let c = &self.loss_changes[i as usize];
+                self.links[c.link.index()].loss = Some(c.loss.build(()));
+            }
             Event::FlowChange(i) => {
                 let f = self.flow_changes[i as usize].flow;
                 self.handle(f, Input::Change(i));
