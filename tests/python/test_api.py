@@ -22,6 +22,7 @@ PARALLEL_TCP = REPO / "experiments" / "parallel-tcp" / "scenario.toml"
 # Column order of FlowTable, LinkTable and TimeSeries in crates/plait-core/src/trace/results.rs.
 FLOW_COLUMNS = [
     "name",
+    "aggregate",
     "kind",
     "cc",
     "src",

@@ -9,6 +9,7 @@
 pub mod cbr;
 pub mod cp;
 pub mod datagram;
+pub mod mpat;
 pub mod mptcp;
 pub mod multfrc;
 pub mod onoff;
@@ -70,6 +71,15 @@ pub enum Source {
         stop_mode: StopMode,
         /// Keep every scheduler decision for the `picks` table.
         trace_picks: bool,
+    },
+    /// An MPAT aggregate's settings; the builder adds its shares and windows.
+    Mpat {
+        config: Box<crate::transport::aggregate::MpatConfig>,
+        /// Every window's controller.
+        cc: crate::transport::cc::CcSpec,
+        stop_mode: StopMode,
+        /// The flow's stream, for the random mapping.
+        rng: SimRng,
     },
     /// A TFRC, MulTFRC or CP flow, both ends.
     Tfrc(Box<crate::transport::tfrc::TfrcFlow>),
@@ -153,6 +163,7 @@ builtin_sources! {
         onoff::OnOff;
     other:
         cp,
+        mpat,
         mptcp,
         multfrc,
         tcp,
@@ -160,6 +171,7 @@ builtin_sources! {
     sorted:
         cbr,
         cp,
+        mpat,
         mptcp,
         multfrc,
         onoff,

@@ -144,6 +144,8 @@ pub struct FlowSpec {
     pub paths: Vec<PathSpec>,
     /// What an MPTCP flow adds: its controller, scheduler and subflows (`None` for others).
     pub multipath: Option<MultipathSpec>,
+    /// An MPAT aggregate's shares, one per application flow (`None` for others).
+    pub shares: Option<Vec<f64>>,
 }
 
 /// The multipath part of an MPTCP flow (`kind = "mptcp"`).
@@ -211,11 +213,11 @@ pub(crate) const SECTIONS: &[&str] = &[
     "sweep",
 ];
 
-pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "loss", "flow", "n"];
+pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "loss", "flow", "n", "shares"];
 /// The keys of a link event and of a flow event.
 pub(crate) const LINK_EVENT_KEYS: &[&str] = &["at", "link", "action"];
 pub(crate) const LOSS_EVENT_KEYS: &[&str] = &["at", "link", "loss"];
-pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n"];
+pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n", "shares"];
 
 /// The section the sweep runner reads and the simulator ignores.
 pub(crate) const SWEEP_SECTION: &str = "sweep";

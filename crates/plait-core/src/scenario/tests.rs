@@ -178,6 +178,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
                     reverse: vec![LinkId(5), LinkId(3), LinkId(1)],
                 }],
                 multipath: None,
+                shares: None,
             }
         );
     }
@@ -291,7 +292,10 @@ fn field_of_another_kind_says_which_kinds_use_it() {
         "{BASE}[[flow]]\nname = \"c\"\nkind = \"cbr\"\nsrc = \"h1\"\ndst = \"h2\"\nrate = \"1Mbps\"\ncc = \"reno\"\n"
     ));
     assert_eq!(e.path, "flow[0].cc");
-    assert_eq!(e.message, "not a field of cbr flows (used by: mptcp, tcp)");
+    assert_eq!(
+        e.message,
+        "not a field of cbr flows (used by: mpat, mptcp, tcp)"
+    );
     let e = err(&base_flow("").replace(
         "delay = \"5ms\"\n\n[[link]]",
         "delay = \"5ms\"\nqueue = { kind = \"droptail\", packets = 5, max_p = 0.2 }\n\n[[link]]",
@@ -312,7 +316,7 @@ fn missing_required_fields() {
     assert_eq!(e.path, "flow[0].kind");
     assert_eq!(
         e.message,
-        "missing required field (one of: cbr, cp, mptcp, multfrc, onoff, tcp, tfrc)"
+        "missing required field (one of: cbr, cp, mpat, mptcp, multfrc, onoff, tcp, tfrc)"
     );
     let e = err(&base_flow("").replace("duration = \"10s\"", ""));
     assert_eq!(e.path, "simulation.duration");
@@ -1413,10 +1417,10 @@ fn catalog_defaults_are_what_the_parser_uses() {
                 format!(
                     "{{ name = \"f\", kind = \"{}\", src = \"src\", dst = \"dst\"{} }}",
                     entry.name,
-                    if entry.name == "mptcp" {
-                        ", subflows = [{}]"
-                    } else {
-                        ""
+                    match entry.name.as_str() {
+                        "mptcp" => ", subflows = [{}]",
+                        "mpat" => ", shares = [1, 2]",
+                        _ => "",
                     }
                 ),
             ),
@@ -1829,4 +1833,97 @@ fn loss_events_replace_a_links_loss_model() {
         assert_eq!(e.path, path, "{e}");
         assert!(e.message.starts_with(message), "{e}");
     }
+}
+
+/// An MPAT aggregate: its shares, one path per window on the flow's route, the `[tcp]`
+/// section for its windows, and share events; each mistake names its field.
+#[test]
+fn mpat_flows_read_their_shares() {
+    let flow = |keys: &str| {
+        format!(
+            "{BASE}\n[tcp]\nmss = 1000\n\n[[flow]]\nname = \"agg\"\nkind = \"mpat\"\nsrc = \"h1\"\ndst = \"h2\"\n{keys}\n"
+        )
+    };
+    let s = ok(&flow("shares = [1, 2.5, 3]\nmapping = \"spread\""));
+    let f = &s.flows[0];
+    assert_eq!(f.shares.as_deref(), Some(&[1.0, 2.5, 3.0][..]));
+    assert_eq!(f.paths.len(), 3);
+    assert!(f.paths.iter().all(|p| p == &f.paths[0]));
+    assert_eq!(
+        f.kind.params().size("mss"),
+        1000,
+        "[tcp] applies to the windows"
+    );
+    let cases = [
+        ("", "flow[0].shares", "missing required field"),
+        (
+            "shares = []",
+            "flow[0].shares",
+            "must have 1 to 4096 weights, got 0",
+        ),
+        (
+            "shares = [1, -2]",
+            "flow[0].shares[1]",
+            "must be a positive number, got -2",
+        ),
+        (
+            "shares = [1, 0]",
+            "flow[0].shares[1]",
+            "must be a positive number, got 0",
+        ),
+        (
+            "shares = 3",
+            "flow[0].shares",
+            "expected a list of positive weights",
+        ),
+        ("shares = [1, \"a\"]", "flow[0].shares[1]", ""),
+        ("shares = [1]\nmapping = \"rr\"", "flow[0].mapping", ""),
+    ];
+    for (keys, path, message) in cases {
+        let e = err(&flow(keys));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+    let e = err(&format!("{}shares = [1]\n", base_flow("")));
+    assert_eq!(e.path, "flow[0].shares", "{e}");
+    assert_eq!(e.message, "not a field of tcp flows (used by: mpat)");
+    let events = |body: &str| {
+        flow(&format!(
+            "shares = [1, 2]\n[[event]]\nat = \"1s\"\nflow = \"agg\"\n{body}"
+        ))
+    };
+    let s = ok(&events("shares = [2, 1]"));
+    assert_eq!(
+        s.flow_events[0].change,
+        crate::transport::FlowChange::Shares(vec![2.0, 1.0])
+    );
+    for (body, path, message) in [
+        (
+            "shares = [1]",
+            "event[0].shares",
+            "flow 'agg' has 2 application flows; give 2 shares, got 1",
+        ),
+        (
+            "shares = [1, 2]\nn = 2",
+            "event[0].n",
+            "a flow event changes one setting",
+        ),
+        (
+            "n = 2",
+            "event[0].n",
+            "flow 'agg' is a mpat flow; n can change only",
+        ),
+    ] {
+        let e = err(&events(body));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+    let e = err(&rate_based(
+        "[[event]]\nat = \"1s\"\nflow = \"m\"\nshares = [1]",
+    ));
+    assert_eq!(e.path, "event[0].shares", "{e}");
+    assert!(
+        e.message.contains("shares can change only for mpat flows"),
+        "{e}"
+    );
 }

@@ -246,7 +246,7 @@ fn flow_events(
                 return Err(Issue::new(
                     entry.at(key),
                     "an event changes a link (at, link, action) or a flow's setting (at, flow, \
-                     n), not both",
+                     n or shares), not both",
                 ));
             }
         }
@@ -275,10 +275,45 @@ fn flow_events(
             ));
         };
         let kind = flow.kind.name();
+        if entry.has("shares") {
+            if entry.has("n") {
+                return Err(Issue::new(
+                    entry.at("n"),
+                    "a flow event changes one setting: n or shares, not both",
+                ));
+            }
+            let Some(current) = flow.shares.as_ref() else {
+                return Err(Issue::new(
+                    entry.at("shares"),
+                    format!(
+                        "flow '{name}' is a {kind} flow; shares can change only for mpat flows"
+                    ),
+                ));
+            };
+            let shares = shares(&entry, "shares")?;
+            if shares.len() != current.len() {
+                return Err(Issue::new(
+                    entry.at("shares"),
+                    format!(
+                        "flow '{name}' has {} application flows; give {} shares, got {}",
+                        current.len(),
+                        current.len(),
+                        shares.len()
+                    ),
+                ));
+            }
+            events.push(FlowEventSpec {
+                at,
+                flow: name,
+                change: crate::transport::FlowChange::Shares(shares),
+            });
+            continue;
+        }
         let Some(n) = entry.opt("n", number_value)? else {
             return Err(Issue::new(
                 path,
-                "a flow event needs the setting it changes (n, for multfrc and cp flows)",
+                "a flow event needs the setting it changes (n for multfrc and cp flows, shares \
+                 for mpat flows)",
             ));
         };
         let least = match kind {
@@ -673,9 +708,14 @@ fn flow(
         "flows",
         None,
         FLOW_COMMON_KEYS,
-        &[("mptcp", MPTCP_FLOW_KEYS)],
+        &[("mptcp", MPTCP_FLOW_KEYS), ("mpat", MPAT_FLOW_KEYS)],
     )?;
     let is_mptcp = source.name == "mptcp";
+    let shares = if source.name == "mpat" {
+        Some(shares(entry, "shares")?)
+    } else {
+        None
+    };
     let name = entry.req("name", "a flow name", name_value)?;
     let src = entry.req("src", "a host name", name_value)?;
     let dst = entry.req("dst", "a host name", name_value)?;
@@ -731,7 +771,11 @@ fn flow(
     }
     let route = route(entry, topology, src_id, dst_id)?;
     // The MPTCP source's subflows are TCP: the `[tcp]` section gives them their defaults.
-    let section_name = if is_mptcp { "tcp" } else { source.name };
+    let section_name = if is_mptcp || source.name == "mpat" {
+        "tcp"
+    } else {
+        source.name
+    };
     let section = sections
         .iter()
         .find(|(name, _)| *name == section_name)
@@ -756,6 +800,7 @@ fn flow(
                 route: None,
                 paths: paths.clone(),
                 multipath: Some(multipath.clone()),
+                shares: None,
             })
             .collect());
     }
@@ -773,8 +818,10 @@ fn flow(
         Some(ids) => topology.links_along(&ids.iter().rev().copied().collect::<Vec<_>>()),
         None => topology.shortest_path(dst_id, src_id),
     };
-    // A source with a congestion controller is acknowledged: its ACKs need a way back.
-    let acknowledged = source.params.iter().any(|p| p.ty == ParamType::Controller);
+    // A source with a congestion controller is acknowledged, and a rate-based one gets
+    // feedback: its ACKs or reports need a way back.
+    let acknowledged = source.params.iter().any(|p| p.ty == ParamType::Controller)
+        || matches!(source.name, "tfrc" | "multfrc" | "cp");
     let reverse = match back {
         Some(links) => links,
         None if !acknowledged => Vec::new(),
@@ -793,7 +840,9 @@ fn flow(
             ));
         }
     };
-    let paths = vec![PathSpec { forward, reverse }];
+    // An aggregate's windows are paths of their own, all on the flow's route.
+    let windows = shares.as_ref().map_or(1, Vec::len);
+    let paths = vec![PathSpec { forward, reverse }; windows];
     let route = route.map(|ids| ids.iter().map(|&id| topology.names[id].clone()).collect());
     let names: Vec<String> = if count == 1 {
         vec![name]
@@ -812,8 +861,49 @@ fn flow(
             route: route.clone(),
             paths: paths.clone(),
             multipath: None,
+            shares: shares.clone(),
         })
         .collect())
+}
+
+/// The keys an MPAT aggregate takes besides its source's parameters.
+const MPAT_FLOW_KEYS: &[&str] = &["shares"];
+
+/// An MPAT aggregate's `shares` (at `key`): 1 to `MAX_FLOWS` positive, finite weights.
+fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
+    let expected = "a list of positive weights, one per application flow (e.g. [1, 2, 3])";
+    let Some(value) = entry.get(key) else {
+        return Err(Issue::new(
+            entry.at(key),
+            format!("missing required field ({expected})"),
+        ));
+    };
+    let Value::Array(items) = value else {
+        return Err(Issue::new(
+            entry.at(key),
+            format!("expected {expected}, got {}", describe(value)),
+        ));
+    };
+    let max = crate::app::mpat::MAX_FLOWS;
+    if items.is_empty() || items.len() > max {
+        return Err(Issue::new(
+            entry.at(key),
+            format!("must have 1 to {max} weights, got {}", items.len()),
+        ));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = index(&entry.at(key), i);
+        let x = number_value(item).map_err(|m| Issue::new(&path, m))?;
+        if !(x.is_finite() && x > 0.0) {
+            return Err(Issue::new(
+                &path,
+                format!("must be a positive number, got {x}"),
+            ));
+        }
+        out.push(x);
+    }
+    Ok(out)
 }
 
 /// The keys an MPTCP flow takes besides its source's parameters.

@@ -212,6 +212,31 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 (multipath.cc.name(), AnyTransport::Mptcp(Box::new(flow)))
             }
             Source::Tfrc(flow) => (String::new(), AnyTransport::Tfrc(flow)),
+            Source::Mpat {
+                mut config,
+                cc,
+                stop_mode,
+                rng,
+            } => {
+                let Some(shares) = f.shares.clone() else {
+                    return Err(err(
+                        format!("flow '{}'.shares", f.name),
+                        "an mpat flow needs its shares".into(),
+                    ));
+                };
+                config.shares = shares;
+                let tcp = config.tcp;
+                let controller = || {
+                    cc.build(Connection {
+                        mss: tcp.mss,
+                        initial_window: tcp.initial_window,
+                        profile: tcp.profile,
+                    })
+                };
+                let flow = crate::transport::aggregate::MpatFlow::new(*config, controller, rng)
+                    .with_stop_mode(stop_mode);
+                (cc.name().to_string(), AnyTransport::Mpat(Box::new(flow)))
+            }
         };
         flows.push(Flow {
             name: f.name.clone(),

@@ -613,6 +613,7 @@ impl<O: Observer> Simulator<O> {
             AnyTransport::Datagram(t) => step.run(t, input),
             AnyTransport::Mptcp(t) => step.run(&mut **t, input),
             AnyTransport::Tfrc(t) => step.run(&mut **t, input),
+            AnyTransport::Mpat(t) => step.run(&mut **t, input),
             AnyTransport::Custom(t) => step.run(&mut **t, input),
         };
         self.counters.created += transmits.len() as u64;

@@ -8,7 +8,7 @@ use crate::sim::flow::Flow;
 use crate::sim::RunConfig;
 use crate::time::SimTime;
 use crate::transport::multipath::connection::{ConnectionStats, SubflowStats};
-use crate::transport::{Transport, TransportStats};
+use crate::transport::{ApplicationStats, Transport, TransportStats};
 
 use super::histogram::LogHistogram;
 use super::results::{
@@ -67,6 +67,10 @@ pub struct FlowMeters {
     pub paths: Vec<PathMeters>,
     /// An MPTCP connection's counters when the warm-up ended.
     pub connection_at_warmup: ConnectionStats,
+    /// An aggregate's application flows: their counters when the warm-up ended, and their
+    /// delivered bytes at the previous time-series sample.
+    pub applications_at_warmup: Vec<ApplicationStats>,
+    pub application_delivered_at_last_sample: Vec<u64>,
 }
 
 impl FlowMeters {
@@ -119,6 +123,9 @@ impl Measurements {
             for p in &mut f.meters.paths {
                 p.at_warmup = p.counters;
             }
+            f.meters.applications_at_warmup = (0..f.transport.application_flows())
+                .map(|k| f.transport.application_stats(k))
+                .collect();
             if let Some(c) = f.transport.as_mptcp() {
                 f.meters.connection_at_warmup = c.connection_stats(now);
                 for (i, p) in f.meters.paths.iter_mut().enumerate() {
@@ -176,6 +183,35 @@ impl Measurements {
                     .push(state.in_flight_bytes.map_or(f64::NAN, |b| b as f64));
                 ps.capacity_estimate
                     .push(state.estimate.unwrap_or(f64::NAN));
+            }
+        }
+        // The application flows of aggregates, after every flow (their rows in `flows`).
+        let mut row = flows.len();
+        for f in flows.iter_mut() {
+            let n = f.transport.application_flows();
+            if n == 0 {
+                continue;
+            }
+            let state = f.transport.path_state(None);
+            let m = &mut f.meters;
+            m.application_delivered_at_last_sample.resize(n, 0);
+            for k in 0..n {
+                let a = f.transport.application_stats(k);
+                let last = &mut m.application_delivered_at_last_sample[k];
+                let goodput = (a.delivered_bytes - *last) as f64 * 8.0 / dt.as_secs_f64();
+                *last = a.delivered_bytes;
+                fs.time_s.push(t);
+                fs.flow.push(row as u32);
+                // An application flow's window: its share of the aggregate window.
+                fs.cwnd_bytes
+                    .push(state.cwnd_bytes.map_or(f64::NAN, |c| a.share * c as f64));
+                fs.srtt_s
+                    .push(state.srtt.map_or(f64::NAN, SimTime::as_secs_f64));
+                fs.goodput_bps.push(goodput);
+                fs.allowed_rate_bps.push(f64::NAN);
+                fs.loss_event_rate.push(f64::NAN);
+                fs.packets_per_loss_event.push(f64::NAN);
+                row += 1;
             }
         }
         let ls = &mut self.link_series;
@@ -236,6 +272,7 @@ impl Measurements {
             let w = f.meters.at_warmup;
             let (t, tw) = (now.transport, w.transport);
             ft.name.push(f.name.clone());
+            ft.aggregate.push(String::new());
             ft.kind.push(f.kind.to_string());
             ft.cc.push(f.cc.to_string());
             ft.src.push(node(f.src));
@@ -353,6 +390,59 @@ impl Measurements {
             }
         }
 
+        // The application flows of aggregates: one row each, after every flow, named
+        // `<aggregate>.<k>`. What the transport does not count per application flow (wire
+        // bytes, drops) is NaN or 0; the RTT columns are the aggregate's.
+        let transport_rows = ft.name.len();
+        for (i, f) in flows.iter().enumerate() {
+            let n = f.transport.application_flows();
+            for k in 0..n {
+                let a = f.transport.application_stats(k);
+                let w = f
+                    .meters
+                    .applications_at_warmup
+                    .get(k)
+                    .copied()
+                    .unwrap_or_default();
+                ft.name.push(format!("{}.{k}", f.name));
+                ft.aggregate.push(f.name.clone());
+                ft.kind.push(f.kind.to_string());
+                ft.cc.push(f.cc.to_string());
+                ft.src.push(node(f.src));
+                ft.dst.push(node(f.dst));
+                ft.start_s.push(f.start.as_secs_f64());
+                let delivered = a.delivered_bytes - w.delivered_bytes;
+                ft.goodput_bps.push(per_s(delivered) * 8.0);
+                ft.throughput_bps.push(f64::NAN);
+                ft.bytes_delivered.push(delivered);
+                ft.packets_sent.push(a.packets_sent - w.packets_sent);
+                ft.retransmissions
+                    .push(a.retransmissions - w.retransmissions);
+                ft.fast_retransmits
+                    .push(a.fast_retransmits - w.fast_retransmits);
+                ft.timeouts.push(a.timeouts - w.timeouts);
+                ft.drops.push(0);
+                ft.rtt_samples.push(ft.rtt_samples[i]);
+                ft.rtt_mean_s.push(ft.rtt_mean_s[i]);
+                ft.rtt_min_s.push(ft.rtt_min_s[i]);
+                ft.rtt_p50_s.push(ft.rtt_p50_s[i]);
+                ft.rtt_p95_s.push(ft.rtt_p95_s[i]);
+                ft.rtt_p99_s.push(ft.rtt_p99_s[i]);
+                ft.rtt_max_s.push(ft.rtt_max_s[i]);
+                ft.completion_s
+                    .push(a.completed_at.map_or(f64::NAN, SimTime::as_secs_f64));
+                ft.rwnd_blocked_s.push(f64::NAN);
+                ft.send_buffer_blocked_s.push(f64::NAN);
+                ft.delivery_delay_mean_s.push(f64::NAN);
+                ft.delivery_delay_max_s.push(f64::NAN);
+                ft.reinjected_bytes.push(0);
+                ft.max_out_of_order_bytes.push(0);
+                ft.loss_event_rate.push(f64::NAN);
+                ft.packets_per_loss_event.push(f64::NAN);
+                ft.allowed_rate_bps.push(f64::NAN);
+            }
+        }
+
         let mut lt = LinkTable::default();
         let window_ns = window.as_nanos();
         let fraction = |x: f64| {
@@ -389,7 +479,8 @@ impl Measurements {
             ));
             lt.max_queue_packets.push(c.max_queue_packets);
         }
-        let jain_fairness = jain_index(&ft.goodput_bps);
+        // Over the flows themselves (an aggregate counts once, not with its parts).
+        let jain_fairness = jain_index(&ft.goodput_bps[..transport_rows]);
         let picks = pick_table(flows);
         RunResult {
             seed: config.seed,

@@ -11,6 +11,9 @@ table! {
     /// Per-flow results over [warmup, duration].
     pub struct FlowTable ("flows") {
         name: String,
+        /// The aggregate an application flow belongs to (`agg` for `agg.0`, ...); empty for
+        /// flows that are not part of one. Application flows come after every flow.
+        aggregate: String,
         /// "tcp", "cbr" or "onoff".
         kind: String,
         /// Congestion controller ("" for datagram flows).

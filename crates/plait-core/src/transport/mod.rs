@@ -23,6 +23,7 @@
 //! Built-in transports are dispatched through [`AnyTransport`] on the hot path;
 //! [`AnyTransport::Custom`] takes any `Box<dyn Transport + Send>` (the extension point).
 
+pub mod aggregate;
 pub mod cc;
 pub mod host_noise;
 pub mod multipath;
@@ -114,6 +115,27 @@ impl EventBuffer {
 pub enum FlowChange {
     /// The number of flows n a MulTFRC or CP flow stands for.
     Flows(f64),
+    /// The shares of an MPAT aggregate's application flows (positive weights, one per flow).
+    Shares(Vec<f64>),
+}
+
+/// One application flow of an aggregate (MPAT), reported as its own row of the results.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ApplicationStats {
+    /// Its share x_i of the aggregate window (current).
+    pub share: f64,
+    /// Payload bytes delivered in order at the receiving end.
+    pub delivered_bytes: u64,
+    /// Data segments and payload bytes sent for it, retransmissions included.
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Its segments resent.
+    pub retransmissions: u64,
+    /// Fast retransmits and timeouts of the windows charged to it (see the transport).
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    /// When its finite transfer was fully acknowledged.
+    pub completed_at: Option<SimTime>,
 }
 
 /// A flow's counters, read by the results at the end of the warm-up and of the run.
@@ -157,6 +179,15 @@ pub trait Transport {
     /// ACK, [`TransportEvent::Delivered`]); off unless the driver has an observer.
     fn set_tracing(&mut self, _enabled: bool) {}
     fn stats(&self) -> TransportStats;
+    /// The application flows of an aggregate (MPAT), each reported as its own row; 0 for a
+    /// transport that is one flow.
+    fn application_flows(&self) -> usize {
+        0
+    }
+    /// Counters of application flow `i` (`i < application_flows()`).
+    fn application_stats(&self, _i: usize) -> ApplicationStats {
+        ApplicationStats::default()
+    }
     /// The window and RTT of one path (`Some(path)`) or of the whole flow (`None`), for time
     /// series; fields the transport does not have are `None`.
     fn path_state(&self, _path: Option<PathId>) -> PathState {
@@ -193,6 +224,7 @@ pub enum AnyTransport {
     Datagram(DatagramFlow),
     Mptcp(Box<MptcpFlow>),
     Tfrc(Box<TfrcFlow>),
+    Mpat(Box<aggregate::MpatFlow>),
     Custom(Box<dyn Transport + Send>),
 }
 
@@ -203,6 +235,7 @@ macro_rules! dispatch {
             AnyTransport::Datagram($t) => $body,
             AnyTransport::Mptcp($t) => $body,
             AnyTransport::Tfrc($t) => $body,
+            AnyTransport::Mpat($t) => $body,
             AnyTransport::Custom($t) => $body,
         }
     };
@@ -220,6 +253,13 @@ impl AnyTransport {
     pub fn as_mptcp(&self) -> Option<&MptcpFlow> {
         match self {
             AnyTransport::Mptcp(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The MPAT aggregate, if this is one.
+    pub fn as_mpat(&self) -> Option<&aggregate::MpatFlow> {
+        match self {
+            AnyTransport::Mpat(t) => Some(t),
             _ => None,
         }
     }
@@ -282,5 +322,11 @@ impl Transport for AnyTransport {
     }
     fn path_state(&self, path: Option<PathId>) -> PathState {
         dispatch!(self, t => t.path_state(path))
+    }
+    fn application_flows(&self) -> usize {
+        dispatch!(self, t => t.application_flows())
+    }
+    fn application_stats(&self, i: usize) -> ApplicationStats {
+        dispatch!(self, t => t.application_stats(i))
     }
 }

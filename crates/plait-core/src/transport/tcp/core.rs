@@ -587,6 +587,32 @@ impl TcpCore {
         app_end: u64,
         tag: u64,
     ) -> Option<DataSegment> {
+        self.transmit(now, cc, app_end, tag, true)
+    }
+
+    /// As [`TcpCore::poll_transmit`], but only what recovery resends (and a due tail loss
+    /// probe, which may carry the offered new data): when the next segment would be new data
+    /// sent by the window, nothing is sent and nothing changes. The decision is the one
+    /// `poll_transmit` makes with the same offer, so an owner that places new data itself
+    /// (an MPAT aggregate choosing the window) resends exactly what a single sender would.
+    pub fn poll_retransmission<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        tag: u64,
+    ) -> Option<DataSegment> {
+        self.transmit(now, cc, app_end, tag, false)
+    }
+
+    fn transmit<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        tag: u64,
+        new_data: bool,
+    ) -> Option<DataSegment> {
         let new_len = self.new_data_len(app_end);
         // RFC 8985 §7.3: a due tail loss probe goes first, whatever the congestion window:
         // new data if the offered data and the peer's window allow, else the highest segment.
@@ -624,6 +650,9 @@ impl TcpCore {
                     && self.pipe > 0
                     && self.pipe + t.len as u64 > self.send_window(cc)
                 {
+                    return None;
+                }
+                if !new_data && t.kind == SegmentKind::NewData {
                     return None;
                 }
                 t

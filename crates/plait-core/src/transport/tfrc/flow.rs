@@ -360,10 +360,11 @@ impl Transport for TfrcFlow {
     }
 
     fn handle_change(&mut self, now: SimTime, change: &FlowChange) {
-        let FlowChange::Flows(n) = *change;
-        self.sender.set_flows(n);
-        self.receiver.set_flows(n);
-        self.send_due(now);
+        if let FlowChange::Flows(n) = *change {
+            self.sender.set_flows(n);
+            self.receiver.set_flows(n);
+            self.send_due(now);
+        }
     }
 
     fn poll_transmit(&mut self, _now: SimTime) -> Option<Transmit> {

@@ -1,0 +1,750 @@
+//! MPAT, Multi-Probe Aggregate TCP (Singh, Pradhan and Francis, ICNP 2004), as one
+//! [`Transport`]: N application flows between the same two hosts, each with its own reliable
+//! byte stream, sharing N AIMD congestion windows.
+//!
+//! **The paper's mechanism** (§3.2–§3.4). The N windows C_1..C_N each evolve like one TCP
+//! flow's, so the aggregate holds the fair share of N TCP flows; the application flows are
+//! decoupled from them and split the aggregate window `C = Σ C_j` by shares: flow i's MPAT
+//! window is `A_i = x_i · C` (eq. 1), `Σ x_i = 1`. Each packet a flow sends is charged to a
+//! window with room ("open", §3.3.1) and the mapping is kept; the packet's ACK, or its loss,
+//! is charged back to the window that carried it (§3.3.2), which grows by one segment per
+//! window of ACKs, halves on three out-of-order ACKs and backs off on its own timeout.
+//!
+//! **How plait models it.** Each window is a full TCP sender core ([`TcpCore`], SACK, RTO,
+//! recovery as configured) with its own congestion controller (Reno by default), numbering the
+//! packets it carries in its own sequence space; what it would learn from the flows' ACKs
+//! translated through the mappings, it learns from ACKs of that space (a receiver per window).
+//! The sender holds every mapping, so this is the translation done exactly (the paper's
+//! `seqno2id`/`id2seqno` lists). Windows are paths 0..N−1 of the flow, all on the flow's one
+//! route: the network sees N TCP flows. A window resends the packets it lost, which carry the
+//! same application bytes (the flow's reliability is served by the window that carried them).
+//! Each application flow has its own in-order reassembly at the receiving end.
+//!
+//! **Sending** (after every input). Each window first resends what its own loss recovery
+//! asks for. Then, while a window is open and a flow has data: the flow is the one furthest
+//! below its MPAT window, the smallest `outstanding_i / x_i` (ties to the lowest index); a flow
+//! at or above `A_i` still sends when no flow below its window has data (the paper's
+//! work-conserving scheduler, §3.4); and the window is chosen by the `mapping` (§3.3.3):
+//! `random` (an open window uniformly at random, the paper's choice), `sticky` (the window
+//! that carried the flow's previous packet if open, else random) or `spread` (an open window
+//! other than that one, if any).
+//!
+//! **Counting.** Every acknowledged or lost segment is charged to exactly one window (its
+//! path) and one flow (its tag). A fast retransmit of a window is counted for the flow of the
+//! first segment it marked lost; a timeout for the flow of the window's oldest outstanding
+//! segment.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use crate::ids::PathId;
+use crate::packet::{DataSegment, Header};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+use crate::transport::cc::{CongestionControl, Controller};
+use crate::transport::multipath::data_receiver::DataReceiver;
+use crate::transport::tcp::{CoreEvent, StopMode, TcpConfig, TcpCore, TcpReceiver};
+use crate::transport::{
+    ApplicationStats, Direction, EventBuffer, FlowChange, PathState, Transmit, Transport,
+    TransportEvent, TransportStats,
+};
+
+/// How a packet is charged to a window (§3.3.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mapping {
+    /// An open window uniformly at random (the paper's implementation).
+    #[default]
+    Random,
+    /// The window of the flow's previous packet when it is open, else random.
+    Sticky,
+    /// An open window other than the one of the flow's previous packet, if any.
+    Spread,
+}
+
+impl Mapping {
+    pub const NAMES: &'static [&'static str] = &["random", "sticky", "spread"];
+
+    pub fn from_name(name: &str) -> Option<Mapping> {
+        match name {
+            "random" => Some(Mapping::Random),
+            "sticky" => Some(Mapping::Sticky),
+            "spread" => Some(Mapping::Spread),
+            _ => None,
+        }
+    }
+}
+
+/// The settings of an aggregate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MpatConfig {
+    /// Every window's TCP settings.
+    pub tcp: TcpConfig,
+    /// One share per application flow and window (any positive weights; normalised).
+    pub shares: Vec<f64>,
+    pub mapping: Mapping,
+    /// Bytes each application flow sends; `None`: unbounded.
+    pub app_bytes: Option<u64>,
+}
+
+/// Bits of a segment's tag that hold its offset in the flow (the flow index is above).
+const OFFSET_BITS: u32 = 48;
+
+fn tag(flow: usize, offset: u64) -> u64 {
+    ((flow as u64) << OFFSET_BITS) | offset
+}
+
+fn tag_flow(tag: u64) -> usize {
+    (tag >> OFFSET_BITS) as usize
+}
+
+/// A segment a window carries: its place in the window's space and in its flow's stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mapped {
+    window_seq: u64,
+    len: u32,
+    flow: usize,
+    offset: u64,
+}
+
+struct Window {
+    core: TcpCore,
+    cc: Controller,
+    receiver: TcpReceiver,
+    /// Mappings of the window's unacknowledged segments, in window sequence order.
+    mappings: VecDeque<Mapped>,
+    poll_receiver: bool,
+    cwnd_area: u128,
+    cwnd: u64,
+    cwnd_since: SimTime,
+}
+
+struct AppFlow {
+    share: f64,
+    /// Next new byte of the flow's stream.
+    next: u64,
+    /// Bytes sent and not yet cumulatively acknowledged by their window.
+    outstanding: u64,
+    acked: u64,
+    receiver: DataReceiver,
+    last_window: Option<usize>,
+    stats: ApplicationStats,
+}
+
+/// Both ends of an MPAT aggregate.
+pub struct MpatFlow {
+    windows: Vec<Window>,
+    flows: Vec<AppFlow>,
+    mapping: Mapping,
+    rng: SimRng,
+    mss: u32,
+    header_bytes: u32,
+    app_bytes: Option<u64>,
+    started: bool,
+    /// No new data (stopped in finish mode).
+    closed: bool,
+    stop_mode: StopMode,
+    aborted: bool,
+    finished: bool,
+    tracing: bool,
+    /// Data segments waiting for `poll_transmit`.
+    outbox: VecDeque<Transmit>,
+    /// Run the send loop at the next `poll_transmit`.
+    send_pending: bool,
+    events: EventBuffer,
+    candidates: Vec<usize>,
+    /// Windows that refused new data in this round of the send loop.
+    refused: Vec<bool>,
+}
+
+impl MpatFlow {
+    /// An aggregate of `config.shares.len()` flows and windows, each window with a controller
+    /// from `controller` (called once per window); `rng` draws the random mappings.
+    ///
+    /// # Panics
+    /// Without shares, with a share that is not positive and finite, or with more than 65,535
+    /// flows.
+    pub fn new(
+        config: MpatConfig,
+        mut controller: impl FnMut() -> Controller,
+        rng: SimRng,
+    ) -> Self {
+        let n = config.shares.len();
+        assert!(
+            (1..=u16::MAX as usize).contains(&n),
+            "1 to 65535 flows, got {n}"
+        );
+        let shares = normalised(&config.shares);
+        let tcp = config.tcp;
+        let windows = (0..n)
+            .map(|_| Window {
+                core: TcpCore::new(tcp).with_sent_log(),
+                cc: controller(),
+                receiver: TcpReceiver::new(&tcp),
+                mappings: VecDeque::new(),
+                poll_receiver: false,
+                cwnd_area: 0,
+                cwnd: 0,
+                cwnd_since: SimTime::ZERO,
+            })
+            .collect();
+        let flows = shares
+            .iter()
+            .map(|&share| AppFlow {
+                share,
+                next: 0,
+                outstanding: 0,
+                acked: 0,
+                receiver: DataReceiver::new(tcp.receive_buffer),
+                last_window: None,
+                stats: ApplicationStats {
+                    share,
+                    ..ApplicationStats::default()
+                },
+            })
+            .collect();
+        MpatFlow {
+            windows,
+            flows,
+            mapping: config.mapping,
+            rng,
+            mss: tcp.mss,
+            header_bytes: tcp.header_bytes,
+            app_bytes: config.app_bytes,
+            started: false,
+            closed: false,
+            stop_mode: StopMode::default(),
+            aborted: false,
+            finished: false,
+            tracing: false,
+            outbox: VecDeque::new(),
+            send_pending: false,
+            events: EventBuffer::default(),
+            candidates: Vec::with_capacity(n),
+            refused: Vec::with_capacity(n),
+        }
+    }
+
+    pub fn with_stop_mode(mut self, mode: StopMode) -> Self {
+        self.stop_mode = mode;
+        self
+    }
+
+    /// Number of application flows (and windows).
+    pub fn flow_count(&self) -> usize {
+        self.flows.len()
+    }
+    /// The current shares x_i (summing to one).
+    pub fn shares(&self) -> Vec<f64> {
+        self.flows.iter().map(|f| f.share).collect()
+    }
+    /// The aggregate window C (bytes).
+    pub fn aggregate_cwnd(&self) -> u64 {
+        self.windows.iter().map(|w| w.cc.cwnd()).sum()
+    }
+    /// Flow i's MPAT window A_i = x_i·C (bytes).
+    pub fn mpat_window(&self, i: usize) -> f64 {
+        self.flows[i].share * self.aggregate_cwnd() as f64
+    }
+    /// Window j's sender core.
+    pub fn window_core(&self, j: usize) -> &TcpCore {
+        &self.windows[j].core
+    }
+    /// Bytes flow i has sent that its windows have not cumulatively acknowledged.
+    pub fn outstanding(&self, i: usize) -> u64 {
+        self.flows[i].outstanding
+    }
+    /// Bytes of flow i delivered in order at the receiving end.
+    pub fn delivered(&self, i: usize) -> u64 {
+        self.flows[i].receiver.rcv_nxt()
+    }
+
+    fn is_active(&self) -> bool {
+        self.started && !self.aborted
+    }
+
+    fn has_new_data(&self, i: usize) -> bool {
+        !self.closed
+            && self
+                .app_bytes
+                .is_none_or(|total| self.flows[i].next < total)
+    }
+
+    fn note_cwnd(&mut self, now: SimTime, j: usize) {
+        let w = &mut self.windows[j];
+        let cwnd = w.cc.cwnd();
+        w.cwnd_area += u128::from(w.cwnd) * u128::from(now.saturating_sub(w.cwnd_since).as_nanos());
+        w.cwnd_since = now;
+        w.cwnd = cwnd;
+        if self.tracing {
+            self.events.push(TransportEvent::Cwnd {
+                path: PathId::from_index(j),
+                cwnd_bytes: cwnd,
+            });
+        }
+    }
+
+    /// Takes the window's sent-log reports: acknowledged segments release their flow's
+    /// outstanding bytes; lost ones count for their flow. Returns the flow of the first
+    /// segment reported lost.
+    fn drain_core_events(&mut self, j: usize) -> Option<usize> {
+        let mut first_lost = None;
+        while let Some(e) = self.windows[j].core.poll_event() {
+            match e {
+                CoreEvent::Acked { seq, end, tag } => {
+                    let f = &mut self.flows[tag_flow(tag)];
+                    f.outstanding = f.outstanding.saturating_sub(end - seq);
+                    f.acked += end - seq;
+                }
+                CoreEvent::Lost { tag, .. } => {
+                    first_lost.get_or_insert(tag_flow(tag));
+                }
+            }
+        }
+        let una = self.windows[j].core.snd_una();
+        let m = &mut self.windows[j].mappings;
+        while m
+            .front()
+            .is_some_and(|x| x.window_seq + u64::from(x.len) <= una)
+        {
+            m.pop_front();
+        }
+        first_lost
+    }
+
+    /// The flow of window j's oldest outstanding segment.
+    fn oldest_flow(&self, j: usize) -> Option<usize> {
+        self.windows[j].mappings.front().map(|m| m.flow)
+    }
+
+    fn receive_data(&mut self, now: SimTime, j: usize, seg: &DataSegment) {
+        let w = &mut self.windows[j];
+        let in_order = w.receiver.handle_data(now, seg);
+        w.poll_receiver = true;
+        if self.tracing {
+            self.events.push(TransportEvent::Delivered {
+                path: PathId::from_index(j),
+                bytes: seg.len,
+            });
+        }
+        if in_order.is_empty() {
+            return;
+        }
+        // The window's newly in-order bytes, mapped back to their flows.
+        let w = &self.windows[j];
+        let mut k = w
+            .mappings
+            .partition_point(|m| m.window_seq + u64::from(m.len) <= in_order.start);
+        while let Some(&m) = self.windows[j].mappings.get(k) {
+            if m.window_seq >= in_order.end {
+                break;
+            }
+            let lo = m.window_seq.max(in_order.start);
+            let hi = (m.window_seq + u64::from(m.len)).min(in_order.end);
+            self.flows[m.flow]
+                .receiver
+                .handle_data(m.offset + (lo - m.window_seq), hi - lo);
+            k += 1;
+        }
+    }
+
+    fn receive_ack(&mut self, now: SimTime, j: usize, ack: &crate::packet::AckSegment) {
+        let w = &mut self.windows[j];
+        let fast_retransmits = w.core.stats().fast_retransmits;
+        let outcome = w.core.handle_ack(now, ack, &mut w.cc);
+        let path = PathId::from_index(j);
+        if let Some(rtt) = outcome.rtt {
+            self.events.push(TransportEvent::RttSample { path, rtt });
+            let srtt = w.core.srtt();
+            w.receiver.set_rtt_hint(srtt);
+        }
+        let recovered = self.windows[j].core.stats().fast_retransmits > fast_retransmits;
+        let oldest = self.oldest_flow(j);
+        let first_lost = self.drain_core_events(j);
+        if recovered {
+            self.events.push(TransportEvent::Loss { path });
+            if let Some(i) = first_lost.or(oldest) {
+                self.flows[i].stats.fast_retransmits += 1;
+            }
+        }
+        self.note_cwnd(now, j);
+        self.check_finished(now);
+    }
+
+    fn check_finished(&mut self, now: SimTime) {
+        let Some(total) = self.app_bytes else {
+            return;
+        };
+        for f in &mut self.flows {
+            if f.stats.completed_at.is_none() && f.acked >= total {
+                f.stats.completed_at = Some(now);
+            }
+        }
+        if !self.finished && self.flows.iter().all(|f| f.acked >= total) {
+            self.finished = true;
+            self.events.push(TransportEvent::Finished);
+        }
+    }
+
+    /// Window j's own retransmissions, then new data while windows are open.
+    fn send(&mut self, now: SimTime) {
+        if !self.is_active() {
+            return;
+        }
+        // Each window's own resends first, decided as a single sender would decide them with
+        // the next flow's data on offer (a due tail loss probe may carry that data).
+        for j in 0..self.windows.len() {
+            loop {
+                let next = self.next_flow();
+                let (i, offset, len) = match next {
+                    Some(i) => (i, self.flows[i].next, self.segment_len(i)),
+                    None => (0, 0, 0),
+                };
+                let w = &mut self.windows[j];
+                let before = w.core.snd_nxt();
+                let Some(seg) =
+                    w.core
+                        .poll_retransmission(now, &mut w.cc, before + len, tag(i, offset))
+                else {
+                    break;
+                };
+                if !seg.is_retransmission && seg.seq == before && next.is_some() {
+                    self.account_new(i, j, offset, &seg);
+                } else {
+                    self.account_resend(j, &seg);
+                }
+                self.push_data(j, seg);
+            }
+        }
+        self.refused.clear();
+        self.refused.resize(self.windows.len(), false);
+        while let Some(i) = self.next_flow() {
+            let Some(j) = self.pick_window(i) else {
+                return;
+            };
+            let offset = self.flows[i].next;
+            let len = self.segment_len(i);
+            let w = &mut self.windows[j];
+            let before = w.core.snd_nxt();
+            match w
+                .core
+                .poll_transmit(now, &mut w.cc, before + len, tag(i, offset))
+            {
+                Some(seg) if !seg.is_retransmission && seg.seq == before => {
+                    self.account_new(i, j, offset, &seg);
+                    self.push_data(j, seg);
+                }
+                Some(seg) => {
+                    self.account_resend(j, &seg);
+                    self.push_data(j, seg);
+                }
+                // No room in this window's congestion or receive window: try another.
+                None => self.refused[j] = true,
+            }
+        }
+    }
+
+    /// Bytes of flow i's next new segment.
+    fn segment_len(&self, i: usize) -> u64 {
+        match self.app_bytes {
+            Some(total) => (total - self.flows[i].next).min(self.mss as u64),
+            None => self.mss as u64,
+        }
+    }
+
+    /// New data of flow `i` at `offset` went out on window `j`.
+    fn account_new(&mut self, i: usize, j: usize, offset: u64, seg: &DataSegment) {
+        self.windows[j].mappings.push_back(Mapped {
+            window_seq: seg.seq,
+            len: seg.len,
+            flow: i,
+            offset,
+        });
+        let f = &mut self.flows[i];
+        f.next += u64::from(seg.len);
+        f.outstanding += u64::from(seg.len);
+        f.last_window = Some(j);
+        f.stats.packets_sent += 1;
+        f.stats.bytes_sent += u64::from(seg.len);
+    }
+
+    fn account_resend(&mut self, j: usize, seg: &DataSegment) {
+        let m = &self.windows[j].mappings;
+        let k = m.partition_point(|x| x.window_seq + u64::from(x.len) <= seg.seq);
+        if let Some(x) = m.get(k) {
+            let s = &mut self.flows[x.flow].stats;
+            s.packets_sent += 1;
+            s.bytes_sent += u64::from(seg.len);
+            s.retransmissions += 1;
+        }
+    }
+
+    fn push_data(&mut self, j: usize, seg: DataSegment) {
+        self.outbox.push_back(Transmit {
+            path: PathId::from_index(j),
+            direction: Direction::Forward,
+            size_bytes: seg.len + self.header_bytes,
+            header: Header::TcpData(seg),
+        });
+    }
+
+    /// The flow that sends next: the one with data furthest below its MPAT window (smallest
+    /// outstanding/share); flows at or above theirs only when none below has data.
+    fn next_flow(&self) -> Option<usize> {
+        let c = self.aggregate_cwnd() as f64;
+        let mut below: Option<(f64, usize)> = None;
+        let mut any: Option<(f64, usize)> = None;
+        for (i, f) in self.flows.iter().enumerate() {
+            if !self.has_new_data(i) {
+                continue;
+            }
+            let load = f.outstanding as f64 / f.share;
+            let better = |best: Option<(f64, usize)>| best.is_none_or(|(l, _)| load < l);
+            if (f.outstanding as f64) < f.share * c && better(below) {
+                below = Some((load, i));
+            }
+            if better(any) {
+                any = Some((load, i));
+            }
+        }
+        below.or(any).map(|(_, i)| i)
+    }
+
+    /// The window flow `i`'s next packet goes on, by the mapping, among the windows that have
+    /// not refused new data in this round (the caller tries it and marks it refused if it
+    /// has no room, so the choice is uniform over the windows with room); `None` when every
+    /// window refused.
+    fn pick_window(&mut self, i: usize) -> Option<usize> {
+        self.candidates.clear();
+        self.candidates
+            .extend((0..self.windows.len()).filter(|&j| !self.refused[j]));
+        if self.candidates.is_empty() {
+            return None;
+        }
+        let last = self.flows[i].last_window;
+        match self.mapping {
+            Mapping::Sticky => {
+                if let Some(l) = last.filter(|&l| !self.refused[l]) {
+                    return Some(l);
+                }
+            }
+            Mapping::Spread => {
+                if let Some(l) = last {
+                    if self.candidates.len() > 1 {
+                        self.candidates.retain(|&c| c != l);
+                    }
+                }
+            }
+            Mapping::Random => {}
+        }
+        let n = self.candidates.len();
+        let k = if n == 1 { 0 } else { self.rng.gen_range(0..n) };
+        Some(self.candidates[k])
+    }
+
+    /// New shares (any positive weights; normalised), effective for the next packets.
+    pub fn set_shares(&mut self, shares: &[f64]) {
+        if shares.len() != self.flows.len() {
+            return;
+        }
+        for (f, x) in self.flows.iter_mut().zip(normalised(shares)) {
+            f.share = x;
+            f.stats.share = x;
+        }
+        self.send_pending = true;
+    }
+}
+
+impl Transport for MpatFlow {
+    fn kind(&self) -> &'static str {
+        "mpat"
+    }
+
+    fn handle_start(&mut self, now: SimTime) {
+        self.started = true;
+        for j in 0..self.windows.len() {
+            self.windows[j].cwnd_since = now;
+            self.windows[j].cwnd = self.windows[j].cc.cwnd();
+            self.windows[j].poll_receiver = true;
+        }
+        self.send_pending = true;
+    }
+
+    fn handle_stop(&mut self, _now: SimTime) {
+        match self.stop_mode {
+            StopMode::Finish => self.closed = true,
+            StopMode::Abort => self.aborted = true,
+        }
+    }
+
+    fn set_tracing(&mut self, enabled: bool) {
+        self.tracing = enabled;
+    }
+
+    fn handle_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
+        let j = path.index();
+        if j >= self.windows.len() {
+            return;
+        }
+        match header {
+            Header::TcpData(seg) => self.receive_data(now, j, seg),
+            Header::TcpAck(ack) => {
+                self.receive_ack(now, j, ack);
+                self.send_pending = true;
+            }
+            _ => {}
+        }
+    }
+
+    fn handle_timeout(&mut self, now: SimTime) {
+        for j in 0..self.windows.len() {
+            let w = &mut self.windows[j];
+            if self.started && !self.aborted && w.core.poll_timeout().is_some_and(|t| t <= now) {
+                let (timeouts, fast) = (w.core.stats().timeouts, w.core.stats().fast_retransmits);
+                let oldest = w.mappings.front().map(|m| m.flow);
+                w.core.handle_timeout(now, &mut w.cc);
+                let (timed_out, recovered) = (
+                    w.core.stats().timeouts > timeouts,
+                    w.core.stats().fast_retransmits > fast,
+                );
+                let first_lost = self.drain_core_events(j);
+                let path = PathId::from_index(j);
+                if timed_out {
+                    self.events.push(TransportEvent::Timeout { path });
+                    if let Some(i) = oldest {
+                        self.flows[i].stats.timeouts += 1;
+                    }
+                }
+                if recovered {
+                    self.events.push(TransportEvent::Loss { path });
+                    if let Some(i) = first_lost.or(oldest) {
+                        self.flows[i].stats.fast_retransmits += 1;
+                    }
+                }
+                if timed_out || recovered {
+                    self.note_cwnd(now, j);
+                }
+            }
+            let w = &mut self.windows[j];
+            if w.receiver.poll_timeout().is_some_and(|t| t <= now) {
+                w.receiver.handle_timeout(now);
+            }
+            w.poll_receiver = true;
+        }
+        self.send_pending = true;
+    }
+
+    fn handle_change(&mut self, _now: SimTime, change: &FlowChange) {
+        if let FlowChange::Shares(shares) = change {
+            self.set_shares(shares);
+        }
+    }
+
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
+        if let Some(x) = self.outbox.pop_front() {
+            return Some(x);
+        }
+        if self.send_pending {
+            self.send_pending = false;
+            self.send(now);
+            if let Some(x) = self.outbox.pop_front() {
+                return Some(x);
+            }
+        }
+        for j in 0..self.windows.len() {
+            let w = &mut self.windows[j];
+            if !w.poll_receiver {
+                continue;
+            }
+            if let Some(ack) = w.receiver.poll_transmit(now) {
+                return Some(Transmit {
+                    path: PathId::from_index(j),
+                    direction: Direction::Reverse,
+                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
+                    header: Header::TcpAck(ack),
+                });
+            }
+            w.poll_receiver = false;
+        }
+        None
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        let active = self.is_active();
+        self.windows
+            .iter()
+            .flat_map(|w| {
+                [
+                    if active { w.core.poll_timeout() } else { None },
+                    w.receiver.poll_timeout(),
+                ]
+            })
+            .flatten()
+            .min()
+    }
+
+    fn poll_event(&mut self) -> Option<TransportEvent> {
+        self.events.pop()
+    }
+
+    fn stats(&self) -> TransportStats {
+        let mut s = TransportStats {
+            delivered_bytes: self.flows.iter().map(|f| f.receiver.rcv_nxt()).sum(),
+            ..TransportStats::default()
+        };
+        for w in &self.windows {
+            let c = w.core.stats();
+            s.retransmissions += c.retransmitted_segments;
+            s.fast_retransmits += c.fast_retransmits;
+            s.timeouts += c.timeouts;
+        }
+        s
+    }
+
+    fn path_state(&self, path: Option<PathId>) -> PathState {
+        match path {
+            Some(p) if p.index() < self.windows.len() => {
+                let w = &self.windows[p.index()];
+                PathState {
+                    cwnd_bytes: Some(w.cc.cwnd()),
+                    srtt: w.core.rtt_estimator().has_sample().then(|| w.core.srtt()),
+                    in_flight_bytes: Some(w.core.bytes_in_flight()),
+                    ..PathState::default()
+                }
+            }
+            Some(_) => PathState::default(),
+            None => PathState {
+                cwnd_bytes: Some(self.aggregate_cwnd()),
+                srtt: self.windows[0]
+                    .core
+                    .rtt_estimator()
+                    .has_sample()
+                    .then(|| self.windows[0].core.srtt()),
+                in_flight_bytes: Some(self.windows.iter().map(|w| w.core.bytes_in_flight()).sum()),
+                ..PathState::default()
+            },
+        }
+    }
+
+    fn application_flows(&self) -> usize {
+        self.flows.len()
+    }
+
+    fn application_stats(&self, i: usize) -> ApplicationStats {
+        let f = &self.flows[i];
+        ApplicationStats {
+            delivered_bytes: f.receiver.rcv_nxt(),
+            ..f.stats
+        }
+    }
+}
+
+/// Shares scaled to sum to one.
+pub fn normalised(shares: &[f64]) -> Vec<f64> {
+    let total: f64 = shares.iter().sum();
+    assert!(
+        shares.iter().all(|s| s.is_finite() && *s > 0.0) && total.is_finite(),
+        "shares must be positive and finite"
+    );
+    shares.iter().map(|s| s / total).collect()
+}
