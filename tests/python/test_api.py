@@ -22,11 +22,11 @@ PARALLEL_TCP = REPO / "experiments" / "parallel-tcp" / "scenario.toml"
 # Column order of FlowTable, LinkTable and TimeSeries in crates/plait-core/src/trace/results.rs.
 FLOW_COLUMNS = [
     "name",
-    "aggregate",
     "kind",
     "cc",
     "src",
     "dst",
+    "aggregate",
     "start_s",
     "goodput_bps",
     "throughput_bps",

@@ -353,7 +353,16 @@ def test_list_json(capsys):
     assert {"reno", "cubic", "aimd", "vegas", "fast"} <= by_category["controller"]
     assert by_category["coupled"] == {"lia", "olia", "balia", "wvegas", "mpfast"}
     assert by_category["queue"] == {"droptail", "red", "threshold_dropper"}
-    assert by_category["source"] == {"tcp", "mptcp", "cbr", "onoff"}
+    assert by_category["source"] == {
+        "tcp",
+        "mptcp",
+        "mpat",
+        "tfrc",
+        "multfrc",
+        "cp",
+        "cbr",
+        "onoff",
+    }
     assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
     names = [e["name"] for e in entries if e["category"] == "controller"]
     assert names == sorted(names)

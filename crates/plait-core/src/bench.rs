@@ -2,7 +2,8 @@
 //!
 //! - the dumbbell: N bulk TCP flows (SACK on, an ACK per segment, 1500-byte packets) across a
 //!   100 Mb/s bottleneck, or N TFRC, MulTFRC (n = 1) or CP (n = 1) flows in their place
-//!   (1460-byte segments, 1500-byte packets, feedback once per RTT);
+//!   (1460-byte segments, 1500-byte packets, feedback once per RTT), or one MPAT aggregate of
+//!   N flows and N Reno windows;
 //! - MPTCP: N bulk MPTCP connections (LIA, min_rtt) of S subflows each, over two disjoint
 //!   100 Mb/s paths.
 
@@ -213,8 +214,9 @@ fn check_size(flows: usize, duration_s: f64) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// The flow kinds the dumbbell can run: `tcp` (Reno) and the TFRC family.
-pub const DUMBBELL_KINDS: &[&str] = &["tcp", "tfrc", "multfrc", "cp"];
+/// The flow kinds the dumbbell can run: `tcp` (Reno), the TFRC family, and `mpat` (one
+/// aggregate of as many flows, equal shares).
+pub const DUMBBELL_KINDS: &[&str] = &["tcp", "tfrc", "multfrc", "cp", "mpat"];
 
 /// The dumbbell with `kind` flows in place of the TCP flows ([`DUMBBELL_KINDS`]); MulTFRC and CP
 /// with n = 1.
@@ -224,10 +226,16 @@ pub fn dumbbell_kind_toml(flows: usize, duration_s: f64, kind: &str) -> String {
         "multfrc" | "cp" => format!("kind = \"{kind}\"\nn = 1"),
         other => format!("kind = \"{other}\""),
     };
-    if kind == "tcp" {
-        text
-    } else {
-        text.replace("kind = \"tcp\"\ncc = \"reno\"", &flow)
+    match kind {
+        "tcp" => text,
+        "mpat" => {
+            let shares = vec!["1"; flows].join(", ");
+            text.replace(
+                &format!("count = {flows}\nkind = \"tcp\"\ncc = \"reno\""),
+                &format!("kind = \"mpat\"\nshares = [{shares}]"),
+            )
+        }
+        _ => text.replace("kind = \"tcp\"\ncc = \"reno\"", &flow),
     }
 }
 

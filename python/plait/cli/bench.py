@@ -75,9 +75,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--kind",
-        choices=["tcp", "tfrc", "multfrc", "cp"],
+        choices=["tcp", "tfrc", "multfrc", "cp", "mpat"],
         default="tcp",
-        help="dumbbell: the flows' kind: Reno TCP (default), or TFRC, MulTFRC or CP with n = 1",
+        help="dumbbell: the flows' kind: Reno TCP (default); TFRC, MulTFRC or CP with n = 1; "
+        "or mpat: one aggregate of --flows flows with equal shares",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=main)

@@ -24,6 +24,7 @@ MODULES = {
     "yang-amer-2013": "plait.experiments.yang_amer_2013",
     "coupled-basics": "plait.experiments.coupled_basics",
     "mpfast": "plait.experiments.mpfast",
+    "multfrc": "plait.experiments.multfrc",
 }
 
 

@@ -121,6 +121,8 @@ struct Window {
 
 struct AppFlow {
     share: f64,
+    /// 1/share, for the send loop's comparisons.
+    inverse_share: f64,
     /// Next new byte of the flow's stream.
     next: u64,
     /// Bytes sent and not yet cumulatively acknowledged by their window.
@@ -152,9 +154,16 @@ pub struct MpatFlow {
     /// Run the send loop at the next `poll_transmit`.
     send_pending: bool,
     events: EventBuffer,
+    /// Windows that may have room for new data: every window an input touched since it last
+    /// refused some (a window's room changes only with its own ACKs and timer).
+    open: Vec<usize>,
+    listed: Vec<bool>,
+    /// Windows an input touched since the last send loop: only they can have resends due.
+    touched: Vec<usize>,
+    /// Scratch for the `spread` mapping.
     candidates: Vec<usize>,
-    /// Windows that refused new data in this round of the send loop.
-    refused: Vec<bool>,
+    /// Windows whose receiver may have an ACK to send, each once.
+    acking: VecDeque<usize>,
 }
 
 impl MpatFlow {
@@ -192,6 +201,7 @@ impl MpatFlow {
             .iter()
             .map(|&share| AppFlow {
                 share,
+                inverse_share: 1.0 / share,
                 next: 0,
                 outstanding: 0,
                 acked: 0,
@@ -220,8 +230,11 @@ impl MpatFlow {
             outbox: VecDeque::new(),
             send_pending: false,
             events: EventBuffer::default(),
+            open: Vec::with_capacity(n),
+            listed: vec![false; n],
+            touched: Vec::with_capacity(n),
             candidates: Vec::with_capacity(n),
-            refused: Vec::with_capacity(n),
+            acking: VecDeque::with_capacity(n),
         }
     }
 
@@ -268,6 +281,34 @@ impl MpatFlow {
             && self
                 .app_bytes
                 .is_none_or(|total| self.flows[i].next < total)
+    }
+
+    /// An input reached window j: it may have resends due and room again.
+    fn touch(&mut self, j: usize) {
+        if !self.listed[j] {
+            self.listed[j] = true;
+            self.open.push(j);
+        }
+        if !self.touched.contains(&j) {
+            self.touched.push(j);
+        }
+    }
+
+    /// Window j's receiver may have an ACK to send.
+    fn want_ack(&mut self, j: usize) {
+        let w = &mut self.windows[j];
+        if !w.poll_receiver {
+            w.poll_receiver = true;
+            self.acking.push_back(j);
+        }
+    }
+
+    /// Window j has no room for new data until its next input.
+    fn refuse(&mut self, j: usize) {
+        if let Some(k) = self.open.iter().position(|&x| x == j) {
+            self.open.swap_remove(k);
+        }
+        self.listed[j] = false;
     }
 
     fn note_cwnd(&mut self, now: SimTime, j: usize) {
@@ -320,7 +361,7 @@ impl MpatFlow {
     fn receive_data(&mut self, now: SimTime, j: usize, seg: &DataSegment) {
         let w = &mut self.windows[j];
         let in_order = w.receiver.handle_data(now, seg);
-        w.poll_receiver = true;
+        self.want_ack(j);
         if self.tracing {
             self.events.push(TransportEvent::Delivered {
                 path: PathId::from_index(j),
@@ -349,6 +390,7 @@ impl MpatFlow {
     }
 
     fn receive_ack(&mut self, now: SimTime, j: usize, ack: &crate::packet::AckSegment) {
+        self.touch(j);
         let w = &mut self.windows[j];
         let fast_retransmits = w.core.stats().fast_retransmits;
         let outcome = w.core.handle_ack(now, ack, &mut w.cc);
@@ -391,11 +433,13 @@ impl MpatFlow {
         if !self.is_active() {
             return;
         }
-        // Each window's own resends first, decided as a single sender would decide them with
-        // the next flow's data on offer (a due tail loss probe may carry that data).
-        for j in 0..self.windows.len() {
+        // Each touched window's own resends first, decided as a single sender would decide
+        // them with the next flow's data on offer (a due tail loss probe may carry that data).
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        let mut next = self.next_flow();
+        for &j in &touched {
             loop {
-                let next = self.next_flow();
                 let (i, offset, len) = match next {
                     Some(i) => (i, self.flows[i].next, self.segment_len(i)),
                     None => (0, 0, 0),
@@ -409,15 +453,17 @@ impl MpatFlow {
                     break;
                 };
                 if !seg.is_retransmission && seg.seq == before && next.is_some() {
+                    // A tail loss probe carried the offered data: the next offer changes.
                     self.account_new(i, j, offset, &seg);
+                    next = self.next_flow();
                 } else {
                     self.account_resend(j, &seg);
                 }
                 self.push_data(j, seg);
             }
         }
-        self.refused.clear();
-        self.refused.resize(self.windows.len(), false);
+        touched.clear();
+        self.touched = touched;
         while let Some(i) = self.next_flow() {
             let Some(j) = self.pick_window(i) else {
                 return;
@@ -439,7 +485,7 @@ impl MpatFlow {
                     self.push_data(j, seg);
                 }
                 // No room in this window's congestion or receive window: try another.
-                None => self.refused[j] = true,
+                None => self.refuse(j),
             }
         }
     }
@@ -490,56 +536,46 @@ impl MpatFlow {
 
     /// The flow that sends next: the one with data furthest below its MPAT window (smallest
     /// outstanding/share); flows at or above theirs only when none below has data.
+    ///
+    /// Both rules are one: a flow is below its window exactly when its outstanding/share is
+    /// below C, so the flow with the smallest outstanding/share is the one furthest below if
+    /// any is, and otherwise the least over.
     fn next_flow(&self) -> Option<usize> {
-        let c = self.aggregate_cwnd() as f64;
-        let mut below: Option<(f64, usize)> = None;
-        let mut any: Option<(f64, usize)> = None;
+        let mut best: Option<(f64, usize)> = None;
         for (i, f) in self.flows.iter().enumerate() {
             if !self.has_new_data(i) {
                 continue;
             }
-            let load = f.outstanding as f64 / f.share;
-            let better = |best: Option<(f64, usize)>| best.is_none_or(|(l, _)| load < l);
-            if (f.outstanding as f64) < f.share * c && better(below) {
-                below = Some((load, i));
-            }
-            if better(any) {
-                any = Some((load, i));
+            let load = f.outstanding as f64 * f.inverse_share;
+            if best.is_none_or(|(l, _)| load < l) {
+                best = Some((load, i));
             }
         }
-        below.or(any).map(|(_, i)| i)
+        best.map(|(_, i)| i)
     }
 
-    /// The window flow `i`'s next packet goes on, by the mapping, among the windows that have
-    /// not refused new data in this round (the caller tries it and marks it refused if it
-    /// has no room, so the choice is uniform over the windows with room); `None` when every
-    /// window refused.
+    /// The window flow `i`'s next packet goes on, by the mapping, among the windows that may
+    /// have room (the caller tries it and, if it has none, takes it off the list, so the
+    /// choice is uniform over the windows with room); `None` when no window has room.
     fn pick_window(&mut self, i: usize) -> Option<usize> {
-        self.candidates.clear();
-        self.candidates
-            .extend((0..self.windows.len()).filter(|&j| !self.refused[j]));
-        if self.candidates.is_empty() {
+        let n = self.open.len();
+        if n == 0 {
             return None;
         }
         let last = self.flows[i].last_window;
-        match self.mapping {
-            Mapping::Sticky => {
-                if let Some(l) = last.filter(|&l| !self.refused[l]) {
-                    return Some(l);
-                }
+        match (self.mapping, last) {
+            (Mapping::Sticky, Some(l)) if self.listed[l] => return Some(l),
+            (Mapping::Spread, Some(l)) if n > 1 && self.listed[l] => {
+                self.candidates.clear();
+                self.candidates
+                    .extend(self.open.iter().copied().filter(|&c| c != l));
+                let k = self.rng.gen_range(0..self.candidates.len());
+                return Some(self.candidates[k]);
             }
-            Mapping::Spread => {
-                if let Some(l) = last {
-                    if self.candidates.len() > 1 {
-                        self.candidates.retain(|&c| c != l);
-                    }
-                }
-            }
-            Mapping::Random => {}
+            _ => {}
         }
-        let n = self.candidates.len();
         let k = if n == 1 { 0 } else { self.rng.gen_range(0..n) };
-        Some(self.candidates[k])
+        Some(self.open[k])
     }
 
     /// New shares (any positive weights; normalised), effective for the next packets.
@@ -549,6 +585,7 @@ impl MpatFlow {
         }
         for (f, x) in self.flows.iter_mut().zip(normalised(shares)) {
             f.share = x;
+            f.inverse_share = 1.0 / x;
             f.stats.share = x;
         }
         self.send_pending = true;
@@ -563,9 +600,10 @@ impl Transport for MpatFlow {
     fn handle_start(&mut self, now: SimTime) {
         self.started = true;
         for j in 0..self.windows.len() {
+            self.touch(j);
             self.windows[j].cwnd_since = now;
             self.windows[j].cwnd = self.windows[j].cc.cwnd();
-            self.windows[j].poll_receiver = true;
+            self.want_ack(j);
         }
         self.send_pending = true;
     }
@@ -603,6 +641,8 @@ impl Transport for MpatFlow {
                 let (timeouts, fast) = (w.core.stats().timeouts, w.core.stats().fast_retransmits);
                 let oldest = w.mappings.front().map(|m| m.flow);
                 w.core.handle_timeout(now, &mut w.cc);
+                self.touch(j);
+                let w = &mut self.windows[j];
                 let (timed_out, recovered) = (
                     w.core.stats().timeouts > timeouts,
                     w.core.stats().fast_retransmits > fast,
@@ -629,7 +669,7 @@ impl Transport for MpatFlow {
             if w.receiver.poll_timeout().is_some_and(|t| t <= now) {
                 w.receiver.handle_timeout(now);
             }
-            w.poll_receiver = true;
+            self.want_ack(j);
         }
         self.send_pending = true;
     }
@@ -651,11 +691,8 @@ impl Transport for MpatFlow {
                 return Some(x);
             }
         }
-        for j in 0..self.windows.len() {
+        while let Some(&j) = self.acking.front() {
             let w = &mut self.windows[j];
-            if !w.poll_receiver {
-                continue;
-            }
             if let Some(ack) = w.receiver.poll_transmit(now) {
                 return Some(Transmit {
                     path: PathId::from_index(j),
@@ -665,6 +702,7 @@ impl Transport for MpatFlow {
                 });
             }
             w.poll_receiver = false;
+            self.acking.pop_front();
         }
         None
     }

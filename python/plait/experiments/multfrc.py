@@ -1,0 +1,860 @@
+"""`plait reproduce multfrc`: the simulations of the MulTFRC paper (Damjanovic and Welzl,
+"MulTFRC: providing weighted fairness for multimedia applications (and others too!)", CCR
+39(3) 2009, §3, Figures 5-7 and 9-11) on plait's `multfrc`, `cp` and `tfrc`-family flows:
+
+- **TCP-friendliness** (`friendliness.toml`, `friendliness_multcp.toml`; Fig. 5, 10, 11): one
+  MulTFRC flow standing for n TCP flows against n Reno flows on a 32 Mb/s, 20 ms RED
+  bottleneck, n = 1 ... 64, with the paper's new and old j; the same with CP (n flow shares)
+  and with MulTCP in MulTFRC's place. Its throughput over n times a TCP flow's should be
+  about 1; CP deviates more and varies between runs; MulTCP is reasonable up to n = 10;
+- **real n** (`fractional.toml`, Fig. 7): MulTFRC with n from 0.1 to 2 against one TCP flow
+  on a 4 Mb/s RED bottleneck takes n times TCP's throughput;
+- **TCP under the influence of MulTFRC** (`influence.toml`, Fig. 6 a and b): bottleneck
+  capacity 4-64 Mb/s × n = 1-16 × RED or DropTail; a TCP flow's throughput over its share
+  (the total over 2n) stays about 1;
+- **smoothness** (`smoothness.toml`, Fig. 9): MulTFRC with n = 4 and CP with 4 flow shares
+  alone on a 15 Mb/s link losing every 100th packet: MulTFRC's rate fluctuates less.
+
+The paper runs ns-2 and gives figures and sentences, no numbers and no tolerances: every
+tolerance here is ours, and so are the RED parameters it does not give (see the files).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from plait.experiments import Experiment, Options, register, sweep_all
+from plait.output import FolderTarget, Outputs
+from plait.report import Claim, Figure, Section, figure_png
+
+EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "multfrc"
+FRIENDLINESS = EXPERIMENT_DIR / "friendliness.toml"
+FRIENDLINESS_MULTCP = EXPERIMENT_DIR / "friendliness_multcp.toml"
+FRACTIONAL = EXPERIMENT_DIR / "fractional.toml"
+INFLUENCE = EXPERIMENT_DIR / "influence.toml"
+SMOOTHNESS = EXPERIMENT_DIR / "smoothness.toml"
+
+NAME = "multfrc"
+TITLE = "MulTFRC: n-TCP-friendliness, real n, influence on TCP and smoothness"
+PAPER = (
+    "D. Damjanovic, M. Welzl, “MulTFRC: providing weighted fairness for multimedia "
+    "applications (and others too!)”, ACM SIGCOMM CCR 39(3), 2009, §3, Fig. 5-7 and 9-11."
+)
+
+#: Base RTT of every scenario (s): 2 × (2 + 20 + 1) ms; packets of 1500 bytes on the wire.
+BASE_RTT = 0.046
+PACKET_BYTES = 1500
+
+#: The protocols of the friendliness runs, in the figures' order.
+PROTOCOLS = ("multfrc", "multfrc_old", "cp", "multcp")
+LABELS = {
+    "multfrc": "MulTFRC (new j)",
+    "multfrc_old": "MulTFRC (old j)",
+    "cp": "CP",
+    "multcp": "MulTCP",
+}
+#: n of the friendliness runs (n TCP flows against one aggregate), full and quick.
+FRIENDLY_N = (1, 2, 4, 8, 16, 32, 64)
+FRIENDLY_N_QUICK = (1, 4, 16)
+#: Ours: "close to 1", for every n up to JUDGED_MAX_N (n = 64 is shown, not judged).
+FRIENDLY_RANGE = (0.7, 1.3)
+JUDGED_MAX_N = 32
+#: Old and new j differ only for 1 < n < 12 (draft-irtf-iccrg-multfrc §2.1: af = j above).
+SMALL_N = (2, 4, 8)
+#: CP against MulTFRC "with a larger number of flow shares" (Fig. 10).
+LARGE_N = 16
+#: Ours: CP's runs differ "significantly" = a spread over seeds at least twice MulTFRC's.
+SPREAD_FACTOR = 2.0
+#: MulTCP "reasonably well with values up to n = 10": the grid's n up to 10.
+MULTCP_MAX_N = 10
+
+#: Real n against one TCP flow (Fig. 7), full and quick; ours: ratio / n within ±25 %.
+FRACTIONAL_N = (0.1, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)
+FRACTIONAL_N_QUICK = (0.25, 1.0, 2.0)
+FRACTIONAL_RANGE = (0.75, 1.25)
+
+#: Influence on TCP (Fig. 6): bottleneck capacities (Mb/s) × n × queue, full and quick.
+CAPACITIES = (4, 8, 16, 32, 64)
+CAPACITIES_QUICK = (8, 32)
+INFLUENCE_N = (1, 2, 4, 8, 16)
+INFLUENCE_N_QUICK = (1, 4)
+QUEUES = ("red", "droptail")
+#: Ours: "does not significantly affect": every cell (mean over seeds) within this range.
+INFLUENCE_RANGE = (0.7, 1.3)
+
+#: Smoothness (Fig. 9): n of both protocols, and rates measured from this time on (s).
+SMOOTH_N = 4
+SMOOTH_FROM = 10.0
+SMOOTH_KINDS = ("multfrc", "cp")
+
+
+def bdp_packets(mbps: float) -> float:
+    """Bandwidth-delay product of a bottleneck of `mbps` Mb/s at the base RTT, in packets."""
+    return mbps * 1e6 * BASE_RTT / (8 * PACKET_BYTES)
+
+
+def red_queue(mbps: float) -> dict:
+    """Our RED at a bottleneck of `mbps` Mb/s (the paper gives none; Floyd's recommendations):
+    min_th = BDP/4 (at least 5), max_th = 3 min_th, a limit of 2 BDP (at least 2 max_th),
+    w_q = 0.002, max_p = 0.1, gentle, the 1500-byte packets as mean size."""
+    bdp = bdp_packets(mbps)
+    min_th = max(5, round(bdp / 4))
+    return {
+        "kind": "red",
+        "min_th": min_th,
+        "max_th": 3 * min_th,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "packets": max(round(2 * bdp), 6 * min_th),
+        "mean_packet_size": PACKET_BYTES,
+    }
+
+
+def droptail_queue(mbps: float) -> dict:
+    """A DropTail queue of one BDP at a bottleneck of `mbps` Mb/s."""
+    return {"kind": "droptail", "packets": round(bdp_packets(mbps))}
+
+
+def queue_kind(value: str) -> str:
+    """The queue's kind from a stored `link.bottleneck.queue` value (its TOML text)."""
+    found = re.search(r'"?kind"?\s*=\s*"(\w+)"', str(value))
+    return found.group(1) if found else str(value)
+
+
+def multcp_value(n: int) -> dict:
+    """The `cc` value (a table: a sweep's values have one type) of MulTCP emulating n flows."""
+    return {"name": "multcp", "n": n}
+
+
+@dataclass(frozen=True)
+class Scale:
+    seeds: list[int]
+    friendly_n: tuple[int, ...]
+    fractional_n: tuple[float, ...]
+    capacities: tuple[int, ...]
+    influence_n: tuple[int, ...]
+
+
+def scale(options: Options) -> Scale:
+    """The paper's grids over the seeds given; or (quick) the first seed and fewer n and
+    capacities. Run lengths are the paper's in both (every run takes well under a second)."""
+    if options.quick:
+        return Scale(
+            list(options.seeds[:1]),
+            FRIENDLY_N_QUICK,
+            FRACTIONAL_N_QUICK,
+            CAPACITIES_QUICK,
+            INFLUENCE_N_QUICK,
+        )
+    return Scale(list(options.seeds), FRIENDLY_N, FRACTIONAL_N, CAPACITIES, INFLUENCE_N)
+
+
+def packet_runs(options: Options) -> int:
+    sc = scale(options)
+    per_seed = (
+        len(PROTOCOLS) * len(sc.friendly_n)
+        + len(sc.fractional_n)
+        + len(sc.capacities) * len(QUEUES) * len(sc.influence_n)
+        + len(SMOOTH_KINDS)
+    )
+    return len(sc.seeds) * per_seed
+
+
+def n_zip(ns) -> dict[str, list[int]]:
+    """The aggregate's n and the number of TCP flows, set together."""
+    return {"flow.agg.n": list(ns), "flow.tcp.count": list(ns)}
+
+
+# ---- Runs ----------------------------------------------------------------------------------
+
+
+def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -> dict:
+    common = dict(seeds=sc.seeds, fresh=fresh, progress=progress, **where)
+    runs = {
+        "multfrc": sweep_all(
+            NAME,
+            FRIENDLINESS,
+            {"flow.agg.refine_j": [True, False]},
+            zip=n_zip(sc.friendly_n),
+            tables=("flows",),
+            out=out / "friendliness",
+            **common,
+        ),
+        "cp": sweep_all(
+            NAME,
+            FRIENDLINESS,
+            {"flow.agg.kind": ["cp"]},
+            zip=n_zip(sc.friendly_n),
+            tables=("flows",),
+            out=out / "friendliness_cp",
+            **common,
+        ),
+        # MulTCP's n is in its `cc` table, zipped with the TCP count (no grid).
+        "multcp": sweep_all(
+            NAME,
+            FRIENDLINESS_MULTCP,
+            None,
+            zip={
+                "flow.agg.cc": [multcp_value(n) for n in sc.friendly_n],
+                "flow.tcp.count": list(sc.friendly_n),
+            },
+            tables=("flows",),
+            out=out / "friendliness_multcp",
+            **common,
+        ),
+        "fractional": sweep_all(
+            NAME,
+            FRACTIONAL,
+            {"flow.agg.n": [float(n) for n in sc.fractional_n]},
+            tables=("flows",),
+            out=out / "fractional",
+            **common,
+        ),
+        "smoothness": sweep_all(
+            NAME,
+            SMOOTHNESS,
+            {"flow.agg.kind": list(SMOOTH_KINDS)},
+            tables=("flows", "flow_series"),
+            out=out / "smoothness",
+            **common,
+        ),
+    }
+    # One sweep per capacity: its RED and DropTail queues depend on it, and a sweep's zip
+    # cannot repeat a value (each capacity has two queues).
+    for c in sc.capacities:
+        runs[f"influence_{c}"] = sweep_all(
+            NAME,
+            INFLUENCE,
+            {
+                "link.bottleneck.rate": [f"{c}Mbps"],
+                "link.bottleneck.queue": [red_queue(c), droptail_queue(c)],
+            },
+            zip=n_zip(sc.influence_n),
+            tables=("flows",),
+            out=out / "influence" / f"{c}mbps",
+            **common,
+        )
+    return runs
+
+
+def is_tcp(names: pd.Series) -> pd.Series:
+    """The n Reno flows: `tcp` (n = 1) or `tcp.0` ... `tcp.{n-1}`."""
+    return names.astype(str).str.fullmatch(r"tcp(\.\d+)?")
+
+
+def _per_run(flows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per run: the aggregate's row, the TCP flows' mean and total goodput, and their count."""
+    flows = flows.assign(name=flows["name"].astype(str))
+    agg = flows[flows["name"] == "agg"].set_index("run")
+    tcp = flows[is_tcp(flows["name"])].groupby("run")["goodput_bps"]
+    out = agg[[*keys, "seed", "goodput_bps", "loss_event_rate", "packets_per_loss_event"]].copy()
+    out["tcp_bps"] = tcp.mean().reindex(out.index)
+    out["tcp_total_bps"] = tcp.sum().reindex(out.index)
+    out["tcp_flows"] = tcp.size().reindex(out.index)
+    # Packet loss rates (drops over packets sent) and the aggregate's timeouts, to explain.
+    out["agg_drop_rate"] = agg["drops"] / agg["packets_sent"]
+    tcp_flows = flows[is_tcp(flows["name"])].groupby("run")
+    out["tcp_drop_rate"] = (tcp_flows["drops"].sum() / tcp_flows["packets_sent"].sum()).reindex(
+        out.index
+    )
+    out["agg_timeouts"] = agg["timeouts"]
+    return out.reset_index()
+
+
+def friendliness_rows(flows: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per run: protocol, n, seed, the aggregate's and a TCP flow's mean goodput (Mb/s), the
+    normalised throughput agg / (n × TCP), and the aggregate's p and j (NaN for MulTCP).
+    `flows` holds the flows tables of the MulTFRC, CP and MulTCP sweeps by those names."""
+    parts = []
+    mf = _per_run(flows["multfrc"], ["flow.agg.refine_j"])
+    refine = mf["flow.agg.refine_j"].astype(str).str.lower() == "true"
+    parts.append(mf.assign(protocol=np.where(refine, "multfrc", "multfrc_old")))
+    parts.append(_per_run(flows["cp"], []).assign(protocol="cp"))
+    parts.append(_per_run(flows["multcp"], []).assign(protocol="multcp"))
+    rows = pd.concat(parts, ignore_index=True)
+    n = rows["tcp_flows"].astype(int)
+    out = pd.DataFrame(
+        {
+            "protocol": rows["protocol"],
+            "n": n,
+            "seed": rows["seed"].astype(int),
+            "agg_mbps": rows["goodput_bps"] / 1e6,
+            "tcp_mbps": rows["tcp_bps"] / 1e6,
+            "normalised": rows["goodput_bps"] / (n * rows["tcp_bps"]),
+            "loss_event_rate": rows["loss_event_rate"],
+            "j": rows["packets_per_loss_event"],
+            "agg_drop_rate": rows["agg_drop_rate"],
+            "tcp_drop_rate": rows["tcp_drop_rate"],
+            "agg_timeouts": rows["agg_timeouts"].astype(int),
+        }
+    )
+    order = {p: i for i, p in enumerate(PROTOCOLS)}
+    out = out.sort_values(
+        ["protocol", "n", "seed"], key=lambda c: c.map(order) if c.name == "protocol" else c
+    )
+    return out.reset_index(drop=True)
+
+
+def fractional_rows(flows: pd.DataFrame) -> pd.DataFrame:
+    """Per run: n, seed, MulTFRC's and TCP's goodput (Mb/s), their ratio and ratio / n."""
+    rows = _per_run(flows, ["flow.agg.n"])
+    n = rows["flow.agg.n"].astype(float)
+    ratio = rows["goodput_bps"] / rows["tcp_bps"]
+    out = pd.DataFrame(
+        {
+            "n": n,
+            "seed": rows["seed"].astype(int),
+            "multfrc_mbps": rows["goodput_bps"] / 1e6,
+            "tcp_mbps": rows["tcp_bps"] / 1e6,
+            "ratio": ratio,
+            "ratio_over_n": ratio / n,
+            "loss_event_rate": rows["loss_event_rate"],
+        }
+    )
+    return out.sort_values(["n", "seed"]).reset_index(drop=True)
+
+
+def influence_rows(flows: pd.DataFrame) -> pd.DataFrame:
+    """Per run: queue, capacity (Mb/s), n, seed, goodputs (Mb/s) and TCP's normalised
+    throughput: a TCP flow's mean goodput over the total over 2n (1: MulTFRC takes n shares)."""
+    rows = _per_run(flows, ["link.bottleneck.rate", "link.bottleneck.queue"])
+    n = rows["tcp_flows"].astype(int)
+    total = rows["goodput_bps"] + rows["tcp_total_bps"]
+    out = pd.DataFrame(
+        {
+            "queue": rows["link.bottleneck.queue"].map(queue_kind),
+            "capacity_mbps": rows["link.bottleneck.rate"]
+            .astype(str)
+            .str.replace("Mbps", "", regex=False)
+            .astype(float),
+            "n": n,
+            "seed": rows["seed"].astype(int),
+            "multfrc_mbps": rows["goodput_bps"] / 1e6,
+            "tcp_mbps": rows["tcp_bps"] / 1e6,
+            "total_mbps": total / 1e6,
+            "tcp_normalised": rows["tcp_bps"] / (total / (2 * n)),
+            "loss_event_rate": rows["loss_event_rate"],
+            "multfrc_drop_rate": rows["agg_drop_rate"],
+            "tcp_drop_rate": rows["tcp_drop_rate"],
+        }
+    )
+    order = {q: i for i, q in enumerate(QUEUES)}
+    out = out.sort_values(
+        ["queue", "capacity_mbps", "n", "seed"],
+        key=lambda c: c.map(order) if c.name == "queue" else c,
+    )
+    return out.reset_index(drop=True)
+
+
+def smoothness_series(flow_series: pd.DataFrame) -> pd.DataFrame:
+    """The aggregate's goodput and allowed rate (Mb/s) per sample, with its protocol."""
+    s = flow_series[flow_series["flow"].astype(str) == "agg"]
+    return pd.DataFrame(
+        {
+            "protocol": s["flow.agg.kind"].astype(str).to_numpy(),
+            "seed": s["seed"].astype(int).to_numpy(),
+            "time_s": s["time_s"].to_numpy(),
+            "goodput_mbps": (s["goodput_bps"] / 1e6).to_numpy(),
+            "allowed_mbps": (s["allowed_rate_bps"] / 1e6).to_numpy(),
+        }
+    )
+
+
+def cv(values) -> float:
+    """Coefficient of variation: standard deviation (ddof 0) over mean."""
+    v = np.asarray(values, dtype=float)
+    return float(v.std() / v.mean()) if len(v) and v.mean() > 0 else float("nan")
+
+
+def smoothness_rows(series: pd.DataFrame) -> pd.DataFrame:
+    """Per run: protocol, seed, mean goodput (Mb/s) and the coefficients of variation of the
+    goodput samples and of the allowed rate from SMOOTH_FROM on."""
+    rows = []
+    late = series[series["time_s"] >= SMOOTH_FROM]
+    for (protocol, seed), s in late.groupby(["protocol", "seed"], sort=False):
+        rows.append(
+            {
+                "protocol": protocol,
+                "seed": int(seed),
+                "mean_mbps": float(s["goodput_mbps"].mean()),
+                "cv_goodput": cv(s["goodput_mbps"]),
+                "cv_allowed_rate": cv(s["allowed_mbps"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---- Claims --------------------------------------------------------------------------------
+
+
+def spread(values) -> str:
+    """`mean ± sd (n seeds)` over the values that are numbers."""
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
+    if len(v) == 0:
+        return "no value"
+    if len(v) == 1:
+        return f"{v[0]:.3g} (1 seed)"
+    return f"{v.mean():.3g} ± {v.std(ddof=1):.2g} ({len(v)} seeds)"
+
+
+def by_n(frame: pd.DataFrame, column: str, where: dict | None = None) -> pd.DataFrame:
+    """Mean and standard deviation over seeds of `column` per n (rows matching `where`)."""
+    for key, value in (where or {}).items():
+        frame = frame[frame[key] == value]
+    g = frame.groupby("n")[column]
+    return pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1), "seeds": g.size()})
+
+
+def _listing(stats: pd.DataFrame, ns=None, digits: int = 3) -> str:
+    rows = stats if ns is None else stats[stats.index.isin(list(ns))]
+    parts = []
+    for n, r in rows.iterrows():
+        sd = "" if np.isnan(r["sd"]) else f" ± {r['sd']:.2g}"
+        parts.append(f"n={n:g}: {r['mean']:.{digits}g}{sd}")
+    return "; ".join(parts) + (f" ({int(rows['seeds'].max())} seeds)" if len(rows) else "")
+
+
+def _within(values, bounds: tuple[float, float]) -> bool:
+    v = np.asarray(values, dtype=float)
+    return bool(len(v) and np.all((v >= bounds[0]) & (v <= bounds[1])))
+
+
+def _drop_rates(fr: pd.DataFrame, protocol: str, ns) -> str:
+    """The aggregate's and the TCP flows' packet loss rates at these n (mean over seeds), and
+    the aggregate's timeouts per run, when the table has them."""
+    if "agg_drop_rate" not in fr.columns or not len(ns):
+        return ""
+    sub = fr[(fr["protocol"] == protocol) & fr["n"].isin(ns)].groupby("n")
+    agg, tcp = sub["agg_drop_rate"].mean(), sub["tcp_drop_rate"].mean()
+    timeouts = sub["agg_timeouts"].mean()
+    return (
+        f"Packets lost, {LABELS[protocol]} / TCP: "
+        + ", ".join(
+            f"n={n:g}: {100 * agg[n]:.2g} % / {100 * tcp[n]:.2g} %"
+            + (f" ({timeouts[n]:.3g} timeouts per run)" if timeouts[n] > 0 else "")
+            for n in agg.index
+        )
+        + ". "
+    )
+
+
+def friendliness_claims(fr: pd.DataFrame) -> list[Claim]:
+    stats = {p: by_n(fr, "normalised", {"protocol": p}) for p in PROTOCOLS}
+    new, old, cp, mt = (stats[p] for p in PROTOCOLS)
+    judged = new[new.index <= JUDGED_MAX_N]
+    small = [n for n in SMALL_N if n in new.index and n in old.index]
+    dev_new_small = float(np.mean([abs(new.loc[n, "mean"] - 1) for n in small])) if small else 0
+    dev_old_small = float(np.mean([abs(old.loc[n, "mean"] - 1) for n in small])) if small else 0
+    large = [n for n in new.index if n >= LARGE_N and n in cp.index]
+    dev_new = float(np.mean([abs(new.loc[n, "mean"] - 1) for n in large])) if large else 0
+    dev_cp = float(np.mean([abs(cp.loc[n, "mean"] - 1) for n in large])) if large else 0
+    sd_new = float(np.mean([new.loc[n, "sd"] for n in large])) if large else float("nan")
+    sd_cp = float(np.mean([cp.loc[n, "sd"] for n in large])) if large else float("nan")
+    mt_small = mt[mt.index <= MULTCP_MAX_N]
+    outside = [f"{n:g}" for n, r in judged.iterrows() if not _within([r["mean"]], FRIENDLY_RANGE)]
+    return [
+        Claim(
+            "MulTFRC is n-TCP-friendly: one flow gets n times a TCP flow's throughput",
+            "§3, Fig. 5 and 10",
+            "normalised throughput close to 1 for n up to 100 (Fig. 5, 10), but “MulTFRC gets "
+            "slightly less throughput than TCP with n > 100 ... because of the exceedingly high "
+            "loss rate (more than 15%)”",
+            "MulTFRC (new j) goodput / (n × TCP goodput): " + _listing(new),
+            f"mean over seeds in [{FRIENDLY_RANGE[0]}, {FRIENDLY_RANGE[1]}] for every "
+            f"n ≤ {JUDGED_MAX_N} (ours; n = 64 shown, not judged)",
+            bool(len(judged)) and not outside,
+            ("Outside the range: n = " + ", ".join(outside) + ". " if outside else "")
+            + _drop_rates(fr, "multfrc", [n for n in new.index if n >= JUDGED_MAX_N])
+            + "32 Mb/s, 20 ms RED bottleneck, n Reno flows against one MulTFRC flow; 100 s "
+            "runs, the first 20 s discarded.",
+        ),
+        Claim(
+            "The new j (flows hit by a loss event n(1 − (1 − 1/n)^j)) is at least as "
+            "TCP-friendly as the old one (min(j, ⌈n⌉)) at small n",
+            "§3, Fig. 5",
+            "“Our equation assumes that each lost packet belongs to a different flow, which is "
+            "rarely true in reality. As figure 5 shows, a MulTFRC flow with a large n is less "
+            "affected by this assumption”: the new j corrects it, closer to 1",
+            "new j: " + _listing(new, small) + "; old j: " + _listing(old, small),
+            "mean |normalised − 1| over n = 2, 4, 8: new ≤ old (ours)",
+            bool(small) and dev_new_small <= dev_old_small,
+            f"Mean |normalised − 1|: new {dev_new_small:.3f}, old {dev_old_small:.3f}. The "
+            "draft's equation uses the refinement only for 1 < n < 12 (af = j above): from "
+            "n = 16 on the two settings give the same runs.",
+        ),
+        Claim(
+            "CP deviates from n-TCP-friendliness more than MulTFRC as n grows",
+            "§3, Fig. 10",
+            "“any error that the equation produces will be amplified as n grows. On the other "
+            "hand ... our protocol works even better with an increasing number of flows”",
+            "CP: " + _listing(cp, large) + "; MulTFRC: " + _listing(new, large),
+            f"mean |normalised − 1| over n ≥ {LARGE_N}: CP's larger than MulTFRC's (ours)",
+            bool(large) and dev_cp > dev_new,
+            f"Mean |normalised − 1| over n ≥ {LARGE_N}: CP {dev_cp:.3f}, MulTFRC {dev_new:.3f}.",
+        ),
+        Claim(
+            "CP's result varies from run to run more than MulTFRC's",
+            "§3, Fig. 10",
+            "“With CP, multiple runs of the same setup yield significantly different results.”",
+            f"standard deviation over seeds of the normalised throughput, mean over "
+            f"n ≥ {LARGE_N}: CP {sd_cp:.3g}, MulTFRC {sd_new:.3g}"
+            if np.isfinite(sd_cp) and np.isfinite(sd_new)
+            else "no spread with one seed",
+            f"CP's at least {SPREAD_FACTOR:g}× MulTFRC's (ours: “significantly”); needs two "
+            "seeds or more",
+            bool(np.isfinite(sd_cp) and np.isfinite(sd_new) and sd_cp >= SPREAD_FACTOR * sd_new),
+            "Seeds change the flows' start times (uniform in [0, 2 s]), RED's drops and CP's "
+            "keyed choice of the packets of its measured flow share.",
+        ),
+        Claim(
+            "MulTCP is about n-TCP-friendly up to n = 10",
+            "§3, Fig. 11",
+            "“MultTCP performs reasonably well with values up to n = 10”",
+            "MulTCP goodput / (n × TCP goodput): " + _listing(mt),
+            f"mean over seeds in [{FRIENDLY_RANGE[0]}, {FRIENDLY_RANGE[1]}] for every "
+            f"n ≤ {MULTCP_MAX_N} of the grid (ours)",
+            bool(len(mt_small)) and _within(mt_small["mean"], FRIENDLY_RANGE),
+            _drop_rates(fr, "multcp", list(mt_small.index))
+            + "MulTCP of Crowcroft and Oechslin (α = n, 1/(2n) of the window lost per loss), "
+            "Reno's slow start, recovery and timeouts, in MulTFRC's place.",
+        ),
+    ]
+
+
+def fractional_claims(frac: pd.DataFrame) -> list[Claim]:
+    stats = by_n(frac, "ratio")
+    over_n = by_n(frac, "ratio_over_n")
+    means = stats["mean"].to_numpy()
+    return [
+        Claim(
+            "MulTFRC with a real n from 0.1 to 2 takes n times one TCP flow's throughput",
+            "§3, Fig. 7",
+            "ratio ≈ n (Fig. 7); “The behavior was similar in simulations with different "
+            "bottleneck parameters.”",
+            "MulTFRC / TCP goodput: " + _listing(stats),
+            f"ratio / n in [{FRACTIONAL_RANGE[0]}, {FRACTIONAL_RANGE[1]}] for every n (mean "
+            "over seeds; ours)",
+            _within(over_n["mean"], FRACTIONAL_RANGE),
+            "ratio / n: " + _listing(over_n) + ". 4 Mb/s, 20 ms RED bottleneck, 200 s runs, "
+            "the first 30 s discarded.",
+        ),
+        Claim(
+            "MulTFRC's share grows with n",
+            "§3, Fig. 7",
+            "the ratio rises with n over 0.1 ... 2",
+            "see above",
+            "mean ratio strictly increasing in n (ours)",
+            bool(len(means) > 1 and np.all(np.diff(means) > 0)),
+            "The weighting of n < 1 follows the paper: one less aggressive flow, a loss event "
+            "hits one flow (af = 1).",
+        ),
+    ]
+
+
+def influence_cells(inf: pd.DataFrame) -> pd.DataFrame:
+    """TCP's normalised throughput per queue, capacity and n: mean and sd over seeds."""
+    g = inf.groupby(["queue", "capacity_mbps", "n"], sort=False)["tcp_normalised"]
+    return pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1), "seeds": g.size()}).reset_index()
+
+
+def influence_claims(inf: pd.DataFrame) -> list[Claim]:
+    cells = influence_cells(inf)
+    out = []
+    for queue, where, paper in (
+        (
+            "red",
+            "§3, Fig. 6 a",
+            "about 1, with “a slight increase at the top left corner ... (minimum bottleneck "
+            "capacity, maximum number of flows) ... due to the large loss rate of roughly 15%”",
+        ),
+        (
+            "droptail",
+            "§3, Fig. 6 b",
+            "“MultFRC does not significantly affect the throughput of TCP flows”",
+        ),
+    ):
+        c = cells[cells["queue"] == queue]
+        bad = c[~c["mean"].between(*INFLUENCE_RANGE)]
+        listed = ", ".join(
+            f"{r.capacity_mbps:g} Mb/s n={r.n}: {r['mean']:.2f}" for _, r in bad.iterrows()
+        )
+        label = "RED" if queue == "red" else "DropTail"
+        out.append(
+            Claim(
+                f"TCP flows keep their share beside MulTFRC ({label} bottleneck)",
+                where,
+                paper,
+                f"TCP goodput / (total / 2n) over {len(c)} cells (capacity × n): mean "
+                f"{c['mean'].mean():.3g}, from {c['mean'].min():.3g} to {c['mean'].max():.3g}",
+                f"every cell's mean over seeds in [{INFLUENCE_RANGE[0]}, {INFLUENCE_RANGE[1]}] "
+                "(ours)",
+                bool(len(c)) and bad.empty,
+                (f"{len(bad)} cells outside: {listed}." if len(bad) else "All cells inside.")
+                + (
+                    " DropTail of one BDP."
+                    if queue == "droptail"
+                    else " RED thresholds BDP/4 and 3 BDP/4, limit 2 BDP."
+                ),
+            )
+        )
+    return out
+
+
+def smoothness_claims(sm: pd.DataFrame) -> list[Claim]:
+    mf, cp = sm[sm["protocol"] == "multfrc"], sm[sm["protocol"] == "cp"]
+    return [
+        Claim(
+            "MulTFRC's rate is smoother than CP's",
+            "§3, Fig. 9",
+            "“Because of using a stochastic technique, this protocol fluctuates more than ours.”",
+            f"coefficient of variation of the goodput per 0.2 s after {SMOOTH_FROM:g} s: "
+            f"MulTFRC {spread(mf['cv_goodput'])}, CP {spread(cp['cv_goodput'])}",
+            "MulTFRC's mean smaller than CP's (ours)",
+            bool(len(mf) and len(cp) and mf["cv_goodput"].mean() < cp["cv_goodput"].mean()),
+            f"Of the allowed rate X: MulTFRC {spread(mf['cv_allowed_rate'])}, CP "
+            f"{spread(cp['cv_allowed_rate'])}. n = 4, alone on a 15 Mb/s, 20 ms RED link that "
+            "loses every 100th packet.",
+        )
+    ]
+
+
+# ---- Figure and files ----------------------------------------------------------------------
+
+
+def _heat(ax, cells: pd.DataFrame, title: str, fig) -> None:
+    grid = cells.pivot(index="capacity_mbps", columns="n", values="mean")
+    image = ax.imshow(grid.to_numpy(), origin="lower", cmap="RdBu", vmin=0, vmax=2, aspect="auto")
+    ax.set_xticks(range(len(grid.columns)), [f"{n:g}" for n in grid.columns])
+    ax.set_yticks(range(len(grid.index)), [f"{c:g}" for c in grid.index])
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            ax.text(j, i, f"{grid.iloc[i, j]:.2f}", ha="center", va="center", fontsize=7)
+    ax.set_xlabel("n (TCP flows; MulTFRC's n)")
+    ax.set_ylabel("bottleneck (Mb/s)")
+    ax.set_title(title, fontsize=10)
+    fig.colorbar(image, ax=ax, fraction=0.046)
+
+
+def figure(data: dict):
+    """Normalised throughput against n (Fig. 5, 10, 11), the real-n ratio (Fig. 7), TCP's
+    normalised throughput as heat maps (Fig. 6 a, b) and the smoothness runs (Fig. 9)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(15, 12))
+    grid = fig.add_gridspec(3, 3)
+    fr = data["friendliness"]
+    panels = (
+        ("Fig. 5: old and new j", ("multfrc", "multfrc_old")),
+        ("Fig. 10: MulTFRC and CP (dots: seeds)", ("multfrc", "cp")),
+        ("Fig. 11: MulTFRC and MulTCP", ("multfrc", "multcp")),
+    )
+    for k, (title, protocols) in enumerate(panels):
+        ax = fig.add_subplot(grid[0, k])
+        for p in protocols:
+            st = by_n(fr, "normalised", {"protocol": p})
+            ax.errorbar(
+                st.index,
+                st["mean"],
+                yerr=st["sd"].fillna(0),
+                marker="o",
+                capsize=3,
+                label=LABELS[p],
+            )
+            if k == 1:
+                sub = fr[fr["protocol"] == p]
+                ax.plot(sub["n"], sub["normalised"], ".", color="0.5", alpha=0.6)
+        ax.axhline(1, color="0.5", lw=0.8, ls="--")
+        ax.axhspan(*FRIENDLY_RANGE, color="0.94", zorder=0)
+        ax.set_xscale("log", base=2)
+        if k == 2:
+            ax.set_yscale("log")
+        ax.set_xlabel("n")
+        ax.set_ylabel("goodput / (n × TCP goodput)")
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=8)
+    ax = fig.add_subplot(grid[1, 0])
+    frac = data["fractional"]
+    st = by_n(frac, "ratio")
+    ax.errorbar(
+        st.index, st["mean"], yerr=st["sd"].fillna(0), marker="o", capsize=3, label="MulTFRC / TCP"
+    )
+    ax.plot(frac["n"], frac["ratio"], ".", color="0.5", alpha=0.6)
+    ax.plot([0, 2.1], [0, 2.1], color="0.5", lw=0.8, ls="--", label="ratio = n")
+    ax.set_xlabel("n")
+    ax.set_ylabel("MulTFRC goodput / TCP goodput")
+    ax.set_title("Fig. 7: n from 0.1 to 2 against one TCP (4 Mb/s RED)", fontsize=10)
+    ax.legend(fontsize=8)
+    cells = influence_cells(data["influence"])
+    for k, queue in enumerate(QUEUES):
+        label = "RED" if queue == "red" else "DropTail"
+        _heat(
+            fig.add_subplot(grid[1, 1 + k]),
+            cells[cells["queue"] == queue],
+            f"Fig. 6 {'ab'[k]}: TCP goodput / (total / 2n), {label}",
+            fig,
+        )
+    ax = fig.add_subplot(grid[2, :])
+    series = data["smooth_series"]
+    series = series[series["seed"] == series["seed"].min()]
+    for protocol, s in series.groupby("protocol", sort=False):
+        name = "MulTFRC, n = 4" if protocol == "multfrc" else "CP, 4 flow shares"
+        color = "C0" if protocol == "multfrc" else "C1"
+        ax.plot(s["time_s"], s["goodput_mbps"], color=color, lw=0.9, label=f"{name}: goodput")
+        ax.plot(
+            s["time_s"],
+            s["allowed_mbps"],
+            color=color,
+            lw=0.9,
+            ls=":",
+            label=f"{name}: allowed rate",
+        )
+    ax.axvspan(0, SMOOTH_FROM, color="0.94", zorder=0)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("Mb/s")
+    ax.set_title(
+        "Fig. 9: smoothness, 15 Mb/s with every 100th packet lost (first seed)", fontsize=10
+    )
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def _save(fig, path: Path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=100, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+OUTPUT_FILES = {
+    "friendliness": "friendliness.csv",
+    "fractional": "fractional.csv",
+    "influence": "influence.csv",
+    "smoothness": "smoothness.csv",
+    "png": "multfrc.png",
+}
+
+
+def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
+    outputs = Outputs()
+    folder = (
+        out_dir
+        if isinstance(out_dir, FolderTarget)
+        else outputs.folder("--out", out_dir, tuple(OUTPUT_FILES.values()))
+    )
+    with outputs.writing() as tx:
+        for kind in ("friendliness", "fractional", "influence", "smoothness"):
+            tx.write_bytes(folder.file(OUTPUT_FILES[kind]), data[kind].to_csv(index=False).encode())
+        tx.write_with(folder.file(OUTPUT_FILES["png"]), lambda p: _save(figure(data), p))
+    return {kind: folder.path / name for kind, name in OUTPUT_FILES.items()}
+
+
+# ---- The experiment ------------------------------------------------------------------------
+
+
+def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
+    results = run_all(sc, out, fresh, progress, **where)
+    influence = pd.concat(
+        [results[f"influence_{c}"].table("flows") for c in sc.capacities], ignore_index=True
+    )
+    series = smoothness_series(results["smoothness"].table("flow_series"))
+    data = {
+        "friendliness": friendliness_rows(
+            {p: results[p].table("flows") for p in ("multfrc", "cp", "multcp")}
+        ),
+        "fractional": fractional_rows(results["fractional"].table("flows")),
+        "influence": influence_rows(influence),
+        "smoothness": smoothness_rows(series),
+        "smooth_series": series,
+    }
+    return data, {k: r.summary for k, r in results.items()}
+
+
+def summary_table(fr: pd.DataFrame) -> pd.DataFrame:
+    """Normalised throughput per n (rows) and protocol (columns): mean over seeds."""
+    table = fr.pivot_table(index="n", columns="protocol", values="normalised", aggfunc="mean")
+    table = table[[p for p in PROTOCOLS if p in table.columns]]
+    return table.rename(columns=LABELS).reset_index()
+
+
+def reproduce(options: Options) -> Section:
+    sc = scale(options)
+    started = time.perf_counter()
+    data, summaries = measure(
+        sc, options.out / "runs", options.fresh, options.progress, **options.where
+    )
+    files = write_outputs(data, options.out)
+    claims = (
+        friendliness_claims(data["friendliness"])
+        + fractional_claims(data["fractional"])
+        + influence_claims(data["influence"])
+        + smoothness_claims(data["smoothness"])
+    )
+    cells = influence_cells(data["influence"])
+    setup = (
+        "Packet level, scenarios in experiments/multfrc/ (friendliness.toml, "
+        "friendliness_multcp.toml, fractional.toml, influence.toml, smoothness.toml): the "
+        "paper's dumbbell, access links of 100 Mb/s (2 ms on the left, 1 ms on the right), a "
+        "20 ms bottleneck, 1500-byte packets (MulTFRC's 1460-byte segments, TCP's 1460-byte "
+        "MSS), Reno TCP with SACK. RED (the paper gives no parameters): min_th = BDP/4, "
+        "max_th = 3 min_th, limit 2 BDP, w_q = 0.002, max_p = 0.1, gentle; DropTail: one BDP. "
+        "MulTFRC uses the draft's equation (plait's default) with the new j unless said.\n\n"
+        f"Friendliness: 32 Mb/s RED, n = {', '.join(str(n) for n in sc.friendly_n)} TCP flows "
+        "against one MulTFRC (new and old j), CP or MulTCP flow; 100 s runs, the first 20 s "
+        "discarded. Real n: 4 Mb/s RED, one MulTFRC flow (n = "
+        f"{', '.join(f'{n:g}' for n in sc.fractional_n)}) and one TCP flow, 200 s runs, 30 s "
+        f"discarded. Influence: capacities {', '.join(str(c) for c in sc.capacities)} Mb/s × "
+        f"n = {', '.join(str(n) for n in sc.influence_n)} × RED or DropTail, as friendliness. "
+        "Smoothness: MulTFRC (n = 4) and CP (4 shares) in separate runs, alone on 15 Mb/s RED "
+        "losing every 100th packet, 60 s sampled every 0.2 s, measured after 10 s. Flows start "
+        f"uniformly within the first 2 s; {len(sc.seeds)} seed(s)."
+    )
+    return Section(
+        name=NAME,
+        title=TITLE,
+        paper=PAPER,
+        setup=setup,
+        claims=claims,
+        figures=[
+            Figure(
+                "MulTFRC against TCP, CP and MulTCP",
+                "Top: an aggregate's goodput over n times a TCP flow's, mean ± sd over seeds "
+                "(grey band: our tolerance). Middle: the real-n ratio against ratio = n, and "
+                "TCP's normalised throughput (mean over seeds; 1: MulTFRC takes n shares) "
+                "with RED and DropTail. Bottom: the smoothness runs (first seed).",
+                figure_png(figure(data)),
+            )
+        ],
+        tables=[
+            ("Normalised throughput per n (mean over seeds)", summary_table(data["friendliness"])),
+            ("Friendliness (per run)", data["friendliness"]),
+            ("Real n against one TCP (per run)", data["fractional"]),
+            ("TCP's normalised throughput per cell (mean and sd over seeds)", cells),
+            ("Smoothness (per run)", data["smoothness"]),
+        ],
+        runs={
+            "packet runs": sum(s.total for s in summaries.values()),
+            "run now": sum(s.done for s in summaries.values()),
+            "stored earlier": sum(s.reused for s in summaries.values()),
+            "failed": sum(s.failed for s in summaries.values()),
+            "seeds": ", ".join(str(s) for s in sc.seeds),
+            "wall time": f"{time.perf_counter() - started:.0f} s",
+            "results": str(options.out / "runs"),
+            "tables and figures": ", ".join(str(p) for p in files.values()),
+        },
+    )
+
+
+EXPERIMENT = register(
+    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+)

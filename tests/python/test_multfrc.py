@@ -1,0 +1,303 @@
+"""The multfrc experiment (plait.experiments.multfrc): its scenarios, a quick run of the whole
+pipeline, and metrics and verdicts computed from made-up data."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pandas as pd
+import plait
+import pytest
+from plait.experiments import Options, experiments
+from plait.experiments import multfrc as mt
+from plait.report import Section, render
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.9 and 3.10
+    import tomli as tomllib
+
+SCENARIOS = (mt.FRIENDLINESS, mt.FRIENDLINESS_MULTCP, mt.FRACTIONAL, mt.INFLUENCE, mt.SMOOTHNESS)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_registered_for_plait_reproduce():
+    assert experiments()["multfrc"] is mt.EXPERIMENT
+
+
+def _links(path) -> dict:
+    return {link["name"]: link for link in tomllib.loads(path.read_text())["link"]}
+
+
+def test_scenarios_are_the_papers():
+    for scenario in SCENARIOS:
+        plait.validate(scenario)
+        links = _links(scenario)
+        assert (links["left"]["rate"], links["left"]["delay"]) == ("100Mbps", "2ms")
+        assert (links["right"]["rate"], links["right"]["delay"]) == ("100Mbps", "1ms")
+        assert links["bottleneck"]["delay"] == "20ms"
+    # Every RED queue follows the rule of red_queue at its capacity.
+    for scenario, mbps in (
+        (mt.FRIENDLINESS, 32),
+        (mt.FRIENDLINESS_MULTCP, 32),
+        (mt.INFLUENCE, 32),
+        (mt.FRACTIONAL, 4),
+        (mt.SMOOTHNESS, 15),
+    ):
+        bottleneck = _links(scenario)["bottleneck"]
+        assert bottleneck["rate"] == f"{mbps}Mbps"
+        assert bottleneck["queue"] == mt.red_queue(mbps), scenario.name
+    assert _links(mt.SMOOTHNESS)["bottleneck"]["loss"] == {"kind": "periodic", "every": 100}
+    flows = {f["name"]: f for f in tomllib.loads(mt.FRIENDLINESS.read_text())["flow"]}
+    assert flows["agg"]["kind"] == "multfrc" and "refine_j" not in flows["agg"]
+    multcp = {f["name"]: f for f in tomllib.loads(mt.FRIENDLINESS_MULTCP.read_text())["flow"]}
+    assert multcp["agg"]["cc"] == {"name": "multcp", "n": 1}
+
+
+def test_queues_scale_with_the_bdp():
+    assert mt.bdp_packets(32) == pytest.approx(122.67, abs=0.01)
+    assert mt.red_queue(32) == {
+        "kind": "red",
+        "min_th": 31,
+        "max_th": 93,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "packets": 245,
+        "mean_packet_size": 1500,
+    }
+    assert mt.red_queue(4)["min_th"] == 5 and mt.red_queue(4)["packets"] == 31
+    assert mt.droptail_queue(8) == {"kind": "droptail", "packets": 31}
+    assert mt.queue_kind('{"kind" = "red", "min_th" = 8}') == "red"
+    assert mt.queue_kind('{ kind = "droptail", packets = 31 }') == "droptail"
+
+
+def test_sweep_overrides_give_valid_runs():
+    """The sweeps' values: CP in the MulTFRC file, MulTCP's table, the influence queues."""
+    short = {"simulation.duration": "3s", "simulation.warmup": "1s"}
+    r = plait.run(
+        mt.FRIENDLINESS,
+        overrides=short | {"flow.agg.kind": "cp", "flow.agg.n": 4, "flow.tcp.count": 4},
+    )
+    assert list(r.flows.kind) == ["cp"] + ["tcp"] * 4
+    r = plait.run(
+        mt.FRIENDLINESS_MULTCP,
+        overrides=short | {"flow.agg.cc": mt.multcp_value(2), "flow.tcp.count": 2},
+    )
+    assert r.flows.cc.iloc[0] == "multcp" and mt.is_tcp(r.flows.name).sum() == 2
+    for queue in (mt.red_queue(64), mt.droptail_queue(64)):
+        plait.validate(
+            mt.INFLUENCE,
+            overrides={"link.bottleneck.rate": "64Mbps", "link.bottleneck.queue": queue},
+        )
+
+
+def test_run_counts():
+    options = Options(out=None, seeds=[1, 2, 3, 4, 5])
+    assert mt.packet_runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2)
+    quick = Options(out=None, seeds=[1, 2, 3], quick=True)
+    assert mt.packet_runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2
+
+
+def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
+    """The pipeline on shortened runs (one seed, the quick grids, 8 s instead of 60-200 s):
+    ten claims, the figure and the files."""
+    monkeypatch.setattr(mt, "FRIENDLY_N_QUICK", (1, 4))
+    monkeypatch.setattr(mt, "FRACTIONAL_N_QUICK", (0.5, 1.0))
+    monkeypatch.setattr(mt, "CAPACITIES_QUICK", (8,))
+    monkeypatch.setattr(mt, "INFLUENCE_N_QUICK", (2,))
+    monkeypatch.setattr(mt, "SMOOTH_FROM", 2.0)
+    short = tmp_path / "scenarios"
+    short.mkdir()
+    for scenario in SCENARIOS:
+        doc = tomllib.loads(scenario.read_text())
+        text = scenario.read_text().replace(
+            f'duration = "{doc["simulation"]["duration"]}"', 'duration = "8s"'
+        )
+        text = text.replace(f'warmup = "{doc["simulation"]["warmup"]}"', 'warmup = "2s"')
+        (short / scenario.name).write_text(text)
+        monkeypatch.setattr(mt, scenario.stem.upper(), short / scenario.name)
+    options = Options(out=tmp_path / "multfrc", seeds=[1, 2], quick=True, where={"client": client})
+    assert mt.packet_runs(options) == 4 * 2 + 2 + 2 + 2
+    section = mt.reproduce(options)
+    assert isinstance(section, Section) and section.name == "multfrc"
+    assert len(section.claims) == 10 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 14
+    for name in mt.OUTPUT_FILES.values():
+        assert (options.out / name).is_file(), name
+    fr = pd.read_csv(options.out / "friendliness.csv")
+    assert set(fr.protocol) == set(mt.PROTOCOLS) and set(fr.n) == {1, 4}
+    assert (fr.agg_mbps > 0).all() and (fr.tcp_mbps > 0).all()
+    inf = pd.read_csv(options.out / "influence.csv")
+    assert set(inf.queue) == {"red", "droptail"} and set(inf.capacity_mbps) == {8.0}
+    sm = pd.read_csv(options.out / "smoothness.csv")
+    assert set(sm.protocol) == {"multfrc", "cp"}
+    assert "verdict" in render([section], "t", "g")
+
+
+# ---- Metrics on made-up tables --------------------------------------------------------------
+
+
+def _flows(runs: list[dict]) -> pd.DataFrame:
+    """A flows table: per run an `agg` goodput and a list of TCP goodputs (bit/s)."""
+    rows = []
+    for i, run in enumerate(runs):
+        tcps = run.pop("tcp")
+        agg = run.pop("agg")
+        names = ["tcp"] if len(tcps) == 1 else [f"tcp.{k}" for k in range(len(tcps))]
+        base = {"run": f"r{i}", "seed": run.pop("seed", 1), **run}
+        common = {"drops": 1, "packets_sent": 100, "timeouts": 0}
+        rows.append(
+            base
+            | common
+            | {
+                "name": "agg",
+                "goodput_bps": agg,
+                "loss_event_rate": 0.01,
+                "packets_per_loss_event": 1.5,
+            }
+        )
+        for name, g in zip(names, tcps):
+            rows.append(
+                base
+                | common
+                | {"name": name, "goodput_bps": g, "loss_event_rate": np.nan}
+                | {"packets_per_loss_event": np.nan}
+            )
+    frame = pd.DataFrame(rows)
+    frame["name"] = frame["name"].astype("category")
+    return frame
+
+
+def test_normalised_throughput():
+    flows = {
+        "multfrc": _flows(
+            [
+                {"flow.agg.refine_j": True, "agg": 4e6, "tcp": [1e6, 1e6, 1e6, 1e6]},
+                {"flow.agg.refine_j": False, "agg": 2e6, "tcp": [1e6] * 4},
+            ]
+        ),
+        "cp": _flows([{"agg": 3e6, "tcp": [2e6]}]),
+        "multcp": _flows([{"agg": 8e6, "tcp": [2e6, 2e6]}]),
+    }
+    fr = mt.friendliness_rows(flows)
+    got = {(r.protocol, r.n): r.normalised for r in fr.itertuples()}
+    assert got == {("multfrc", 4): 1.0, ("multfrc_old", 4): 0.5, ("cp", 1): 1.5, ("multcp", 2): 2.0}
+    assert list(fr.protocol) == ["multfrc", "multfrc_old", "cp", "multcp"]
+
+
+def test_fractional_and_influence_metrics():
+    frac = mt.fractional_rows(_flows([{"flow.agg.n": 0.5, "agg": 1e6, "tcp": [2e6]}]))
+    assert frac.ratio.iloc[0] == 0.5 and frac.ratio_over_n.iloc[0] == 1.0
+    queue = '{"kind" = "droptail", "packets" = 31}'
+    inf = mt.influence_rows(
+        _flows(
+            [
+                # MulTFRC (n = 2) takes 6 of 8 Mb/s: a TCP flow has 1 of its 2 Mb/s share.
+                {
+                    "link.bottleneck.rate": "8Mbps",
+                    "link.bottleneck.queue": queue,
+                    "agg": 6e6,
+                    "tcp": [1e6, 1e6],
+                }
+            ]
+        )
+    )
+    row = inf.iloc[0]
+    assert (row.queue, row.capacity_mbps, row.n) == ("droptail", 8.0, 2)
+    assert row.total_mbps == 8.0 and row.tcp_normalised == 0.5
+
+
+def test_smoothness_metric():
+    t = np.arange(0.2, 20, 0.2)
+    series = pd.DataFrame(
+        {
+            "protocol": ["multfrc"] * len(t) + ["cp"] * len(t),
+            "seed": 1,
+            "time_s": np.concatenate([t, t]),
+            "goodput_mbps": np.concatenate([np.full(len(t), 10.0), 10 + 2 * np.sin(t)]),
+            "allowed_mbps": 10.0,
+        }
+    )
+    sm = mt.smoothness_rows(series).set_index("protocol")
+    assert sm.loc["multfrc", "cv_goodput"] == 0.0
+    assert sm.loc["cp", "cv_goodput"] == pytest.approx(0.14, abs=0.01)
+    assert mt.cv([1.0, 3.0]) == 0.5
+
+
+# ---- Verdicts on made-up tables -------------------------------------------------------------
+
+
+def _friendliness(values: dict[str, dict[int, list[float]]]) -> pd.DataFrame:
+    rows = []
+    for protocol, per_n in values.items():
+        for n, seeds in per_n.items():
+            for seed, v in enumerate(seeds, 1):
+                rows.append({"protocol": protocol, "n": n, "seed": seed, "normalised": v})
+    return pd.DataFrame(rows)
+
+
+NS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def test_friendliness_verdicts_follow_the_data():
+    like_paper = _friendliness(
+        {
+            "multfrc": {n: [1.0, 1.02] for n in NS},
+            "multfrc_old": {n: [1.0, 1.02] if n < 2 else [1.2, 1.22] for n in NS},
+            "cp": {n: [1.0, 1.02] if n < 16 else [1.5, 0.7] for n in NS},
+            "multcp": {n: [1.1, 1.1] if n <= 8 else [2.0, 2.0] for n in NS},
+        }
+    )
+    assert all(c.agrees for c in mt.friendliness_claims(like_paper))
+    unlike = _friendliness(
+        {
+            "multfrc": {n: [0.5, 0.52] for n in NS},
+            "multfrc_old": {n: [1.0, 1.0] for n in NS},
+            "cp": {n: [1.0, 1.0] for n in NS},
+            "multcp": {n: [4.5, 4.4] for n in NS},
+        }
+    )
+    assert not any(c.agrees for c in mt.friendliness_claims(unlike))
+
+
+def test_fractional_verdicts_follow_the_data():
+    ns = (0.1, 0.5, 1.0, 2.0)
+    good = pd.DataFrame({"n": ns, "seed": 1, "ratio": [0.1, 0.52, 1.05, 1.9]})
+    good["ratio_over_n"] = good.ratio / good.n
+    assert all(c.agrees for c in mt.fractional_claims(good))
+    flat = good.assign(ratio=[0.6, 0.5, 0.9, 0.8])
+    flat["ratio_over_n"] = flat.ratio / flat.n
+    assert not any(c.agrees for c in mt.fractional_claims(flat))
+
+
+def test_influence_and_smoothness_verdicts_follow_the_data():
+    cells = [(q, c, n) for q in mt.QUEUES for c in (4, 32) for n in (1, 16)]
+    inf = pd.DataFrame(
+        [
+            {"queue": q, "capacity_mbps": c, "n": n, "seed": 1, "tcp_normalised": 1.1}
+            for q, c, n in cells
+        ]
+    )
+    assert all(c.agrees for c in mt.influence_claims(inf))
+    starved = inf.assign(tcp_normalised=np.where(inf.n == 16, 0.3, 1.0))
+    claims = mt.influence_claims(starved)
+    assert not any(c.agrees for c in claims)
+    assert all(c.detail.startswith("2 cells outside") for c in claims)
+    sm = pd.DataFrame(
+        {"protocol": ["multfrc", "cp"], "seed": 1, "cv_goodput": [0.01, 0.2]}
+        | {"cv_allowed_rate": [0.0, 0.2]}
+    )
+    assert mt.smoothness_claims(sm)[0].agrees
+    assert not mt.smoothness_claims(sm.assign(cv_goodput=[0.3, 0.2]))[0].agrees
