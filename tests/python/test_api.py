@@ -26,7 +26,7 @@ FLOW_COLUMNS = [
     "cc",
     "src",
     "dst",
-    "aggregate",
+    "aggregate_name",
     "start_s",
     "goodput_bps",
     "throughput_bps",

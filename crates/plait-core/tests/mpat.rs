@@ -69,7 +69,7 @@ fn results(text: &str, source: &str) -> Value {
     common::check_invariants(&sim);
     let mut r = serde_json::to_value(sim.results()).expect("results serialise");
     let flows = r["flows"].as_object_mut().expect("columns");
-    for column in ["kind", "cc", "aggregate"] {
+    for column in ["kind", "cc", "aggregate_name"] {
         flows.remove(column);
     }
     for (_, column) in flows.iter_mut() {
@@ -126,8 +126,8 @@ fn five_flows_hold_five_shares_split_by_weight() {
             "agg.4"
         ]
     );
-    assert_eq!(f.aggregate[6], "agg");
-    assert_eq!(f.aggregate[0], "");
+    assert_eq!(f.aggregate_name[6], "agg");
+    assert_eq!(f.aggregate_name[0], "");
     let bg = f.goodput_bps[1..6].iter().sum::<f64>() / 5.0;
     let aggregate = f.goodput_bps[0];
     let parts: f64 = f.goodput_bps[6..].iter().sum();

@@ -272,7 +272,7 @@ impl Measurements {
             let w = f.meters.at_warmup;
             let (t, tw) = (now.transport, w.transport);
             ft.name.push(f.name.clone());
-            ft.aggregate.push(String::new());
+            ft.aggregate_name.push(String::new());
             ft.kind.push(f.kind.to_string());
             ft.cc.push(f.cc.to_string());
             ft.src.push(node(f.src));
@@ -405,7 +405,7 @@ impl Measurements {
                     .copied()
                     .unwrap_or_default();
                 ft.name.push(format!("{}.{k}", f.name));
-                ft.aggregate.push(f.name.clone());
+                ft.aggregate_name.push(f.name.clone());
                 ft.kind.push(f.kind.to_string());
                 ft.cc.push(f.cc.to_string());
                 ft.src.push(node(f.src));

@@ -13,7 +13,7 @@ table! {
         name: String,
         /// The aggregate an application flow belongs to (`agg` for `agg.0`, ...); empty for
         /// flows that are not part of one. Application flows come after every flow.
-        aggregate: String,
+        aggregate_name: String,
         /// "tcp", "cbr" or "onoff".
         kind: String,
         /// Congestion controller ("" for datagram flows).

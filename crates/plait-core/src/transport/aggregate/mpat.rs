@@ -164,6 +164,11 @@ pub struct MpatFlow {
     candidates: Vec<usize>,
     /// Windows whose receiver may have an ACK to send, each once.
     acking: VecDeque<usize>,
+    /// Each window's next wake-up (sender's timer if active, receiver's), kept for
+    /// `poll_timeout`; recomputed for the windows in `changed` once the transmits are drained.
+    deadlines: Vec<Option<SimTime>>,
+    changed: Vec<usize>,
+    is_changed: Vec<bool>,
 }
 
 impl MpatFlow {
@@ -235,6 +240,9 @@ impl MpatFlow {
             touched: Vec::with_capacity(n),
             candidates: Vec::with_capacity(n),
             acking: VecDeque::with_capacity(n),
+            deadlines: vec![None; n],
+            changed: Vec::with_capacity(n),
+            is_changed: vec![false; n],
         }
     }
 
@@ -285,6 +293,7 @@ impl MpatFlow {
 
     /// An input reached window j: it may have resends due and room again.
     fn touch(&mut self, j: usize) {
+        self.change(j);
         if !self.listed[j] {
             self.listed[j] = true;
             self.open.push(j);
@@ -294,8 +303,32 @@ impl MpatFlow {
         }
     }
 
+    /// Window j's timers may have moved.
+    fn change(&mut self, j: usize) {
+        if !self.is_changed[j] {
+            self.is_changed[j] = true;
+            self.changed.push(j);
+        }
+    }
+
+    /// The windows' wake-ups after their changes.
+    fn refresh_deadlines(&mut self) {
+        let active = self.is_active();
+        for &j in &self.changed {
+            let w = &self.windows[j];
+            let sender = if active { w.core.poll_timeout() } else { None };
+            self.deadlines[j] = match (sender, w.receiver.poll_timeout()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            self.is_changed[j] = false;
+        }
+        self.changed.clear();
+    }
+
     /// Window j's receiver may have an ACK to send.
     fn want_ack(&mut self, j: usize) {
+        self.change(j);
         let w = &mut self.windows[j];
         if !w.poll_receiver {
             w.poll_receiver = true;
@@ -464,7 +497,8 @@ impl MpatFlow {
         }
         touched.clear();
         self.touched = touched;
-        while let Some(i) = self.next_flow() {
+        // `next` is still the flow that sends next: resends change no flow's outstanding.
+        while let Some(i) = next {
             let Some(j) = self.pick_window(i) else {
                 return;
             };
@@ -479,6 +513,11 @@ impl MpatFlow {
                 Some(seg) if !seg.is_retransmission && seg.seq == before => {
                     self.account_new(i, j, offset, &seg);
                     self.push_data(j, seg);
+                    next = if self.open.is_empty() {
+                        None
+                    } else {
+                        self.next_flow()
+                    };
                 }
                 Some(seg) => {
                     self.account_resend(j, &seg);
@@ -526,6 +565,7 @@ impl MpatFlow {
     }
 
     fn push_data(&mut self, j: usize, seg: DataSegment) {
+        self.change(j);
         self.outbox.push_back(Transmit {
             path: PathId::from_index(j),
             direction: Direction::Forward,
@@ -612,6 +652,9 @@ impl Transport for MpatFlow {
         match self.stop_mode {
             StopMode::Finish => self.closed = true,
             StopMode::Abort => self.aborted = true,
+        }
+        for j in 0..self.windows.len() {
+            self.change(j);
         }
     }
 
@@ -704,21 +747,16 @@ impl Transport for MpatFlow {
             w.poll_receiver = false;
             self.acking.pop_front();
         }
+        self.refresh_deadlines();
         None
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        let active = self.is_active();
-        self.windows
-            .iter()
-            .flat_map(|w| {
-                [
-                    if active { w.core.poll_timeout() } else { None },
-                    w.receiver.poll_timeout(),
-                ]
-            })
-            .flatten()
-            .min()
+        debug_assert!(
+            self.changed.is_empty(),
+            "poll_timeout before the transmits were drained"
+        );
+        self.deadlines.iter().flatten().min().copied()
     }
 
     fn poll_event(&mut self) -> Option<TransportEvent> {
