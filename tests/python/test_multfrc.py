@@ -105,9 +105,9 @@ def test_sweep_overrides_give_valid_runs():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mt.packet_runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2)
+    assert mt.packet_runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2 + 2 + 3)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mt.packet_runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2
+    assert mt.packet_runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3
 
 
 def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
@@ -121,6 +121,9 @@ def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
     short = tmp_path / "scenarios"
     short.mkdir()
     for scenario in SCENARIOS:
+        if scenario.stem.startswith("responsiveness"):
+            # Its loss steps are at 5 and 14 s: it keeps its 20 s (a fraction of a second).
+            continue
         doc = tomllib.loads(scenario.read_text())
         text = scenario.read_text().replace(
             f'duration = "{doc["simulation"]["duration"]}"', 'duration = "8s"'
@@ -129,11 +132,20 @@ def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
         (short / scenario.name).write_text(text)
         monkeypatch.setattr(mt, scenario.stem.upper(), short / scenario.name)
     options = Options(out=tmp_path / "multfrc", seeds=[1, 2], quick=True, where={"client": client})
-    assert mt.packet_runs(options) == 4 * 2 + 2 + 2 + 2
+    assert mt.packet_runs(options) == 4 * 2 + 2 + 2 + 2 + 5
     section = mt.reproduce(options)
     assert isinstance(section, Section) and section.name == "multfrc"
-    assert len(section.claims) == 10 and all(isinstance(c.agrees, bool) for c in section.claims)
-    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 14
+    assert len(section.claims) == 12 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 19
+    rs = pd.read_csv(options.out / "responsiveness.csv")
+    assert set(rs.protocol) == {
+        "MulTFRC n = 2",
+        "MulTFRC n = 4",
+        "TFRC × 1",
+        "TFRC × 2",
+        "TFRC × 4",
+    }
+    assert (rs.response_s > 0).all() and (rs.high_loss_mbps < rs.before_mbps).all()
     for name in mt.OUTPUT_FILES.values():
         assert (options.out / name).is_file(), name
     fr = pd.read_csv(options.out / "friendliness.csv")
@@ -147,6 +159,25 @@ def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
 
 
 # ---- Metrics on made-up tables --------------------------------------------------------------
+
+
+def test_response_times_on_a_made_up_step():
+    # 10 Mb/s until 5 s, a linear fall to 2 Mb/s by 6 s, 2 Mb/s until 14 s, then 12 Mb/s.
+    t = np.round(np.arange(0.1, 20.01, 0.1), 1)
+    g = np.where(t <= 5, 10.0, np.where(t <= 6, 10 - 8 * (t - 5), np.where(t <= 14, 2.0, 12.0)))
+    series = pd.DataFrame(
+        {"protocol": "p", "kind": "multfrc", "n": 2.0, "seed": 1, "time_s": t, "goodput_mbps": g}
+    )
+    monkey = mt.RESPONSE_SMOOTHING
+    try:
+        mt.RESPONSE_SMOOTHING = 1
+        row = mt.response_rows(series).iloc[0]
+    finally:
+        mt.RESPONSE_SMOOTHING = monkey
+    assert row.before_mbps == pytest.approx(10) and row.high_loss_mbps == pytest.approx(2)
+    assert row.response_s == pytest.approx(0.5)  # half-way (6 Mb/s) at 5.5 s
+    assert row.recovery_s == pytest.approx(0.1)  # the first sample after 14 s
+    assert np.isnan(mt.crossing(t, g, -1.0, 5.0, True))
 
 
 def _flows(runs: list[dict]) -> pd.DataFrame:

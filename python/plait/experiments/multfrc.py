@@ -1,6 +1,6 @@
 """`plait reproduce multfrc`: the simulations of the MulTFRC paper (Damjanovic and Welzl,
 "MulTFRC: providing weighted fairness for multimedia applications (and others too!)", CCR
-39(3) 2009, §3, Figures 5-7 and 9-11) on plait's `multfrc`, `cp` and `tfrc`-family flows:
+39(3) 2009, §3, Figures 4-7 and 9-11) on plait's `multfrc`, `cp` and `tfrc`-family flows:
 
 - **TCP-friendliness** (`friendliness.toml`, `friendliness_multcp.toml`; Fig. 5, 10, 11): one
   MulTFRC flow standing for n TCP flows against n Reno flows on a 32 Mb/s, 20 ms RED
@@ -13,7 +13,10 @@
   capacity 4-64 Mb/s × n = 1-16 × RED or DropTail; a TCP flow's throughput over its share
   (the total over 2n) stays about 1;
 - **smoothness** (`smoothness.toml`, Fig. 9): MulTFRC with n = 4 and CP with 4 flow shares
-  alone on a 15 Mb/s link losing every 100th packet: MulTFRC's rate fluctuates less.
+  alone on a 15 Mb/s link losing every 100th packet: MulTFRC's rate fluctuates less;
+- **responsiveness** (`responsiveness_multfrc.toml`, `responsiveness_tfrc.toml`, Fig. 4): the
+  same link's loss stepped from 1 % to 10 % at 5 s and to 0.5 % at 14 s; MulTFRC with n = 2
+  and 4 reacts faster than as many TFRC flows, and as fast for both n.
 
 The paper runs ns-2 and gives figures and sentences, no numbers and no tolerances: every
 tolerance here is ours, and so are the RED parameters it does not give (see the files).
@@ -39,6 +42,8 @@ FRIENDLINESS_MULTCP = EXPERIMENT_DIR / "friendliness_multcp.toml"
 FRACTIONAL = EXPERIMENT_DIR / "fractional.toml"
 INFLUENCE = EXPERIMENT_DIR / "influence.toml"
 SMOOTHNESS = EXPERIMENT_DIR / "smoothness.toml"
+RESPONSIVENESS_MULTFRC = EXPERIMENT_DIR / "responsiveness_multfrc.toml"
+RESPONSIVENESS_TFRC = EXPERIMENT_DIR / "responsiveness_tfrc.toml"
 
 NAME = "multfrc"
 TITLE = "MulTFRC: n-TCP-friendliness, real n, influence on TCP and smoothness"
@@ -92,6 +97,14 @@ INFLUENCE_RANGE = (0.7, 1.3)
 SMOOTH_N = 4
 SMOOTH_FROM = 10.0
 SMOOTH_KINDS = ("multfrc", "cp")
+#: Responsiveness (Fig. 4): MulTFRC's n and the numbers of TFRC flows; loss steps (s).
+RESPONSE_N = (2, 4)
+RESPONSE_TFRC = (1, 2, 4)
+STEP_UP, STEP_DOWN, RESPONSE_END = 5.0, 14.0, 20.0
+#: Goodput samples averaged for the response times (0.1 s each).
+RESPONSE_SMOOTHING = 5
+#: Ours: MulTFRC's response time may change by at most this much from n = 2 to n = 4 (s).
+RESPONSE_SAME = 0.3
 
 
 def bdp_packets(mbps: float) -> float:
@@ -162,6 +175,8 @@ def packet_runs(options: Options) -> int:
         + len(sc.fractional_n)
         + len(sc.capacities) * len(QUEUES) * len(sc.influence_n)
         + len(SMOOTH_KINDS)
+        + len(RESPONSE_N)
+        + len(RESPONSE_TFRC)
     )
     return len(sc.seeds) * per_seed
 
@@ -214,6 +229,22 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
             {"flow.agg.n": [float(n) for n in sc.fractional_n]},
             tables=("flows",),
             out=out / "fractional",
+            **common,
+        ),
+        "response_multfrc": sweep_all(
+            NAME,
+            RESPONSIVENESS_MULTFRC,
+            {"flow.agg.n": list(RESPONSE_N)},
+            tables=("flows", "flow_series"),
+            out=out / "responsiveness_multfrc",
+            **common,
+        ),
+        "response_tfrc": sweep_all(
+            NAME,
+            RESPONSIVENESS_TFRC,
+            {"flow.agg.count": list(RESPONSE_TFRC)},
+            tables=("flows", "flow_series"),
+            out=out / "responsiveness_tfrc",
             **common,
         ),
         "smoothness": sweep_all(
@@ -364,6 +395,74 @@ def smoothness_series(flow_series: pd.DataFrame) -> pd.DataFrame:
             "allowed_mbps": (s["allowed_rate_bps"] / 1e6).to_numpy(),
         }
     )
+
+
+def response_series(multfrc: pd.DataFrame, tfrc: pd.DataFrame) -> pd.DataFrame:
+    """Each responsiveness run's total goodput (Mb/s) per sample, labelled `MulTFRC n = k` or
+    `TFRC × k`."""
+    parts = []
+    for frame, key, label in (
+        (multfrc, "flow.agg.n", "MulTFRC n = {:g}"),
+        (tfrc, "flow.agg.count", "TFRC × {:g}"),
+    ):
+        total = frame.groupby(["run", "seed", key, "time_s"], observed=True, sort=True)[
+            "goodput_bps"
+        ].sum()
+        t = total.reset_index()
+        parts.append(
+            pd.DataFrame(
+                {
+                    "protocol": [label.format(float(k)) for k in t[key]],
+                    "kind": "multfrc" if key == "flow.agg.n" else "tfrc",
+                    "n": t[key].astype(float).to_numpy(),
+                    "seed": t["seed"].astype(int).to_numpy(),
+                    "time_s": t["time_s"].to_numpy(),
+                    "goodput_mbps": (t["goodput_bps"] / 1e6).to_numpy(),
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+def crossing(times, values, level: float, after: float, falling: bool) -> float:
+    """Seconds from `after` to the first sample at or beyond `level` (below it when
+    `falling`); NaN if none."""
+    t = np.asarray(times, dtype=float)
+    v = np.asarray(values, dtype=float)
+    hit = (t > after) & ((v <= level) if falling else (v >= level))
+    return float(t[hit][0] - after) if hit.any() else float("nan")
+
+
+def response_rows(series: pd.DataFrame) -> pd.DataFrame:
+    """Per run: the goodput levels before the step up (3-5 s), at 10 % loss (10-14 s) and
+    at 0.5 % (17-20 s), and the times to cover half the way down after 5 s and half the
+    way up after 14 s (goodput averaged over RESPONSE_SMOOTHING samples)."""
+    rows = []
+    for (protocol, kind, n, seed), s in series.groupby(
+        ["protocol", "kind", "n", "seed"], sort=False
+    ):
+        s = s.sort_values("time_s")
+        smooth = s["goodput_mbps"].rolling(RESPONSE_SMOOTHING, min_periods=1).mean()
+        t = s["time_s"]
+
+        before, high_loss, after = (
+            float(s.loc[(t >= a) & (t < b), "goodput_mbps"].mean())
+            for a, b in ((3.0, STEP_UP), (10.0, STEP_DOWN), (17.0, RESPONSE_END))
+        )
+        rows.append(
+            {
+                "protocol": protocol,
+                "kind": kind,
+                "n": n,
+                "seed": int(seed),
+                "before_mbps": before,
+                "high_loss_mbps": high_loss,
+                "after_mbps": after,
+                "response_s": crossing(t, smooth, (before + high_loss) / 2, STEP_UP, True),
+                "recovery_s": crossing(t, smooth, (high_loss + after) / 2, STEP_DOWN, False),
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def cv(values) -> float:
@@ -607,6 +706,46 @@ def influence_claims(inf: pd.DataFrame) -> list[Claim]:
     return out
 
 
+def response_claims(rs: pd.DataFrame) -> list[Claim]:
+    def mean(kind: str, n: float, column: str) -> float:
+        sel = rs[(rs["kind"] == kind) & (rs["n"] == n)][column]
+        return float(sel.mean()) if len(sel) else float("nan")
+
+    def listing(column: str) -> str:
+        return "; ".join(
+            f"{protocol} {spread(s[column])}" for protocol, s in rs.groupby("protocol", sort=False)
+        )
+
+    faster = all(
+        mean("multfrc", n, "response_s") < mean("tfrc", n, "response_s") for n in RESPONSE_N
+    )
+    change = abs(mean("multfrc", 4.0, "response_s") - mean("multfrc", 2.0, "response_s"))
+    return [
+        Claim(
+            "MulTFRC reacts faster to a step in the loss rate than as many TFRC flows",
+            "§3, Fig. 4",
+            "“MulTFRC reacts faster to congestion than TFRC”",
+            "seconds after the step from 1 % to 10 % loss until the total goodput is half-way "
+            f"down: {listing('response_s')}",
+            "MulTFRC n = k faster than k TFRC flows, for k = 2 and 4 (means over seeds)",
+            bool(faster),
+            "Half-way between the goodput before the step (3-5 s) and at 10 % loss (10-14 s), "
+            f"on goodput averaged over {RESPONSE_SMOOTHING} samples of 0.1 s. Back up after "
+            f"the step to 0.5 % at 14 s (half-way, s): {listing('recovery_s')}.",
+        ),
+        Claim(
+            "MulTFRC's responsiveness does not change as n grows",
+            "§3, Fig. 4",
+            "“the responsiveness of MulTFRC does not change as n increases”",
+            f"response time n = 4 minus n = 2: {change:.2f} s",
+            f"at most {RESPONSE_SAME:g} s (ours)",
+            bool(change <= RESPONSE_SAME),
+            "15 Mb/s, 20 ms RED bottleneck with periodic loss: every 100th packet, every 10th "
+            "from 5 s, every 200th from 14 s.",
+        ),
+    ]
+
+
 def smoothness_claims(sm: pd.DataFrame) -> list[Claim]:
     mf, cp = sm[sm["protocol"] == "multfrc"], sm[sm["protocol"] == "cp"]
     return [
@@ -650,8 +789,8 @@ def figure(data: dict):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=(15, 12))
-    grid = fig.add_gridspec(3, 3)
+    fig = plt.figure(figsize=(15, 16))
+    grid = fig.add_gridspec(4, 3)
     fr = data["friendliness"]
     panels = (
         ("Fig. 5: old and new j", ("multfrc", "multfrc_old")),
@@ -725,6 +864,20 @@ def figure(data: dict):
         "Fig. 9: smoothness, 15 Mb/s with every 100th packet lost (first seed)", fontsize=10
     )
     ax.legend(fontsize=8, ncol=2)
+    ax = fig.add_subplot(grid[3, :])
+    rs = data["response_series"]
+    rs = rs[rs["seed"] == rs["seed"].min()]
+    for protocol, s in rs.groupby("protocol", sort=False):
+        style = "-" if protocol.startswith("MulTFRC") else "--"
+        ax.plot(s["time_s"], s["goodput_mbps"], style, lw=0.9, label=protocol)
+    for t in (STEP_UP, STEP_DOWN):
+        ax.axvline(t, color="0.5", lw=0.8, ls=":")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("total goodput (Mb/s)")
+    ax.set_title(
+        "Fig. 4: loss 1 % → 10 % at 5 s → 0.5 % at 14 s, 15 Mb/s RED (first seed)", fontsize=10
+    )
+    ax.legend(fontsize=8, ncol=5)
     fig.tight_layout()
     return fig
 
@@ -741,6 +894,7 @@ OUTPUT_FILES = {
     "fractional": "fractional.csv",
     "influence": "influence.csv",
     "smoothness": "smoothness.csv",
+    "responsiveness": "responsiveness.csv",
     "png": "multfrc.png",
 }
 
@@ -753,7 +907,7 @@ def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
         else outputs.folder("--out", out_dir, tuple(OUTPUT_FILES.values()))
     )
     with outputs.writing() as tx:
-        for kind in ("friendliness", "fractional", "influence", "smoothness"):
+        for kind in ("friendliness", "fractional", "influence", "smoothness", "responsiveness"):
             tx.write_bytes(folder.file(OUTPUT_FILES[kind]), data[kind].to_csv(index=False).encode())
         tx.write_with(folder.file(OUTPUT_FILES["png"]), lambda p: _save(figure(data), p))
     return {kind: folder.path / name for kind, name in OUTPUT_FILES.items()}
@@ -768,6 +922,10 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
         [results[f"influence_{c}"].table("flows") for c in sc.capacities], ignore_index=True
     )
     series = smoothness_series(results["smoothness"].table("flow_series"))
+    response = response_series(
+        results["response_multfrc"].table("flow_series"),
+        results["response_tfrc"].table("flow_series"),
+    )
     data = {
         "friendliness": friendliness_rows(
             {p: results[p].table("flows") for p in ("multfrc", "cp", "multcp")}
@@ -776,6 +934,8 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
         "influence": influence_rows(influence),
         "smoothness": smoothness_rows(series),
         "smooth_series": series,
+        "responsiveness": response_rows(response),
+        "response_series": response,
     }
     return data, {k: r.summary for k, r in results.items()}
 
@@ -799,6 +959,7 @@ def reproduce(options: Options) -> Section:
         + fractional_claims(data["fractional"])
         + influence_claims(data["influence"])
         + smoothness_claims(data["smoothness"])
+        + response_claims(data["responsiveness"])
     )
     cells = influence_cells(data["influence"])
     setup = (
@@ -816,7 +977,10 @@ def reproduce(options: Options) -> Section:
         f"discarded. Influence: capacities {', '.join(str(c) for c in sc.capacities)} Mb/s × "
         f"n = {', '.join(str(n) for n in sc.influence_n)} × RED or DropTail, as friendliness. "
         "Smoothness: MulTFRC (n = 4) and CP (4 shares) in separate runs, alone on 15 Mb/s RED "
-        "losing every 100th packet, 60 s sampled every 0.2 s, measured after 10 s. Flows start "
+        "losing every 100th packet, 60 s sampled every 0.2 s, measured after 10 s. "
+        "Responsiveness: the same link, its loss stepped to every 10th packet at 5 s and every "
+        "200th at 14 s ([[event]]s), MulTFRC n = 2 and 4 against 1, 2 and 4 TFRC flows in "
+        "separate runs, 20 s sampled every 0.1 s. Flows start "
         f"uniformly within the first 2 s; {len(sc.seeds)} seed(s)."
     )
     return Section(
@@ -841,6 +1005,7 @@ def reproduce(options: Options) -> Section:
             ("Real n against one TCP (per run)", data["fractional"]),
             ("TCP's normalised throughput per cell (mean and sd over seeds)", cells),
             ("Smoothness (per run)", data["smoothness"]),
+            ("Responsiveness (per run)", data["responsiveness"]),
         ],
         runs={
             "packet runs": sum(s.total for s in summaries.values()),
