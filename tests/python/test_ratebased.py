@@ -68,3 +68,24 @@ def test_bench_runs_tfrc_flows(capsys):
     report = json.loads(capsys.readouterr().out)
     assert code == 0
     assert report["flows"] == 2 and report["delivered_packets"] > 1000
+
+
+def test_the_allowed_rate_is_plait_models_multfrc_rate_at_the_measured_p_and_j():
+    """At every sample after the first losses, X is `plait.models.multfrc_rate` at the p, j
+    and RTT the sender holds (the receive-rate limit does not bind under 1 % random loss)."""
+    import numpy as np
+    from plait import models
+
+    sc = scenario()
+    sc["flow"] = [{"name": "m", "kind": "multfrc", "n": 2.5, "src": "s", "dst": "d"}]
+    fs = plait.run(sc).flow_series
+    fs = fs[(fs.time_s >= 10) & (fs.loss_event_rate > 0)]
+    assert len(fs) > 20
+    expect = models.multfrc_rate(
+        2.5,
+        fs.loss_event_rate.to_numpy(),
+        fs.packets_per_loss_event.to_numpy(),
+        fs.srtt_s.to_numpy(),
+        1460.0,
+    )
+    np.testing.assert_allclose(fs.allowed_rate_bps.to_numpy(), 8 * np.asarray(expect), rtol=1e-6)
