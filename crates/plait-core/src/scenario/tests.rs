@@ -1878,6 +1878,11 @@ fn mpat_flows_read_their_shares() {
         ),
         ("shares = [1, \"a\"]", "flow[0].shares[1]", ""),
         ("shares = [1]\nmapping = \"rr\"", "flow[0].mapping", ""),
+        (
+            "shares = [1e-320, 1]",
+            "flow[0].shares",
+            "the smallest weight must be at least 1e-9 of the largest",
+        ),
     ];
     for (keys, path, message) in cases {
         let e = err(&flow(keys));

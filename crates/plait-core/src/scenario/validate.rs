@@ -903,6 +903,18 @@ fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
         }
         out.push(x);
     }
+    // Shares are relative: the smallest must stay representable against the largest.
+    let max = out.iter().copied().fold(0.0, f64::max);
+    let min = out.iter().copied().fold(f64::INFINITY, f64::min);
+    if min < max * crate::transport::aggregate::mpat::MIN_SHARE_RATIO {
+        return Err(Issue::new(
+            entry.at(key),
+            format!(
+                "the smallest weight must be at least {:e} of the largest, got {min} and {max}",
+                crate::transport::aggregate::mpat::MIN_SHARE_RATIO
+            ),
+        ));
+    }
     Ok(out)
 }
 

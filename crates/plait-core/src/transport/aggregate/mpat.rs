@@ -87,15 +87,14 @@ pub struct MpatConfig {
     pub app_bytes: Option<u64>,
 }
 
-/// Bits of a segment's tag that hold its offset in the flow (the flow index is above).
-const OFFSET_BITS: u32 = 48;
-
-fn tag(flow: usize, offset: u64) -> u64 {
-    ((flow as u64) << OFFSET_BITS) | offset
+/// A segment's tag in its window's sent log: the application flow it belongs to (its place in
+/// the flow's stream is in the window's mappings).
+fn tag(flow: usize) -> u64 {
+    flow as u64
 }
 
 fn tag_flow(tag: u64) -> usize {
-    (tag >> OFFSET_BITS) as usize
+    tag as usize
 }
 
 /// A segment a window carries: its place in the window's space and in its flow's stream.
@@ -479,9 +478,9 @@ impl MpatFlow {
                 };
                 let w = &mut self.windows[j];
                 let before = w.core.snd_nxt();
-                let Some(seg) =
-                    w.core
-                        .poll_retransmission(now, &mut w.cc, before + len, tag(i, offset))
+                let Some(seg) = w
+                    .core
+                    .poll_retransmission(now, &mut w.cc, before + len, tag(i))
                 else {
                     break;
                 };
@@ -506,10 +505,7 @@ impl MpatFlow {
             let len = self.segment_len(i);
             let w = &mut self.windows[j];
             let before = w.core.snd_nxt();
-            match w
-                .core
-                .poll_transmit(now, &mut w.cc, before + len, tag(i, offset))
-            {
+            match w.core.poll_transmit(now, &mut w.cc, before + len, tag(i)) {
                 Some(seg) if !seg.is_retransmission && seg.seq == before => {
                     self.account_new(i, j, offset, &seg);
                     self.push_data(j, seg);
@@ -815,12 +811,40 @@ impl Transport for MpatFlow {
     }
 }
 
-/// Shares scaled to sum to one.
+/// The smallest weight an aggregate accepts, relative to its largest.
+pub const MIN_SHARE_RATIO: f64 = 1e-9;
+
+/// Shares scaled to sum to one (scaled by the largest first, so no sum overflows).
+///
+/// # Panics
+/// If a share is not positive and finite (the scenario reader checks them).
 pub fn normalised(shares: &[f64]) -> Vec<f64> {
-    let total: f64 = shares.iter().sum();
     assert!(
-        shares.iter().all(|s| s.is_finite() && *s > 0.0) && total.is_finite(),
+        shares.iter().all(|s| s.is_finite() && *s > 0.0),
         "shares must be positive and finite"
     );
-    shares.iter().map(|s| s / total).collect()
+    let max = shares.iter().copied().fold(0.0, f64::max);
+    let scaled: Vec<f64> = shares.iter().map(|s| s / max).collect();
+    let total: f64 = scaled.iter().sum();
+    scaled.iter().map(|s| s / total).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_are_normalised_without_overflow() {
+        assert_eq!(normalised(&[1.0, 3.0]), [0.25, 0.75]);
+        let huge = normalised(&[1e308, 1e308]);
+        assert_eq!(huge, [0.5, 0.5]);
+        let x = normalised(&[95.0, 1.0, 4.0]);
+        assert!((x.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+        assert!((x[0] / x[1] - 95.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn tags_name_the_flow() {
+        assert_eq!(tag_flow(tag(4095)), 4095);
+    }
 }
