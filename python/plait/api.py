@@ -106,7 +106,16 @@ def check_seed(seed: Any) -> None:
 
 
 #: The result tables, in the order they are written.
-TABLES = ("flows", "links", "paths", "flow_series", "link_series", "path_series", "picks")
+TABLES = (
+    "flows",
+    "links",
+    "paths",
+    "flow_series",
+    "link_series",
+    "path_series",
+    "picks",
+    "drops",
+)
 
 
 @dataclass
@@ -117,7 +126,8 @@ class Result:
     are over the measurement window; `flow_series`, `link_series` and `path_series` are the
     sampled time series (empty unless the scenario sets `sample_interval`), whose `flow` and
     `link` columns are categoricals of the flow and link names. `picks` holds every packet
-    scheduler decision of the MPTCP flows that set ``trace_picks = true`` (empty otherwise)."""
+    scheduler decision of the MPTCP flows that set ``trace_picks = true`` (empty otherwise);
+    `drops` every dropped packet when ``[simulation] trace_drops = true`` (empty otherwise)."""
 
     seed: int
     duration_s: float
@@ -132,6 +142,7 @@ class Result:
     link_series: pd.DataFrame
     path_series: pd.DataFrame
     picks: pd.DataFrame
+    drops: pd.DataFrame
     wall_seconds: float = math.nan
 
     @staticmethod
@@ -155,6 +166,7 @@ class Result:
             "link_series": ["time_s", "link"],
             "path_series": ["time_s", "flow", "path"],
             "picks": ["time_s", "flow"],
+            "drops": ["time_s", "flow", "link"],
         }
         out = {}
         for name in names:

@@ -124,7 +124,16 @@ PICK_COLUMNS = [
 SERIES = ("flow_series", "link_series", "path_series")
 PARQUET_NAMES = sorted(
     f"{t}.parquet"
-    for t in ("flows", "links", "paths", "flow_series", "link_series", "path_series", "picks")
+    for t in (
+        "flows",
+        "links",
+        "paths",
+        "flow_series",
+        "link_series",
+        "path_series",
+        "picks",
+        "drops",
+    )
 )
 SUMMARY_KEYS = {
     "seed",

@@ -106,6 +106,7 @@ RUN_OUTPUTS = (
     "link_series.parquet",
     "path_series.parquet",
     "picks.parquet",
+    "drops.parquet",
 )
 EXPERIMENT_OUTPUTS = ("utilization.csv", "utilization.md", "utilization.png")
 

@@ -72,7 +72,7 @@ pub fn summary(path: &Path) -> Value {
     let mut out = Map::new();
     for (k, v) in result.as_object().expect("an object") {
         match k.as_str() {
-            "flow_series" | "link_series" | "path_series" | "picks" => {}
+            "flow_series" | "link_series" | "path_series" | "picks" | "drops" => {}
             "flows" | "links" => {
                 out.insert(k.clone(), records(v));
             }

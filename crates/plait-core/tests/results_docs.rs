@@ -3,7 +3,7 @@
 //! or as a cell of the column table). Adding a column without documenting it fails here.
 
 use plait_core::trace::results::{
-    FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
+    DropTable, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
 };
 use plait_core::trace::table::Table;
 
@@ -52,6 +52,7 @@ fn every_column_of_every_table_is_documented() {
     documented::<LinkSeries>();
     documented::<PathSeries>();
     documented::<PickTable>();
+    documented::<DropTable>();
 }
 
 #[test]

@@ -979,3 +979,49 @@ fn a_failed_link_stalls_a_tcp_flow_until_it_is_repaired() {
     let never = run(&outage(""), None).results().flows.goodput_bps[0];
     assert!(never < repaired, "{never} {repaired}");
 }
+
+/// `trace_drops` keeps one row per dropped packet: as many as the flows' drops, with the link,
+/// the cause and the direction; off, the table is empty and nothing else changes.
+#[test]
+fn trace_drops_records_every_drop() {
+    let text = r#"
+[simulation]
+duration = "10s"
+seed = 2
+trace_drops = true
+
+[[link]]
+name = "b"
+from = "s"
+to = "d"
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", packets = 20 }
+loss = { kind = "bernoulli", p = 0.01 }
+reverse_loss = { kind = "bernoulli", p = 0.01 }
+
+[[flow]]
+name = "t"
+count = 3
+kind = "tcp"
+src = "s"
+dst = "d"
+"#;
+    let r = common::run(text, None).results();
+    let d = &r.drops;
+    let total: u64 = r.flows.drops.iter().sum();
+    assert_eq!(d.time_s.len() as u64, total);
+    assert!(d.time_s.windows(2).all(|w| w[0] <= w[1]));
+    for cause in ["queue", "loss"] {
+        assert!(d.cause.iter().any(|c| c == cause), "{cause}");
+    }
+    // Data is dropped on the forward direction (row 0), ACKs on the reverse (row 1).
+    for k in 0..d.time_s.len() {
+        assert_eq!(d.link[k] as u64, d.feedback[k]);
+        assert!(d.feedback[k] == 0 || d.cause[k] == "loss");
+    }
+    let off = common::run(&text.replace("trace_drops = true", ""), None).results();
+    assert!(off.drops.time_s.is_empty());
+    let json = |t: &plait_core::trace::results::FlowTable| serde_json::to_string(t).unwrap();
+    assert_eq!(json(&off.flows), json(&r.flows));
+}

@@ -7,7 +7,8 @@ use plait_core::scenario::{catalog, Scenario};
 use plait_core::sim::build;
 use plait_core::time::SimTime;
 use plait_core::trace::results::{
-    FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable, RunResult,
+    DropTable, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
+    RunResult,
 };
 use plait_core::trace::table::{Column, Table};
 use pyo3::prelude::*;
@@ -102,6 +103,7 @@ fn result_to_dict(py: Python<'_>, r: &RunResult) -> PyResult<PyObject> {
     out.set_item(LinkSeries::NAME, table_to_dict(py, &r.link_series)?)?;
     out.set_item(PathSeries::NAME, table_to_dict(py, &r.path_series)?)?;
     out.set_item(PickTable::NAME, table_to_dict(py, &r.picks)?)?;
+    out.set_item(DropTable::NAME, table_to_dict(py, &r.drops)?)?;
     Ok(out.into())
 }
 

@@ -73,6 +73,8 @@ pub struct SimulationSpec {
     pub seed: u64,
     /// Time series are sampled at this interval when set.
     pub sample_interval: Option<SimTime>,
+    /// Keep every dropped packet in the `drops` table.
+    pub trace_drops: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -222,7 +224,13 @@ pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n", "shares"];
 /// The section the sweep runner reads and the simulator ignores.
 pub(crate) const SWEEP_SECTION: &str = "sweep";
 
-pub(crate) const SIMULATION_KEYS: &[&str] = &["duration", "warmup", "seed", "sample_interval"];
+pub(crate) const SIMULATION_KEYS: &[&str] = &[
+    "duration",
+    "warmup",
+    "seed",
+    "sample_interval",
+    "trace_drops",
+];
 pub(crate) const DEFAULT_SEED: u64 = 1;
 
 pub(crate) const NODE_KEYS: &[&str] = &["name", "kind"];

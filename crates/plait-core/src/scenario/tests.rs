@@ -113,6 +113,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
             warmup: SimTime::from_secs(10),
             seed: 1,
             sample_interval: None,
+            trace_drops: false,
         }
     );
     let node = |name: &str, kind| NodeSpec {

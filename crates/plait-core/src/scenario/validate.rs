@@ -389,11 +389,13 @@ fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {
             ));
         }
     }
+    let trace_drops = sim.opt("trace_drops", bool_value)?.unwrap_or(false);
     Ok(SimulationSpec {
         duration,
         warmup,
         seed,
         sample_interval,
+        trace_drops,
     })
 }
 

@@ -264,6 +264,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         warmup: scenario.simulation.warmup,
         seed,
         sample_interval: scenario.simulation.sample_interval,
+        trace_drops: scenario.simulation.trace_drops,
     };
     let node_names = topo.nodes.iter().map(|n| n.name.clone()).collect();
     // An event acts on every direction of its link.

@@ -207,6 +207,8 @@ pub struct RunConfig {
     pub warmup: SimTime,
     pub seed: u64,
     pub sample_interval: Option<SimTime>,
+    /// Keep every dropped packet for the `drops` table.
+    pub trace_drops: bool,
 }
 
 /// A built scenario, ready to run.
@@ -510,6 +512,11 @@ impl<O: Observer> Simulator<O> {
     }
 
     fn drop_packet(&mut self, link: LinkId, item: QueueItem, cause: DropCause) {
+        if self.config.trace_drops {
+            let p = self.pool.get(item.packet);
+            self.measure
+                .on_drop(self.now, item.flow, link, cause, p.is_feedback(), p.path);
+        }
         self.pool.free(item.packet);
         self.counters.dropped += 1;
         self.flows[item.flow.index()].meters.drops += 1;

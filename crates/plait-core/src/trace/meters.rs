@@ -2,8 +2,8 @@
 //! taken when the warm-up ends and at each sample, and the arithmetic that turns them into the
 //! result tables. The event loop (`crate::sim`) only feeds these; it computes nothing.
 
-use crate::ids::{LinkId, NodeId, PathId, RouteId};
-use crate::net::link::{Link, LinkCounters};
+use crate::ids::{FlowId, LinkId, NodeId, PathId, RouteId};
+use crate::net::link::{DropCause, Link, LinkCounters};
 use crate::sim::flow::Flow;
 use crate::sim::RunConfig;
 use crate::time::SimTime;
@@ -12,8 +12,8 @@ use crate::transport::{ApplicationStats, Transport, TransportStats};
 
 use super::histogram::LogHistogram;
 use super::results::{
-    jain_index, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
-    RunResult,
+    jain_index, DropTable, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable,
+    PickTable, RunResult,
 };
 
 /// Counters of a flow read when the warm-up ends and subtracted at the end of the run.
@@ -102,6 +102,7 @@ pub struct Measurements {
     flow_series: FlowSeries,
     link_series: LinkSeries,
     path_series: PathSeries,
+    drops: DropTable,
 }
 
 impl Measurements {
@@ -113,7 +114,34 @@ impl Measurements {
             flow_series: FlowSeries::default(),
             link_series: LinkSeries::default(),
             path_series: PathSeries::default(),
+            drops: DropTable::default(),
         }
+    }
+
+    /// A packet was dropped (kept when `trace_drops` is on).
+    pub fn on_drop(
+        &mut self,
+        now: SimTime,
+        flow: FlowId,
+        link: LinkId,
+        cause: DropCause,
+        feedback: bool,
+        path: PathId,
+    ) {
+        let d = &mut self.drops;
+        d.time_s.push(now.as_secs_f64());
+        d.flow.push(flow.index() as u32);
+        d.link.push(link.index() as u32);
+        d.cause.push(
+            match cause {
+                DropCause::Queue => "queue",
+                DropCause::LossModel => "loss",
+                DropCause::LinkDown => "link_down",
+            }
+            .to_string(),
+        );
+        d.feedback.push(u64::from(feedback));
+        d.path.push(path.index() as u64);
     }
 
     /// The warm-up ends: read every counter.
@@ -493,6 +521,7 @@ impl Measurements {
             link_series: self.link_series.clone(),
             path_series: self.path_series.clone(),
             picks,
+            drops: self.drops.clone(),
             events,
             delivered_packets,
             jain_fairness,

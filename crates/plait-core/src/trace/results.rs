@@ -221,6 +221,25 @@ table! {
     }
 }
 
+table! {
+    /// Every packet dropped, when `[simulation] trace_drops = true`, whole run, in time order.
+    pub struct DropTable ("drops") {
+        time_s: f64,
+        /// The flow whose packet it was (row of `flows`).
+        #[index(of = "flows")]
+        flow: u32,
+        /// The link direction that dropped it (row of `links`).
+        #[index(of = "links")]
+        link: u32,
+        /// `queue` (the queue discipline), `loss` (the link's loss model) or `link_down`.
+        cause: String,
+        /// 1 for feedback (an ACK or a rate report) travelling back to the source, 0 for data.
+        feedback: u64,
+        /// The flow's path the packet was on (0 for single-path flows; a subflow or window).
+        path: u64,
+    }
+}
+
 /// Everything a run produces.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunResult {
@@ -234,6 +253,7 @@ pub struct RunResult {
     pub link_series: LinkSeries,
     pub path_series: PathSeries,
     pub picks: PickTable,
+    pub drops: DropTable,
     /// Events processed.
     pub events: u64,
     /// Data packets (TCP segments and datagrams) that reached their destination, whole run.
