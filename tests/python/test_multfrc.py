@@ -105,9 +105,9 @@ def test_sweep_overrides_give_valid_runs():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mt.packet_runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2 + 2 + 3)
+    assert mt.packet_runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 2)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mt.packet_runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3
+    assert mt.packet_runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3 + 2 * 2 + 2
 
 
 def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
@@ -118,6 +118,12 @@ def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
     monkeypatch.setattr(mt, "CAPACITIES_QUICK", (8,))
     monkeypatch.setattr(mt, "INFLUENCE_N_QUICK", (2,))
     monkeypatch.setattr(mt, "SMOOTH_FROM", 2.0)
+    monkeypatch.setattr(mt, "EQ_LOSS_QUICK", (0.02,))
+    monkeypatch.setattr(mt, "EQ_RED_N_QUICK", (2,))
+    monkeypatch.setattr(mt, "EQ_CAPACITIES_QUICK", (8,))
+    monkeypatch.setattr(mt, "EQ_DROPTAIL_N_QUICK", (5,))
+    monkeypatch.setattr(mt, "EQ_WARMUP_S", 2.0)
+    monkeypatch.setattr(mt, "EQ_DURATION_S", 8.0)
     short = tmp_path / "scenarios"
     short.mkdir()
     for scenario in SCENARIOS:
@@ -132,11 +138,14 @@ def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
         (short / scenario.name).write_text(text)
         monkeypatch.setattr(mt, scenario.stem.upper(), short / scenario.name)
     options = Options(out=tmp_path / "multfrc", seeds=[1, 2], quick=True, where={"client": client})
-    assert mt.packet_runs(options) == 4 * 2 + 2 + 2 + 2 + 5
+    assert mt.packet_runs(options) == 4 * 2 + 2 + 2 + 2 + 5 + 2
     section = mt.reproduce(options)
     assert isinstance(section, Section) and section.name == "multfrc"
-    assert len(section.claims) == 12 and all(isinstance(c.agrees, bool) for c in section.claims)
-    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 19
+    assert len(section.claims) == 14 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 21
+    eq = pd.read_csv(options.out / "equation.csv")
+    assert set(eq.queue) == {"red", "droptail"} and (eq.loss_event_rate > 0).all()
+    assert (eq.ratio > 0).all() and (eq.send_mbps > 0).all()
     rs = pd.read_csv(options.out / "responsiveness.csv")
     assert set(rs.protocol) == {
         "MulTFRC n = 2",
@@ -159,6 +168,39 @@ def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
 
 
 # ---- Metrics on made-up tables --------------------------------------------------------------
+
+
+def test_loss_events_group_drops_within_an_rtt():
+    assert mt.loss_events([], 0.1) == 0
+    assert mt.loss_events([1.0, 1.05, 1.1, 1.11, 3.0], 0.1) == 3  # {1.0, 1.05, 1.1}, {1.11}, {3}
+    assert mt.loss_events([3.0, 1.0], 0.1) == 2
+
+
+def test_equation_rows_on_made_up_runs():
+    # Two flows sending 1000 segments each in the 50 s window, 20 data drops in 10 events
+    # (pairs 10 ms apart, 1 s between pairs), ACK drops ignored, RTT 100 ms.
+    flows = pd.DataFrame(
+        {
+            "run": 0,
+            "seed": 1,
+            "name": ["tcp.0", "tcp.1"],
+            "packets_sent": [1000, 1000],
+            "rtt_mean_s": [0.1, 0.1],
+            "link.bottleneck.loss.p": 0.01,
+        }
+    )
+    times = [11.0 + k + dt for k in range(10) for dt in (0.0, 0.01)]
+    drops = pd.DataFrame(
+        {"run": 0, "time_s": times + [12.5], "feedback": [0] * 20 + [1], "flow": "tcp.0"}
+    )
+    row = mt.equation_rows(flows, drops, "red", "link.bottleneck.loss.p").iloc[0]
+    assert row.n == 2 and row.x == 0.01
+    assert row.loss_event_rate == pytest.approx(10 / 2000)
+    assert row.packets_per_loss_event == pytest.approx(2.0)
+    assert row.send_mbps == pytest.approx(2000 * 1460 * 8 / 50 / 1e6)
+    expect = plait.models.multfrc_rate(2, 0.005, 2.0, 0.1, 1460.0) * 8 / 1e6
+    assert row.equation_mbps == pytest.approx(float(expect))
+    assert mt.mbps("32Mbps") == 32.0
 
 
 def test_response_times_on_a_made_up_step():

@@ -1,6 +1,12 @@
 """`plait reproduce multfrc`: the simulations of the MulTFRC paper (Damjanovic and Welzl,
 "MulTFRC: providing weighted fairness for multimedia applications (and others too!)", CCR
-39(3) 2009, §3, Figures 4-7 and 9-11) on plait's `multfrc`, `cp` and `tfrc`-family flows:
+39(3) 2009, §2 and §3, Figures 1, 2, 4-7 and 9-11) on plait's `multfrc`, `cp` and
+`tfrc`-family flows:
+
+- **the equation against n TCP flows** (`equation_red.toml`, `equation_droptail.toml`; Fig. 1,
+  2): n Reno flows through RED with uniform loss, or DropTail of 1-256 Mb/s; their sending
+  rate against the n-flow equation at the loss event rate and packets per loss event they
+  measure together (every drop recorded);
 
 - **TCP-friendliness** (`friendliness.toml`, `friendliness_multcp.toml`; Fig. 5, 10, 11): one
   MulTFRC flow standing for n TCP flows against n Reno flows on a 32 Mb/s, 20 ms RED
@@ -44,6 +50,8 @@ INFLUENCE = EXPERIMENT_DIR / "influence.toml"
 SMOOTHNESS = EXPERIMENT_DIR / "smoothness.toml"
 RESPONSIVENESS_MULTFRC = EXPERIMENT_DIR / "responsiveness_multfrc.toml"
 RESPONSIVENESS_TFRC = EXPERIMENT_DIR / "responsiveness_tfrc.toml"
+EQUATION_RED = EXPERIMENT_DIR / "equation_red.toml"
+EQUATION_DROPTAIL = EXPERIMENT_DIR / "equation_droptail.toml"
 
 NAME = "multfrc"
 TITLE = "MulTFRC: n-TCP-friendliness, real n, influence on TCP and smoothness"
@@ -105,6 +113,23 @@ STEP_UP, STEP_DOWN, RESPONSE_END = 5.0, 14.0, 20.0
 RESPONSE_SMOOTHING = 5
 #: Ours: MulTFRC's response time may change by at most this much from n = 2 to n = 4 (s).
 RESPONSE_SAME = 0.3
+#: The equation against n TCP flows (Fig. 1, 2): loss probabilities and numbers of flows
+#: with RED and uniform loss; capacities (Mb/s) and numbers of flows with DropTail.
+EQ_LOSS = (0.001, 0.005, 0.01, 0.02, 0.05)
+EQ_LOSS_QUICK = (0.005, 0.02)
+EQ_RED_N = (1, 2, 5, 10)
+EQ_RED_N_QUICK = (2, 5)
+EQ_CAPACITIES = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+EQ_CAPACITIES_QUICK = (4, 32)
+EQ_DROPTAIL_N = (5, 10)
+EQ_DROPTAIL_N_QUICK = (5,)
+#: Base RTT of equation_droptail.toml (s): six 10 ms link crossings.
+EQ_DROPTAIL_RTT = 0.060
+#: The measurement window of equation_red.toml and equation_droptail.toml: [10 s, 60 s].
+EQ_WARMUP_S, EQ_DURATION_S = 10.0, 60.0
+#: Ours: the measured sending rate over the equation's, for every point.
+EQUATION_RANGE = (0.75, 1.25)
+SEGMENT_BYTES = 1460
 
 
 def bdp_packets(mbps: float) -> float:
@@ -152,6 +177,10 @@ class Scale:
     fractional_n: tuple[float, ...]
     capacities: tuple[int, ...]
     influence_n: tuple[int, ...]
+    eq_loss: tuple[float, ...] = EQ_LOSS
+    eq_red_n: tuple[int, ...] = EQ_RED_N
+    eq_capacities: tuple[int, ...] = EQ_CAPACITIES
+    eq_droptail_n: tuple[int, ...] = EQ_DROPTAIL_N
 
 
 def scale(options: Options) -> Scale:
@@ -164,6 +193,10 @@ def scale(options: Options) -> Scale:
             FRACTIONAL_N_QUICK,
             CAPACITIES_QUICK,
             INFLUENCE_N_QUICK,
+            EQ_LOSS_QUICK,
+            EQ_RED_N_QUICK,
+            EQ_CAPACITIES_QUICK,
+            EQ_DROPTAIL_N_QUICK,
         )
     return Scale(list(options.seeds), FRIENDLY_N, FRACTIONAL_N, CAPACITIES, INFLUENCE_N)
 
@@ -177,6 +210,8 @@ def packet_runs(options: Options) -> int:
         + len(SMOOTH_KINDS)
         + len(RESPONSE_N)
         + len(RESPONSE_TFRC)
+        + len(sc.eq_loss) * len(sc.eq_red_n)
+        + len(sc.eq_capacities) * len(sc.eq_droptail_n)
     )
     return len(sc.seeds) * per_seed
 
@@ -247,6 +282,17 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
             out=out / "responsiveness_tfrc",
             **common,
         ),
+        "equation_red": sweep_all(
+            NAME,
+            EQUATION_RED,
+            {
+                "link.bottleneck.loss.p": list(sc.eq_loss),
+                "flow.tcp.count": list(sc.eq_red_n),
+            },
+            tables=("flows", "drops"),
+            out=out / "equation_red",
+            **common,
+        ),
         "smoothness": sweep_all(
             NAME,
             SMOOTHNESS,
@@ -269,6 +315,20 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
             zip=n_zip(sc.influence_n),
             tables=("flows",),
             out=out / "influence" / f"{c}mbps",
+            **common,
+        )
+    for c in sc.eq_capacities:
+        bdp = c * 1e6 * EQ_DROPTAIL_RTT / (8 * PACKET_BYTES)
+        runs[f"equation_droptail_{c}"] = sweep_all(
+            NAME,
+            EQUATION_DROPTAIL,
+            {
+                "link.bottleneck.rate": [f"{c}Mbps"],
+                "link.bottleneck.queue": [{"kind": "droptail", "packets": max(2, round(bdp))}],
+                "flow.tcp.count": list(sc.eq_droptail_n),
+            },
+            tables=("flows", "drops"),
+            out=out / "equation_droptail" / f"{c}mbps",
             **common,
         )
     return runs
@@ -460,6 +520,66 @@ def response_rows(series: pd.DataFrame) -> pd.DataFrame:
                 "after_mbps": after,
                 "response_s": crossing(t, smooth, (before + high_loss) / 2, STEP_UP, True),
                 "recovery_s": crossing(t, smooth, (high_loss + after) / 2, STEP_DOWN, False),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def loss_events(times, rtt: float) -> int:
+    """Loss events among drops at `times` (s): a drop more than `rtt` after the first drop of
+    the current event starts a new one (at most one event per RTT, as TFRC counts them)."""
+    events, start = 0, -np.inf
+    for t in np.sort(np.asarray(times, dtype=float)):
+        if t > start + rtt:
+            events += 1
+            start = t
+    return events
+
+
+def mbps(value) -> float:
+    """A rate override such as "32Mbps" in Mb/s."""
+    return float(str(value).replace("Mbps", ""))
+
+
+def equation_rows(
+    flows: pd.DataFrame, drops: pd.DataFrame, queue: str, x: str, parse=float
+) -> pd.DataFrame:
+    """Per run of n TCP flows: their sending rate (segments sent in the window × 1460 bytes /
+    the window), their loss event rate p_e and packets lost per loss event j taken together
+    (data drops in the window grouped by the flows' mean RTT), and the MulTFRC equation's rate
+    at n, p_e, j and that RTT (t_RTO = 4 RTT, b = 1). `x` is the swept column (the loss
+    probability or the capacity), read with `parse`."""
+    from plait import models
+
+    rows = []
+    tcp = flows[is_tcp(flows["name"].astype(str))]
+    for run, f in tcp.groupby("run", sort=False, observed=True):
+        first = f.iloc[0]
+        window = EQ_DURATION_S - EQ_WARMUP_S
+        n = len(f)
+        sent = float(f["packets_sent"].sum())
+        rtt = float(f["rtt_mean_s"].mean())
+        d = drops[(drops["run"] == run) & (drops["feedback"] == 0)]
+        d = d[d["time_s"] >= EQ_WARMUP_S]
+        events = loss_events(d["time_s"], rtt)
+        p = events / sent if sent else float("nan")
+        j = len(d) / events if events else float("nan")
+        rate = sent * SEGMENT_BYTES / window
+        predicted = (
+            float(models.multfrc_rate(n, p, j, rtt, SEGMENT_BYTES)) if events else float("nan")
+        )
+        rows.append(
+            {
+                "queue": queue,
+                "x": parse(first[x]),
+                "n": n,
+                "seed": int(first["seed"]),
+                "rtt_s": rtt,
+                "loss_event_rate": p,
+                "packets_per_loss_event": j,
+                "send_mbps": rate * 8 / 1e6,
+                "equation_mbps": predicted * 8 / 1e6,
+                "ratio": rate / predicted if events else float("nan"),
             }
         )
     return pd.DataFrame(rows)
@@ -746,6 +866,49 @@ def response_claims(rs: pd.DataFrame) -> list[Claim]:
     ]
 
 
+def equation_claims(eq: pd.DataFrame) -> list[Claim]:
+    out = []
+    for queue, figure, swept, setup in (
+        (
+            "red",
+            "Fig. 1",
+            "loss probability",
+            "1 Gb/s, 1 ms RED bottleneck with uniform loss, 10 Gb/s 30 ms access links",
+        ),
+        (
+            "droptail",
+            "Fig. 2",
+            "capacity (Mb/s)",
+            "DropTail of one BDP, capacities 1-256 Mb/s, 10 ms links",
+        ),
+    ):
+        e = eq[eq["queue"] == queue]
+        ratios = e["ratio"].dropna()
+        worst = e.loc[(e["ratio"] - 1).abs().idxmax()] if len(ratios) else None
+        where = (
+            f"; furthest from 1: {worst['ratio']:.2f} at n = {worst['n']:g}, {swept} {worst['x']:g}"
+            if worst is not None
+            else ""
+        )
+        out.append(
+            Claim(
+                f"The n-flow equation predicts the sending rate of n TCP flows ({queue})",
+                f"§2, {figure}",
+                "“our equation yields a good estimate of the throughput of parallel TCP flows”",
+                f"measured / equation over {len(ratios)} runs: mean {ratios.mean():.2f}, from "
+                f"{ratios.min():.2f} to {ratios.max():.2f}{where}",
+                f"every run in [{EQUATION_RANGE[0]}, {EQUATION_RANGE[1]}] (ours)",
+                bool(len(ratios) and ratios.between(*EQUATION_RANGE).all()),
+                f"{setup}. The flows' loss event rate p_e and packets per loss event j are "
+                "measured on the flows taken together from every data packet dropped "
+                "(trace_drops), a drop more than the flows' mean RTT after an event's first "
+                "starting a new one; the equation is plait.models.multfrc_rate (draft form, "
+                "t_RTO = 4 RTT).",
+            )
+        )
+    return out
+
+
 def smoothness_claims(sm: pd.DataFrame) -> list[Claim]:
     mf, cp = sm[sm["protocol"] == "multfrc"], sm[sm["protocol"] == "cp"]
     return [
@@ -789,8 +952,8 @@ def figure(data: dict):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = plt.figure(figsize=(15, 16))
-    grid = fig.add_gridspec(4, 3)
+    fig = plt.figure(figsize=(15, 20))
+    grid = fig.add_gridspec(5, 3)
     fr = data["friendliness"]
     panels = (
         ("Fig. 5: old and new j", ("multfrc", "multfrc_old")),
@@ -878,6 +1041,29 @@ def figure(data: dict):
         "Fig. 4: loss 1 % → 10 % at 5 s → 0.5 % at 14 s, 15 Mb/s RED (first seed)", fontsize=10
     )
     ax.legend(fontsize=8, ncol=5)
+    eq = data["equation"]
+    for k, (queue, title) in enumerate(
+        (("red", "Fig. 1: RED + uniform loss"), ("droptail", "Fig. 2: DropTail, 1-256 Mb/s"))
+    ):
+        ax = fig.add_subplot(grid[4, k])
+        e = eq[eq["queue"] == queue]
+        for n, s in e.groupby("n"):
+            ax.loglog(s["equation_mbps"], s["send_mbps"], "o", ms=4, label=f"n = {n:g}")
+        lo = max(1e-3, float(np.nanmin(e[["equation_mbps", "send_mbps"]].to_numpy())) / 1.5)
+        hi = float(np.nanmax(e[["equation_mbps", "send_mbps"]].to_numpy())) * 1.5
+        ax.plot([lo, hi], [lo, hi], color="0.5", lw=0.8, ls="--")
+        ax.set_xlabel("equation at the measured p_e, j, RTT (Mb/s)")
+        ax.set_ylabel("n TCP flows' sending rate (Mb/s)")
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=8)
+    ax = fig.add_subplot(grid[4, 2])
+    ax.plot(eq["loss_event_rate"], eq["ratio"], ".", color="0.3")
+    ax.set_xscale("log")
+    ax.axhspan(*EQUATION_RANGE, color="0.94", zorder=0)
+    ax.axhline(1, color="0.5", lw=0.8, ls="--")
+    ax.set_xlabel("loss event rate of the n flows taken together")
+    ax.set_ylabel("measured / equation")
+    ax.set_title("Fig. 1, 2: the ratio against p_e", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -895,6 +1081,7 @@ OUTPUT_FILES = {
     "influence": "influence.csv",
     "smoothness": "smoothness.csv",
     "responsiveness": "responsiveness.csv",
+    "equation": "equation.csv",
     "png": "multfrc.png",
 }
 
@@ -907,7 +1094,14 @@ def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
         else outputs.folder("--out", out_dir, tuple(OUTPUT_FILES.values()))
     )
     with outputs.writing() as tx:
-        for kind in ("friendliness", "fractional", "influence", "smoothness", "responsiveness"):
+        for kind in (
+            "friendliness",
+            "fractional",
+            "influence",
+            "smoothness",
+            "responsiveness",
+            "equation",
+        ):
             tx.write_bytes(folder.file(OUTPUT_FILES[kind]), data[kind].to_csv(index=False).encode())
         tx.write_with(folder.file(OUTPUT_FILES["png"]), lambda p: _save(figure(data), p))
     return {kind: folder.path / name for kind, name in OUTPUT_FILES.items()}
@@ -935,6 +1129,27 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
         "smoothness": smoothness_rows(series),
         "smooth_series": series,
         "responsiveness": response_rows(response),
+        "equation": pd.concat(
+            [
+                equation_rows(
+                    results["equation_red"].table("flows"),
+                    results["equation_red"].table("drops"),
+                    "red",
+                    "link.bottleneck.loss.p",
+                ),
+                *(
+                    equation_rows(
+                        results[f"equation_droptail_{c}"].table("flows"),
+                        results[f"equation_droptail_{c}"].table("drops"),
+                        "droptail",
+                        "link.bottleneck.rate",
+                        mbps,
+                    )
+                    for c in sc.eq_capacities
+                ),
+            ],
+            ignore_index=True,
+        ),
         "response_series": response,
     }
     return data, {k: r.summary for k, r in results.items()}
@@ -960,6 +1175,7 @@ def reproduce(options: Options) -> Section:
         + influence_claims(data["influence"])
         + smoothness_claims(data["smoothness"])
         + response_claims(data["responsiveness"])
+        + equation_claims(data["equation"])
     )
     cells = influence_cells(data["influence"])
     setup = (
@@ -1006,6 +1222,7 @@ def reproduce(options: Options) -> Section:
             ("TCP's normalised throughput per cell (mean and sd over seeds)", cells),
             ("Smoothness (per run)", data["smoothness"]),
             ("Responsiveness (per run)", data["responsiveness"]),
+            ("The equation against n TCP flows (per run)", data["equation"]),
         ],
         runs={
             "packet runs": sum(s.total for s in summaries.values()),
