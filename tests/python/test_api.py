@@ -709,3 +709,32 @@ def test_picks_table_of_an_mptcp_flow(tmp_path):
     assert len(off.picks) == 0
     r.to_parquet(tmp_path / "out")
     assert len(pd.read_parquet(tmp_path / "out" / "picks.parquet")) == len(picks)
+
+
+def test_trace_drops_fills_the_drops_table(tmp_path):
+    """Off by default (an empty table with its columns); on, one row per dropped packet with
+    the flow's and the link's names."""
+    scenario = {
+        "simulation": {"duration": "5s", "seed": 2},
+        "link": [
+            {
+                "name": "b",
+                "from": "s",
+                "to": "d",
+                "rate": "10Mbps",
+                "delay": "10ms",
+                "loss": {"kind": "bernoulli", "p": 0.02},
+            }
+        ],
+        "flow": [{"name": "t", "kind": "tcp", "src": "s", "dst": "d"}],
+    }
+    off = plait.run(scenario)
+    assert off.drops.empty
+    assert list(off.drops.columns)[:3] == ["time_s", "flow", "link"]
+    scenario["simulation"]["trace_drops"] = True
+    on = plait.run(scenario)
+    assert len(on.drops) == on.flows.drops.sum() > 0
+    assert set(on.drops.flow.astype(str)) == {"t"}
+    assert set(on.drops.link.astype(str)) == {"b"} and set(on.drops.cause) == {"loss"}
+    on.to_parquet(tmp_path)
+    assert len(pd.read_parquet(tmp_path / "drops.parquet")) == len(on.drops)

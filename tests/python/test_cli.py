@@ -75,6 +75,7 @@ def test_run_writes_json_and_parquet_and_prints_table(capsys, scenario, tmp_path
     # The CLI writes what the API computes.
     assert without_wall(data) == without_wall(json.loads(json.dumps(plait.run(scenario).summary())))
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "drops.parquet",
         "flow_series.parquet",
         "flows.parquet",
         "link_series.parquet",
@@ -82,7 +83,6 @@ def test_run_writes_json_and_parquet_and_prints_table(capsys, scenario, tmp_path
         "path_series.parquet",
         "paths.parquet",
         "picks.parquet",
-        "drops.parquet",
     ]
     flows = pd.read_parquet(out_dir / "flows.parquet")
     assert flows.name.tolist() == ["bulk.0", "bulk.1", "bulk.2"]

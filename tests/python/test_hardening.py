@@ -123,6 +123,7 @@ def test_missing_parent_folders_created_and_removed_on_failure(capsys, scenario,
     code, _, _ = cli(capsys, "run", scenario, "--out", tmp_path / "a" / "b", "--quiet")
     assert code == 0
     assert files_under(tmp_path / "a" / "b") == [
+        "drops.parquet",
         "flow_series.parquet",
         "flows.parquet",
         "link_series.parquet",
@@ -130,7 +131,6 @@ def test_missing_parent_folders_created_and_removed_on_failure(capsys, scenario,
         "path_series.parquet",
         "paths.parquet",
         "picks.parquet",
-        "drops.parquet",
     ]
 
 

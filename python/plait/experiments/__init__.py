@@ -25,6 +25,7 @@ MODULES = {
     "coupled-basics": "plait.experiments.coupled_basics",
     "mpfast": "plait.experiments.mpfast",
     "multfrc": "plait.experiments.multfrc",
+    "mpat": "plait.experiments.mpat",
 }
 
 
