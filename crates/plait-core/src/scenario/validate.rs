@@ -92,6 +92,39 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
     })
 }
 
+/// An event's `at`: a time within the run.
+fn event_time(entry: &Fields, sim: &SimulationSpec) -> Result<SimTime, Issue> {
+    let at = entry.req("at", EXPECT_DURATION, duration_value)?;
+    if at > sim.duration {
+        return Err(Issue::new(
+            entry.at("at"),
+            format!(
+                "must be at most the duration ({}), got {}",
+                format_duration(sim.duration),
+                format_duration(at)
+            ),
+        ));
+    }
+    Ok(at)
+}
+
+/// An event's `link`: a declared link's name.
+fn event_link(entry: &Fields, links: &[LinkSpec]) -> Result<String, Issue> {
+    let link = entry.req("link", "a link name", name_value)?;
+    if !links.iter().any(|l| l.name == link) {
+        let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
+        return Err(Issue::new(
+            entry.at("link"),
+            format!(
+                "unknown link '{link}' (known: {}){}",
+                listing(&names),
+                did_you_mean(&link, &names)
+            ),
+        ));
+    }
+    Ok(link)
+}
+
 /// The `[[event]]` tables, in time order (file order at equal times). Each names a declared
 /// link, a time within the run and an action that changes the link's state: links start up,
 /// and a link is not taken down while down nor brought up while up.
@@ -108,29 +141,8 @@ fn events(
             continue;
         }
         entry.check_keys(LINK_EVENT_KEYS)?;
-        let at = entry.req("at", EXPECT_DURATION, duration_value)?;
-        if at > sim.duration {
-            return Err(Issue::new(
-                entry.at("at"),
-                format!(
-                    "must be at most the duration ({}), got {}",
-                    format_duration(sim.duration),
-                    format_duration(at)
-                ),
-            ));
-        }
-        let link = entry.req("link", "a link name", name_value)?;
-        if !links.iter().any(|l| l.name == link) {
-            let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-            return Err(Issue::new(
-                entry.at("link"),
-                format!(
-                    "unknown link '{link}' (known: {}){}",
-                    listing(&names),
-                    did_you_mean(&link, &names)
-                ),
-            ));
-        }
+        let at = event_time(&entry, sim)?;
+        let link = event_link(&entry, links)?;
         let expected = "\"down\" or \"up\"";
         let up = match entry.req("action", expected, string_value)?.as_str() {
             "down" => false,
@@ -196,29 +208,8 @@ fn loss_events(
             ));
         }
         entry.check_keys(LOSS_EVENT_KEYS)?;
-        let at = entry.req("at", EXPECT_DURATION, duration_value)?;
-        if at > sim.duration {
-            return Err(Issue::new(
-                entry.at("at"),
-                format!(
-                    "must be at most the duration ({}), got {}",
-                    format_duration(sim.duration),
-                    format_duration(at)
-                ),
-            ));
-        }
-        let link = entry.req("link", "a link name", name_value)?;
-        if !links.iter().any(|l| l.name == link) {
-            let names: Vec<&str> = links.iter().map(|l| l.name.as_str()).collect();
-            return Err(Issue::new(
-                entry.at("link"),
-                format!(
-                    "unknown link '{link}' (known: {}){}",
-                    listing(&names),
-                    did_you_mean(&link, &names)
-                ),
-            ));
-        }
+        let at = event_time(&entry, sim)?;
+        let link = event_link(&entry, links)?;
         let value = entry.get("loss").expect("checked above");
         let loss = loss(&entry.at("loss"), value)?;
         events.push(LossEventSpec { at, link, loss });
@@ -251,17 +242,7 @@ fn flow_events(
             }
         }
         entry.check_keys(FLOW_EVENT_KEYS)?;
-        let at = entry.req("at", EXPECT_DURATION, duration_value)?;
-        if at > sim.duration {
-            return Err(Issue::new(
-                entry.at("at"),
-                format!(
-                    "must be at most the duration ({}), got {}",
-                    format_duration(sim.duration),
-                    format_duration(at)
-                ),
-            ));
-        }
+        let at = event_time(&entry, sim)?;
         let name = entry.req("flow", "a flow name", name_value)?;
         let Some(flow) = flows.iter().find(|f| f.name == name) else {
             let names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
