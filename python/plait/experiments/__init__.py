@@ -81,3 +81,34 @@ def experiments() -> dict[str, Experiment]:
     for module in MODULES.values():
         importlib.import_module(module)
     return {name: _REGISTRY[name] for name in MODULES}
+
+
+def save_png(fig: Any, path: Path, dpi: int = 100) -> None:
+    """Writes a matplotlib figure as a PNG without a timestamp or software tag (the same
+    figure, the same bytes) and closes it."""
+    import matplotlib.pyplot as plt
+
+    fig.savefig(path, dpi=dpi, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+
+
+def write_tables_and_figure(
+    data: dict[str, Any], out_dir: Any, files: dict[str, str], figure: Callable[[dict], Any]
+) -> dict[str, Path]:
+    """An experiment's outputs, atomically: each table `data[kind]` as CSV under `files[kind]`
+    (every kind but "png") and `figure(data)` as `files["png"]`, into `out_dir` (a path, or a
+    :class:`plait.output.FolderTarget` already checked). Returns the paths by kind."""
+    from plait.output import FolderTarget, Outputs
+
+    outputs = Outputs()
+    folder = (
+        out_dir
+        if isinstance(out_dir, FolderTarget)
+        else outputs.folder("--out", out_dir, tuple(files.values()))
+    )
+    with outputs.writing() as tx:
+        for kind, name in files.items():
+            if kind != "png":
+                tx.write_bytes(folder.file(name), data[kind].to_csv(index=False).encode())
+        tx.write_with(folder.file(files["png"]), lambda p: save_png(figure(data), p))
+    return {kind: folder.path / name for kind, name in files.items()}

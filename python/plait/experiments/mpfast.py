@@ -25,8 +25,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, register, sweep_all
-from plait.output import FolderTarget, Outputs
+from plait.experiments import (
+    Experiment,
+    Options,
+    register,
+    sweep_all,
+    write_tables_and_figure,
+)
 from plait.report import Claim, Figure, Section, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "mpfast"
@@ -422,13 +427,6 @@ def figure(data: dict):
     return fig
 
 
-def _save(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=100, format="png", bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-
-
 OUTPUT_FILES = {
     "efficiency": "efficiency.csv",
     "fairness": "fairness.csv",
@@ -438,17 +436,7 @@ OUTPUT_FILES = {
 
 
 def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
-    outputs = Outputs()
-    folder = (
-        out_dir
-        if isinstance(out_dir, FolderTarget)
-        else outputs.folder("--out", out_dir, tuple(OUTPUT_FILES.values()))
-    )
-    with outputs.writing() as tx:
-        for kind in ("efficiency", "fairness", "loadbalance"):
-            tx.write_bytes(folder.file(OUTPUT_FILES[kind]), data[kind].to_csv(index=False).encode())
-        tx.write_with(folder.file(OUTPUT_FILES["png"]), lambda p: _save(figure(data), p))
-    return {kind: folder.path / name for kind, name in OUTPUT_FILES.items()}
+    return write_tables_and_figure(data, out_dir, OUTPUT_FILES, figure)
 
 
 # ---- The experiment ------------------------------------------------------------------------
