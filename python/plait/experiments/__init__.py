@@ -112,3 +112,24 @@ def write_tables_and_figure(
                 tx.write_bytes(folder.file(name), data[kind].to_csv(index=False).encode())
         tx.write_with(folder.file(files["png"]), lambda p: save_png(figure(data), p))
     return {kind: folder.path / name for kind, name in files.items()}
+
+
+def runs_summary(
+    summaries: Any, seeds: list[int], started: float, out: Path, files: dict[str, Path]
+) -> dict[str, Any]:
+    """The "runs" block of an experiment's report section: its sweeps' counts (`summaries`,
+    the sweep summaries by name), seeds, wall time since `started` (`time.perf_counter()`),
+    where the runs are stored (`out`) and the files written."""
+    import time
+
+    sweeps = list(summaries.values())
+    return {
+        "packet runs": sum(s.total for s in sweeps),
+        "run now": sum(s.done for s in sweeps),
+        "stored earlier": sum(s.reused for s in sweeps),
+        "failed": sum(s.failed for s in sweeps),
+        "seeds": ", ".join(str(s) for s in seeds),
+        "wall time": f"{time.perf_counter() - started:.0f} s",
+        "results": str(out),
+        "tables and figures": ", ".join(str(p) for p in files.values()),
+    }

@@ -43,6 +43,7 @@ from plait.experiments import (
     Experiment,
     Options,
     register,
+    runs_summary,
     sweep_all,
     write_tables_and_figure,
 )
@@ -1819,16 +1820,7 @@ def reproduce(options: Options) -> Section:
             ("MulTCP against ten TCP flows (per run)", data["scaling"]),
             ("Two MulTCP flows (per run)", data["pairs"]),
         ],
-        runs={
-            "packet runs": sum(s.total for s in summaries.values()),
-            "run now": sum(s.done for s in summaries.values()),
-            "stored earlier": sum(s.reused for s in summaries.values()),
-            "failed": sum(s.failed for s in summaries.values()),
-            "seeds": ", ".join(str(s) for s in sc.seeds),
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
+        runs=runs_summary(summaries, sc.seeds, started, options.out / "runs", files),
     )
 
 

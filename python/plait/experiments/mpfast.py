@@ -29,6 +29,7 @@ from plait.experiments import (
     Experiment,
     Options,
     register,
+    runs_summary,
     sweep_all,
     write_tables_and_figure,
 )
@@ -515,16 +516,7 @@ def reproduce(options: Options) -> Section:
             ("Fairness (per run)", data["fairness"]),
             ("Load balancing (per run, Mb/s per subflow)", data["loadbalance"]),
         ],
-        runs={
-            "packet runs": sum(s.total for s in summaries.values()),
-            "run now": sum(s.done for s in summaries.values()),
-            "stored earlier": sum(s.reused for s in summaries.values()),
-            "failed": sum(s.failed for s in summaries.values()),
-            "seeds": ", ".join(str(s) for s in sc.seeds),
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
+        runs=runs_summary(summaries, sc.seeds, started, options.out / "runs", files),
     )
 
 

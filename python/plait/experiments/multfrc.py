@@ -42,6 +42,7 @@ from plait.experiments import (
     Experiment,
     Options,
     register,
+    runs_summary,
     sweep_all,
     write_tables_and_figure,
 )
@@ -1205,16 +1206,7 @@ def reproduce(options: Options) -> Section:
             ("Responsiveness (per run)", data["responsiveness"]),
             ("The equation against n TCP flows (per run)", data["equation"]),
         ],
-        runs={
-            "packet runs": sum(s.total for s in summaries.values()),
-            "run now": sum(s.done for s in summaries.values()),
-            "stored earlier": sum(s.reused for s in summaries.values()),
-            "failed": sum(s.failed for s in summaries.values()),
-            "seeds": ", ".join(str(s) for s in sc.seeds),
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
+        runs=runs_summary(summaries, sc.seeds, started, options.out / "runs", files),
     )
 
 
