@@ -1,4 +1,7 @@
-"""Running scenarios from Python: :func:`run` and :func:`validate`, and the :class:`Result`."""
+"""Running scenarios from Python: :func:`run` and :func:`validate`, and the :class:`Result`.
+
+Importing this module is cheap: numpy and pandas are imported when a run's tables are made.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +11,23 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Union
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Union
 
 from plait import _core, _interrupt
 from plait.output import FolderTarget, Outputs, Transaction
 
-_core.prepare_numpy()
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def prepare_numpy() -> None:
+    """Imports numpy and fetches its C API for the core; call before a core function that
+    returns arrays. numpy is imported by Python first: Ctrl-C during that import is a
+    KeyboardInterrupt, where inside the core's lazy fetch it would be a panic."""
+    import numpy  # noqa: F401
+
+    _core.prepare_numpy()
+
 
 Scenario = Union[str, os.PathLike, Mapping[str, Any]]
 Overrides = Union[Mapping[str, Any], Iterable[str], None]
@@ -117,6 +129,50 @@ TABLES = (
     "drops",
 )
 
+#: The columns each table starts with (the others follow in the core's order).
+_FIRST = {
+    "flows": ["name", "kind", "cc", "src", "dst"],
+    "links": ["name", "direction", "from", "to"],
+    "paths": ["flow", "path"],
+    "flow_series": ["time_s", "flow"],
+    "link_series": ["time_s", "link"],
+    "path_series": ["time_s", "flow", "path"],
+    "picks": ["time_s", "flow"],
+    "drops": ["time_s", "flow", "link"],
+}
+
+
+def _identity(raw: dict[str, Any]) -> dict[str, Any]:
+    """A run's identity and counts from the core's result."""
+    return {
+        "seed": int(raw["seed"]),
+        "duration_s": float(raw["duration_s"]),
+        "warmup_s": float(raw["warmup_s"]),
+        "events": int(raw["events"]),
+        "delivered_packets": int(raw["delivered_packets"]),
+        "jain_fairness": float(raw["jain_fairness"]),
+    }
+
+
+def _summary(run: Any, flows: list, links: list, paths: list) -> dict[str, Any]:
+    """The summary of :meth:`Result.summary` from a run's identity and its rows."""
+    return {
+        "seed": run.seed,
+        "duration_s": run.duration_s,
+        "warmup_s": run.warmup_s,
+        "flows": flows,
+        "links": links,
+        "paths": paths,
+        "jain_fairness": _clean(run.jain_fairness),
+        "events": run.events,
+        "delivered_packets": run.delivered_packets,
+        "wall_seconds": run.wall_seconds,
+    }
+
+
+def _summary_json(summary: dict[str, Any]) -> str:
+    return json.dumps(summary, indent=2, allow_nan=False) + "\n"
+
 
 @dataclass
 class Result:
@@ -156,52 +212,23 @@ class Result:
         for name in names:
             if name not in ("flows", "links"):
                 needed.update(raw[name].get("__index__", {}).values())
-        if "flows" in needed:
-            tables["flows"] = _frame(raw["flows"], ["name", "kind", "cc", "src", "dst"], {})
-        if "links" in needed:
-            tables["links"] = _frame(raw["links"], ["name", "direction", "from", "to"], {})
-        first = {
-            "paths": ["flow", "path"],
-            "flow_series": ["time_s", "flow"],
-            "link_series": ["time_s", "link"],
-            "path_series": ["time_s", "flow", "path"],
-            "picks": ["time_s", "flow"],
-            "drops": ["time_s", "flow", "link"],
-        }
+        for name in ("flows", "links"):
+            if name in needed:
+                tables[name] = _frame(raw[name], _FIRST[name], {})
         out = {}
         for name in names:
-            out[name] = tables[name] if name in tables else _frame(raw[name], first[name], tables)
+            out[name] = tables[name] if name in tables else _frame(raw[name], _FIRST[name], tables)
         return out
 
     @classmethod
     def _from_core(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
         t = cls._tables_from_core(raw)
-        return cls(
-            seed=int(raw["seed"]),
-            duration_s=float(raw["duration_s"]),
-            warmup_s=float(raw["warmup_s"]),
-            events=int(raw["events"]),
-            delivered_packets=int(raw["delivered_packets"]),
-            jain_fairness=float(raw["jain_fairness"]),
-            wall_seconds=wall_seconds,
-            **t,
-        )
+        return cls(**_identity(raw), wall_seconds=wall_seconds, **t)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready summary. Everything but `wall_seconds` depends only on the scenario
         and the seed. NaN becomes None."""
-        return {
-            "seed": self.seed,
-            "duration_s": self.duration_s,
-            "warmup_s": self.warmup_s,
-            "flows": _records(self.flows),
-            "links": _records(self.links),
-            "paths": _records(self.paths),
-            "jain_fairness": _clean(self.jain_fairness),
-            "events": self.events,
-            "delivered_packets": self.delivered_packets,
-            "wall_seconds": self.wall_seconds,
-        }
+        return _summary(self, _records(self.flows), _records(self.links), _records(self.paths))
 
     def to_json(self, path: str | os.PathLike) -> None:
         """Writes :meth:`summary` as JSON: atomically to a file (a temporary file renamed into
@@ -213,7 +240,7 @@ class Result:
 
     def summary_json(self) -> str:
         """:meth:`summary` as JSON text (NaN written as null)."""
-        return json.dumps(self.summary(), indent=2, allow_nan=False) + "\n"
+        return _summary_json(self.summary())
 
     def to_parquet(self, directory: str | os.PathLike) -> None:
         """Writes one Parquet file per table (:data:`PARQUET_FILES`; empty tables too, so that
@@ -243,31 +270,43 @@ def write_atomic(path: Path, data: bytes) -> None:
         tx.write_bytes(target, data)
 
 
-def _frame(
-    columns: dict[str, Any], first: list[str], tables: dict[str, pd.DataFrame]
-) -> pd.DataFrame:
-    """A table from the core's columns, `first` columns first. Columns of row indices into
-    another table (listed under `__index__`) become categoricals of that table's names; a link
-    index becomes `link` (the name) and `direction`."""
+def _columns(
+    columns: dict[str, Any], first: list[str], named: Callable[[str, str, Any], Any]
+) -> dict[str, Any]:
+    """A table's columns from the core's, `first` columns first. Columns of row indices into
+    another table (listed under `__index__`) become `named(table, "name", codes)`, that
+    table's names; a link index becomes `link` (the name) and `direction`."""
     columns = dict(columns)
     index = columns.pop("__index__", {})
     for column, of in index.items():
-        codes = columns[column].astype("int64")
-        rows = tables[of]
+        codes = columns[column]
+        columns[column] = named(of, "name", codes)
         if of == "links":
-            columns[column] = _categorical(rows["name"], codes)
-            columns["direction"] = _categorical(rows["direction"], codes)
-        else:
-            columns[column] = _categorical(rows["name"], codes)
+            columns["direction"] = named(of, "direction", codes)
     order = [c for c in first if c in columns] + [c for c in columns if c not in first]
     if "direction" in columns and "direction" not in first and "link" in order:
         order.remove("direction")
         order.insert(order.index("link") + 1, "direction")
-    return pd.DataFrame({c: columns[c] for c in order})
+    return {c: columns[c] for c in order}
+
+
+def _frame(
+    columns: dict[str, Any], first: list[str], tables: dict[str, pd.DataFrame]
+) -> pd.DataFrame:
+    """A table (DataFrame) from the core's columns (see :func:`_columns`); index columns are
+    categoricals of the names."""
+    import pandas as pd
+
+    def named(of: str, field: str, codes: Any) -> pd.Categorical:
+        return _categorical(tables[of][field], codes.astype("int64"))
+
+    return pd.DataFrame(_columns(columns, first, named))
 
 
 def _categorical(names: pd.Series, codes) -> pd.Categorical:
     """`names[codes]` as a categorical over the distinct names, in order of first appearance."""
+    import pandas as pd
+
     values = pd.Series(names, dtype="object").to_numpy()
     categories = list(dict.fromkeys(values))
     position = {name: i for i, name in enumerate(categories)}
@@ -283,10 +322,66 @@ def _clean(x: Any) -> Any:
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return _clean_rows(frame.to_dict(orient="records"))
+
+
+def _clean_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with Python values (numpy scalars unboxed) and NaN as None."""
     out = []
-    for row in frame.to_dict(orient="records"):
+    for row in rows:
         out.append({k: _clean(v.item() if hasattr(v, "item") else v) for k, v in row.items()})
     return out
+
+
+def _lists(columns: dict[str, Any], first: list[str], tables: dict[str, dict]) -> dict[str, list]:
+    """A table's columns as lists of Python values, in the order of its DataFrame
+    (:func:`_frame`; an index column holds the names themselves), without pandas. `tables`
+    holds the columns of the tables indexed into."""
+
+    def named(of: str, field: str, codes: Any) -> list:
+        values = tables[of][field]
+        return [values[i] for i in codes.tolist()]
+
+    ordered = _columns(columns, first, named)
+    return {c: v.tolist() if hasattr(v, "tolist") else list(v) for c, v in ordered.items()}
+
+
+@dataclass
+class RunRows:
+    """A run's identity and its `flows`, `links` and `paths` tables as rows (dicts of Python
+    values; NaN stays NaN), made from the core's columns without pandas: what ``plait run``
+    prints and writes as JSON when it writes no Parquet, so that it starts without importing
+    pandas. Its :meth:`summary` is that of the :class:`Result` of the same run."""
+
+    seed: int
+    duration_s: float
+    warmup_s: float
+    events: int
+    delivered_packets: int
+    jain_fairness: float
+    flows: list[dict[str, Any]]
+    links: list[dict[str, Any]]
+    paths: list[dict[str, Any]]
+    wall_seconds: float = math.nan
+
+    @classmethod
+    def _from_core(cls, raw: dict[str, Any], wall_seconds: float) -> RunRows:
+        tables: dict[str, dict] = {}
+        rows: dict[str, list[dict]] = {}
+        for name in ("flows", "links", "paths"):
+            columns = tables[name] = _lists(raw[name], _FIRST[name], tables)
+            rows[name] = [dict(zip(columns, row)) for row in zip(*columns.values())]
+        return cls(**_identity(raw), wall_seconds=wall_seconds, **rows)
+
+    def summary(self) -> dict[str, Any]:
+        """:meth:`Result.summary`."""
+        return _summary(
+            self, _clean_rows(self.flows), _clean_rows(self.links), _clean_rows(self.paths)
+        )
+
+    def summary_json(self) -> str:
+        """:meth:`Result.summary_json`."""
+        return _summary_json(self.summary())
 
 
 def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
@@ -329,6 +424,18 @@ def run(
 
     Ctrl-C raises KeyboardInterrupt within a fraction of a second, whatever the run is doing.
     """
+    return Result._from_core(*_run_core(scenario, seed, overrides, progress, max_memory, cancel))
+
+
+def _run_core(
+    scenario: Scenario,
+    seed: int | None = None,
+    overrides: Overrides = None,
+    progress: Callable[[float, float], None] | None = None,
+    max_memory: int | None = DEFAULT_MAX_MEMORY,
+    cancel: _core.CancelToken | None = None,
+) -> tuple[dict[str, Any], float]:
+    """:func:`run`'s work: the core's result (columns) and the wall seconds it took."""
     import time
 
     check_seed(seed)
@@ -336,6 +443,7 @@ def run(
     text, source, fmt = _load(scenario)
     pairs = _override_pairs(overrides)
     cancel = cancel if cancel is not None else _core.CancelToken()
+    prepare_numpy()
     started = time.perf_counter()
     raw = _interrupt.call(
         lambda: _core.run_scenario(
@@ -343,7 +451,7 @@ def run(
         ),
         on_interrupt=cancel.cancel,
     )
-    return Result._from_core(raw, time.perf_counter() - started)
+    return raw, time.perf_counter() - started
 
 
 def check_max_memory(max_memory: Any) -> None:

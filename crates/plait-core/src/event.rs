@@ -1,9 +1,13 @@
 //! The event queue: a binary heap of small entries ordered by (time, insertion sequence).
 //!
 //! Ties in time are broken by the order of insertion, so a run is a deterministic function of
-//! its inputs. Entries are 24 bytes: the time, the sequence number and a compact event. Timers
-//! are cancelled lazily: the owner remembers the deadline it armed and ignores any wake-up
-//! that does not match it (see `sim`).
+//! its inputs. Insertion order is (the time an event was scheduled at, a sequence number):
+//! events are scheduled in the order they are processed, so that is the order of insertion,
+//! and it lets the simulator schedule an event *as of* a later instant when it works ahead of
+//! time (admission ahead, `net::link`) and still have it keep the place it would have had.
+//! Entries are 32 bytes: the time, the scheduling time, the sequence number and a compact
+//! event. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
+//! any wake-up that does not match it (see `sim`).
 
 use crate::ids::{FlowId, LinkId};
 use crate::time::SimTime;
@@ -36,20 +40,30 @@ pub enum Event {
     /// A flow's setting changes (a scenario `[[event]]` naming a flow): the index of the
     /// change in the simulator's list.
     FlowChange(u32),
+    /// A packet admitted ahead of time by a link (`Link::admit_ahead`) was dropped there:
+    /// report the first such drop now, at its arrival time.
+    DropAhead(LinkId),
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
+    /// When the event was scheduled (or, when scheduled ahead, would have been).
+    scheduled: SimTime,
     seq: u64,
     event: Event,
 }
 
+/// An entry's place in the order: (time, scheduling time) as one integer, then the sequence.
+type Key = (u128, u64);
+
 impl Entry {
-    /// (time, seq) as one integer: one comparison, fewer unpredictable branches.
     #[inline]
-    fn key(&self) -> u128 {
-        ((self.time.0 as u128) << 64) | self.seq as u128
+    fn key(&self) -> Key {
+        (
+            ((self.time.0 as u128) << 64) | self.scheduled.0 as u128,
+            self.seq,
+        )
     }
 }
 
@@ -132,6 +146,10 @@ pub struct EventQueue {
     heap: MinHeap,
     timers: MinHeap,
     next_seq: u64,
+    /// The time of the last event popped: what a new event is scheduled at.
+    now: SimTime,
+    /// When the last event popped was scheduled.
+    scheduled: SimTime,
 }
 
 impl EventQueue {
@@ -142,9 +160,22 @@ impl EventQueue {
     /// Schedules `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: Event) {
+        self.push_as_of(time, self.now, event);
+    }
+
+    /// Schedules `event` at `time` as if it were scheduled at `scheduled` (at or after the
+    /// current time): among events at the same time it goes after those scheduled earlier
+    /// and before those scheduled later.
+    #[inline]
+    pub fn push_as_of(&mut self, time: SimTime, scheduled: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let entry = Entry { time, seq, event };
+        let entry = Entry {
+            time,
+            scheduled,
+            seq,
+            event,
+        };
         if matches!(event, Event::FlowTimer(_)) {
             self.timers.push(entry);
         } else {
@@ -170,7 +201,9 @@ impl EventQueue {
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.earliest()?.pop().map(|e| (e.time, e.event))
+        let e = self.earliest()?.pop()?;
+        (self.now, self.scheduled) = (e.time, e.scheduled);
+        Some((e.time, e.event))
     }
 
     /// Removes and returns the earliest event if it is strictly before `end`.
@@ -180,7 +213,14 @@ impl EventQueue {
         if heap.peek()?.time >= end {
             return None;
         }
-        heap.pop().map(|e| (e.time, e.event))
+        let e = heap.pop()?;
+        (self.now, self.scheduled) = (e.time, e.scheduled);
+        Some((e.time, e.event))
+    }
+
+    /// When the last event popped was scheduled: with its time, its place in the order.
+    pub fn scheduled(&self) -> SimTime {
+        self.scheduled
     }
 
     /// Time of the earliest event.
@@ -236,7 +276,26 @@ mod tests {
 
     #[test]
     fn entry_is_small() {
-        assert!(std::mem::size_of::<Entry>() <= 24);
+        assert!(std::mem::size_of::<Entry>() <= 32);
+    }
+
+    #[test]
+    fn an_event_scheduled_ahead_keeps_its_place_among_those_at_its_time() {
+        let mut q = EventQueue::new();
+        q.push(SimTime(1), Event::Sample);
+        q.push(SimTime(10), Event::WarmupEnd); // scheduled at 0
+                                               // Scheduled now (time 0) as of time 5: after WarmupEnd at 10, before what time 5
+                                               // schedules for 10.
+        q.push_as_of(SimTime(10), SimTime(5), Event::FlowStart(FlowId(1)));
+        assert_eq!(q.pop(), Some((SimTime(1), Event::Sample)));
+        q.push(SimTime(5), Event::FlowStop(FlowId(0)));
+        assert_eq!(q.pop(), Some((SimTime(5), Event::FlowStop(FlowId(0)))));
+        q.push(SimTime(10), Event::FlowStart(FlowId(2))); // scheduled at 5, after the one above
+        q.push_as_of(SimTime(10), SimTime(7), Event::FlowStart(FlowId(3)));
+        assert_eq!(q.pop(), Some((SimTime(10), Event::WarmupEnd)));
+        assert_eq!(q.pop(), Some((SimTime(10), Event::FlowStart(FlowId(1)))));
+        assert_eq!(q.pop(), Some((SimTime(10), Event::FlowStart(FlowId(2)))));
+        assert_eq!(q.pop(), Some((SimTime(10), Event::FlowStart(FlowId(3)))));
     }
 
     proptest! {

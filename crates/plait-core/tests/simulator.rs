@@ -495,7 +495,7 @@ fn slicing_by_event_budget_gives_the_same_run() {
     let whole = run(&toml, None).results();
     let mut sim = build(&scenario(&toml), None).unwrap();
     let mut slices = 0;
-    while !sim.run_until_bounded(sim.config().duration, 997) {
+    while !sim.run_until_bounded(sim.config().duration, 197) {
         slices += 1;
     }
     check_invariants(&sim);
@@ -725,7 +725,7 @@ fn regression_results_of_an_unfinished_slice_divided_by_the_whole_window() {
     // utilisation of a saturated link is 1, not (time so far) / (whole window).
     let toml = single("10s", r#"queue = { kind = "droptail", packets = 100 }"#, "");
     let mut sim = build(&scenario(&toml), None).unwrap();
-    assert!(!sim.run_until_bounded(SimTime::from_secs(10), 20_000));
+    assert!(!sim.run_until_bounded(SimTime::from_secs(10), 5_000));
     let now = sim.now();
     assert!(
         now > SimTime::ZERO && now < SimTime::from_secs(10),

@@ -144,7 +144,10 @@ def _plot(result, filename: str) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from plait.fluid import POLICIES
+    # The names plait.fluid.POLICIES lists, without importing it (and numpy) for every command.
+    from plait._core import FLUID_POLICIES
+
+    policies = tuple(FLUID_POLICIES)
 
     parser = sub.add_parser(
         "fluid",
@@ -162,7 +165,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--policy",
         default="rate_independent",
-        choices=POLICIES,
+        choices=policies,
         help="loss policy: who is signalled at a congestion time",
     )
     parser.add_argument(

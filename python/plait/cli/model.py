@@ -9,10 +9,9 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import math
 import sys
 from collections.abc import Sequence
-
-import numpy as np
 
 from plait.cli.options import finite_float
 
@@ -33,7 +32,7 @@ def parse_values(text: str) -> list[float]:
             start_text, _, stop_text = bounds.partition("..")
             start, stop = float(start_text), float(stop_text)
             step = float(step_text) if step_text else 1.0
-            if not all(np.isfinite([start, stop, step])):
+            if not all(math.isfinite(x) for x in (start, stop, step)):
                 raise argparse.ArgumentTypeError(f"bad range {item!r}: expected finite numbers")
             if step <= 0 or stop < start:
                 raise argparse.ArgumentTypeError(
@@ -44,11 +43,11 @@ def parse_values(text: str) -> list[float]:
                 raise argparse.ArgumentTypeError(
                     f"range {item!r} has too many values (at most {MAX_VALUES})"
                 )
-            count = int(np.floor(span + 1e-9)) + 1
+            count = math.floor(span + 1e-9) + 1
             values.extend(start + k * step for k in range(count))
         else:
             value = float(item)
-            if not np.isfinite(value):
+            if not math.isfinite(value):
                 raise argparse.ArgumentTypeError(f"expected a finite number, got {item!r}")
             values.append(value)
         if len(values) > MAX_VALUES:
@@ -87,6 +86,8 @@ MAX_CONNECTIONS = 100_000
 
 
 def _altman(args: argparse.Namespace) -> None:
+    import numpy as np
+
     from plait import models
 
     n = np.asarray(args.n)

@@ -36,11 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
-    from plait.api import PARQUET_FILES, run
+    from plait.api import PARQUET_FILES, Result, RunRows, _run_core
     from plait.cli.progress import LateProgress
-    from plait.cli.tables import print_result
     from plait.output import Outputs
 
     outputs = Outputs()
@@ -48,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
     folder = outputs.folder("--out", args.out, PARQUET_FILES)
     bar = LateProgress(args.file, enabled=not args.quiet)
     try:
-        result = run(
+        raw, wall_seconds = _run_core(
             args.file,
             seed=args.seed,
             overrides=args.overrides,
@@ -57,10 +54,18 @@ def main(args: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
+    # The tables as DataFrames only for Parquet: the summary and the printed tables are the
+    # same from plain rows, and pandas takes longer to import than a short run takes.
+    result = (Result if folder is not None else RunRows)._from_core(raw, wall_seconds)
     with outputs.writing() as tx:
-        result.stage_parquet(tx, folder)
+        if folder is not None:
+            result.stage_parquet(tx, folder)
         tx.write_text(json_target, result.summary_json())
     if not args.quiet:
+        from rich.console import Console
+
+        from plait.cli.tables import print_result
+
         to_stderr = json_target is not None and json_target.is_stdout
         print_result(result, title=args.file, console=Console(stderr=to_stderr))
     return 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Console
@@ -29,14 +31,23 @@ def _fmt(value: Any, unit: str = "") -> str:
     return str(value)
 
 
+def _rows(table: Any) -> Iterable[Any]:
+    """The rows of a table, each with its columns as attributes: a DataFrame (of a
+    :class:`plait.Result`) or a list of dicts (of a :class:`plait.api.RunRows`)."""
+    if isinstance(table, list):
+        return (SimpleNamespace(**row) for row in table)
+    return table.itertuples(index=False)
+
+
 def print_result(result, title: str = "", console: Console | None = None) -> None:
+    """Prints the flows and links of a :class:`plait.Result` or a :class:`plait.api.RunRows`."""
     console = console or Console()
     flows = Table(
         title=plain(f"{title} — flows over [{result.warmup_s:g}s, {result.duration_s:g}s]")
     )
     for col in ("flow", "goodput", "wire", "retx", "fast rtx", "RTOs", "RTT ms", "p99 ms"):
         flows.add_column(col, justify="left" if col == "flow" else "right")
-    for r in result.flows.itertuples(index=False):
+    for r in _rows(result.flows):
         flows.add_row(
             plain(r.name),
             _fmt(r.goodput_bps, "bps"),
@@ -51,7 +62,7 @@ def print_result(result, title: str = "", console: Console | None = None) -> Non
     links = Table(title="links")
     for col in ("link", "direction", "utilisation", "drops", "loss drops", "mean queue (pkts)"):
         links.add_column(col, justify="left" if col in ("link", "direction") else "right")
-    for r in result.links.itertuples(index=False):
+    for r in _rows(result.links):
         links.add_row(
             plain(r.name),
             plain(r.direction),

@@ -5,8 +5,10 @@ terminal, and nothing is read as rich markup."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # C0 controls except tab and newline, DEL and the C1 controls.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -26,6 +28,8 @@ def safe(value: object) -> str:
 
 def plain(value: object, style: str = "") -> Text:
     """A rich cell or title showing `value` literally: `[bold]x[/]` stays as written."""
+    from rich.text import Text
+
     return Text(safe(value), style=style)
 
 

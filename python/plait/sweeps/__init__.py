@@ -13,15 +13,16 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from plait.api import DEFAULT_MAX_MEMORY, Scenario, check_max_memory
 from plait.sweeps.engine import Cluster, JobQueue, connect, deferred_interrupt, execute
 from plait.sweeps.spec import Run, Sweep, SweepError, load
 from plait.sweeps.store import Store, StoreError
 from plait.sweeps.worker import Batch, Outcome
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "JobQueue",
@@ -86,6 +87,8 @@ class SweepResult:
     @property
     def failures(self) -> pd.DataFrame:
         """One row per failed run: key, parameters, seed and error."""
+        import pandas as pd
+
         return pd.DataFrame(self.summary.errors)
 
 

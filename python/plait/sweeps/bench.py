@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from plait import _core
-from plait.api import _load
+from plait.api import _load, prepare_numpy
 from plait.sweeps import sweep
 from plait.sweeps.spec import load
 from plait.sweeps.store import MANIFEST
@@ -48,6 +48,7 @@ def bench_sweep(runs: int, duration_s: float, flows: int, workers: int | None) -
     seeds = list(range(1, runs + 1))
     workers = workers or os.cpu_count() or 1
 
+    prepare_numpy()
     started = time.perf_counter()
     for seed in seeds:
         _core.run_scenario(text, source, fmt, seed, pairs, None)

@@ -176,11 +176,14 @@ def _local_workers() -> Iterator[None]:
     configured = dask.config.get("distributed.worker.multiprocessing-method", "spawn")
     if sys.platform.startswith("linux") and configured == "spawn":
         settings["distributed.worker.multiprocessing-method"] = "fork"
-        # What the workers need, imported once here and inherited.
+        # What the workers need (plait.api imports pandas only when asked), imported once
+        # here and inherited.
+        import pandas  # noqa: F401
         import pyarrow.parquet  # noqa: F401
 
-        import plait.api  # noqa: F401
-        from plait import _core  # noqa: F401
+        from plait.api import prepare_numpy
+
+        prepare_numpy()
     with warnings.catch_warnings():
         # Python 3.12+ warns about fork() in a process with threads (Dask's event loop is
         # one); the forked workers run only Dask's worker code, which supports it.

@@ -30,9 +30,10 @@ import shutil
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 MANIFEST = "sweep.json"
 FAILURES = "failures"
@@ -242,6 +243,8 @@ class Store:
 def read_parquet_files(files: list[Path]) -> pd.DataFrame:
     """The files as one DataFrame (empty when there are none)."""
     if not files:
+        import pandas as pd
+
         return pd.DataFrame()
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -90,8 +90,9 @@ def run_batch(batch: Batch) -> list[Outcome]:
 
 def _run_one(batch: Batch, run: Run) -> Outcome:
     from plait import _core
-    from plait.api import Result
+    from plait.api import Result, prepare_numpy
 
+    prepare_numpy()
     started = time.perf_counter()
     try:
         raw = _core.run_scenario(

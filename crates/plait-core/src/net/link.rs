@@ -83,27 +83,120 @@ pub struct Started {
     pub tx_end: SimTime,
 }
 
+/// An admitted packet that has not started transmission.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    /// When its transmission starts.
+    start: SimTime,
+    bytes: u32,
+}
+
 /// A FIFO queue whose departures are fixed at admission (see the module doc).
 #[derive(Debug)]
 struct ScheduledFifo {
     limit: Limit,
-    /// Admitted packets that have not started transmission: (start time, bytes), in order.
-    waiting: VecDeque<(SimTime, u32)>,
+    /// Admitted packets that have not started transmission by the simulator's time, in order
+    /// (start times increasing).
+    waiting: VecDeque<Waiting>,
     waiting_bytes: u64,
+    /// With admissions ahead of the simulator's time ([`Lookahead`]): how many of the first
+    /// `waiting` entries have started by the latest admission time, and their bytes. Always 0
+    /// otherwise.
+    started_ahead: usize,
+    started_ahead_bytes: u64,
 }
 
 impl ScheduledFifo {
     /// Forgets the packets whose transmission has started by `now`.
     #[inline]
     fn trim(&mut self, now: SimTime) {
-        while let Some(&(start, bytes)) = self.waiting.front() {
-            if start > now {
+        while let Some(&w) = self.waiting.front() {
+            if w.start > now {
                 break;
             }
             self.waiting.pop_front();
-            self.waiting_bytes -= bytes as u64;
+            self.waiting_bytes -= w.bytes as u64;
+            if self.started_ahead > 0 {
+                self.started_ahead -= 1;
+                self.started_ahead_bytes -= w.bytes as u64;
+            }
         }
     }
+
+    /// The packets and bytes waiting at `at`, which is at or after every earlier admission
+    /// time and the simulator's time: the entries not started by then.
+    #[inline]
+    fn queued_at(&mut self, at: SimTime) -> (usize, u64) {
+        while let Some(w) = self.waiting.get(self.started_ahead) {
+            if w.start > at {
+                break;
+            }
+            self.started_ahead += 1;
+            self.started_ahead_bytes += w.bytes as u64;
+        }
+        (
+            self.waiting.len() - self.started_ahead,
+            self.waiting_bytes - self.started_ahead_bytes,
+        )
+    }
+}
+
+/// What became of a packet admitted ahead of the simulator's time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AheadOutcome {
+    Sent,
+    QueueDrop,
+    LossDrop,
+}
+
+/// A packet admitted ahead of the simulator's time, kept until the simulator's time passes
+/// its arrival so that readings of the counters before then can leave it out.
+#[derive(Clone, Copy, Debug)]
+struct Ahead {
+    arrival: SimTime,
+    /// When the event of its arrival would have been scheduled (`Link::depart`): with
+    /// `arrival`, its place among the events at that time.
+    scheduled: SimTime,
+    start: SimTime,
+    tx_end: SimTime,
+    bytes: u32,
+    /// Packets waiting just after its admission (for `max_queue_packets`), 0 if it started at
+    /// once.
+    queued: u32,
+    outcome: AheadOutcome,
+}
+
+impl Lookahead {
+    /// How many of the packets waiting in the queue have not arrived yet: those admitted
+    /// ahead that did not start at once (they are the last ones waiting).
+    fn waiting_ahead(&self) -> usize {
+        self.ledger
+            .iter()
+            .filter(|e| e.outcome == AheadOutcome::Sent && e.start > e.arrival)
+            .count()
+    }
+}
+
+/// Admission ahead of time, for a drop-tail link whose only input is one upstream link.
+///
+/// Such a link's arrivals are the upstream link's departures, in order, each a propagation
+/// delay after it leaves; nothing else reaches it. Its state at a packet's arrival therefore
+/// depends only on the packets before it, so the simulator admits the packet when it leaves
+/// upstream, with its arrival time, instead of waiting for an event at that arrival
+/// ([`Link::admit_ahead`]). The admission decides exactly what it would decide then (the same
+/// queue, the same loss-model draws in the same order); what is observable in between is
+/// kept right by this ledger: the counters and the queue length read at an instant leave out
+/// the packets that have not arrived yet, and a drop is reported at its arrival time
+/// (`defer_drop`).
+#[derive(Debug, Default)]
+struct Lookahead {
+    /// Admissions whose arrival the simulator's time has not passed, in arrival order.
+    ledger: VecDeque<Ahead>,
+    /// The end of the last transmission of a packet that has arrived.
+    arrived_busy_until: SimTime,
+    /// Drops decided ahead, to report at their arrival times (non-decreasing), with the
+    /// scheduling times of their arrivals.
+    drops: VecDeque<(SimTime, SimTime, QueueItem, DropCause)>,
 }
 
 #[derive(Debug)]
@@ -137,13 +230,17 @@ pub struct Link {
     /// Packets on the wire or propagating, with their arrival times at the far end. Arrival
     /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
     /// one event, for the head, instead of one per packet. The third field is the link's
-    /// `epoch` at launch.
-    pipeline: VecDeque<(SimTime, PacketId, u32)>,
+    /// `epoch` at launch, the fourth when its arrival event is scheduled ([`Link::depart`]).
+    pipeline: VecDeque<(SimTime, PacketId, u32, SimTime)>,
+    /// When the last packet that left reaches the far end.
+    last_arrival: SimTime,
     drop_cause: DropCause,
     /// False while the link is down.
     up: bool,
     /// How many times the link went down: a packet launched before the last failure is lost.
     epoch: u32,
+    /// Set when the simulator admits packets ahead of time ([`Link::enable_lookahead`]).
+    lookahead: Option<Box<Lookahead>>,
 }
 
 impl Link {
@@ -164,6 +261,8 @@ impl Link {
                 limit: d.limit(),
                 waiting: VecDeque::new(),
                 waiting_bytes: 0,
+                started_ahead: 0,
+                started_ahead_bytes: 0,
             }),
             other => Discipline::EventDriven(other),
         };
@@ -185,10 +284,36 @@ impl Link {
             last_change: SimTime::ZERO,
             counters: LinkCounters::default(),
             pipeline: VecDeque::new(),
+            last_arrival: SimTime::ZERO,
             drop_cause: DropCause::Queue,
             up: true,
             epoch: 0,
+            lookahead: None,
         }
+    }
+
+    /// Lets the simulator admit packets ahead of time ([`Link::admit_ahead`]). Only a
+    /// drop-tail link can (returns whether it now does), and only one whose sole input is one
+    /// upstream link and that never fails or changes its loss model: the simulator checks
+    /// that before calling this.
+    pub fn enable_lookahead(&mut self) -> bool {
+        if matches!(self.discipline, Discipline::Scheduled(_)) {
+            self.lookahead.get_or_insert_with(Default::default);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Stops admitting ahead of time. Only before the link has admitted anything.
+    pub fn disable_lookahead(&mut self) {
+        self.lookahead = None;
+    }
+
+    /// Whether packets are admitted ahead of time.
+    #[inline]
+    pub fn has_lookahead(&self) -> bool {
+        self.lookahead.is_some()
     }
 
     /// "forward" or "reverse".
@@ -213,6 +338,16 @@ impl Link {
     /// Packets and bytes waiting at `now` (not counting the one being transmitted).
     pub fn queue_len(&mut self, now: SimTime) -> (usize, u64) {
         match &mut self.discipline {
+            Discipline::Scheduled(f) if self.lookahead.is_some() => {
+                // The packets admitted ahead that have not arrived are not there yet.
+                f.trim(now);
+                let arrived =
+                    f.waiting.len() - self.lookahead.as_deref().map_or(0, |la| la.waiting_ahead());
+                f.waiting
+                    .iter()
+                    .take(arrived)
+                    .fold((0, 0), |(n, b), w| (n + 1, b + w.bytes as u64))
+            }
             Discipline::Scheduled(f) => {
                 f.trim(now);
                 (f.waiting.len(), f.waiting_bytes)
@@ -234,13 +369,19 @@ impl Link {
     /// packet at `max(arrival, busy_until)`: a packet follows the previous one back to back
     /// unless the link was idle at its arrival, so the only gaps between transmissions end at
     /// arrival instants, all at or before `now`.
+    ///
+    /// With admissions ahead of time, the packets that arrive at or after `now` are taken out
+    /// entirely (see [`Lookahead`]).
     pub fn counters_at(&mut self, now: SimTime) -> LinkCounters {
+        if self.lookahead.is_some() {
+            return self.counters_ahead_at(now);
+        }
         self.account_queue(now);
         let mut c = self.counters;
         c.busy_ns -= self.busy_until.0.saturating_sub(now.0);
         if let Discipline::Scheduled(f) = &mut self.discipline {
             f.trim(now);
-            for &(start, bytes) in &f.waiting {
+            for &Waiting { start, bytes, .. } in &f.waiting {
                 let ahead = (start.0 - now.0) as u128;
                 c.tx_packets -= 1;
                 c.tx_bytes -= bytes as u64;
@@ -249,6 +390,165 @@ impl Link {
             }
         }
         c
+    }
+
+    /// [`Link::counters_at`] for a link that admits ahead of time: the admissions still in
+    /// the ledger have not happened (the simulator realizes those before the instant first,
+    /// [`Link::realize`]).
+    fn counters_ahead_at(&mut self, now: SimTime) -> LinkCounters {
+        let mut c = self.counters;
+        let (Some(la), Discipline::Scheduled(f)) =
+            (self.lookahead.as_deref(), &mut self.discipline)
+        else {
+            unreachable!("only a scheduled FIFO admits ahead")
+        };
+        // Packets that have not arrived: nothing of them has happened.
+        for e in &la.ledger {
+            c.arrivals -= 1;
+            match e.outcome {
+                AheadOutcome::QueueDrop => c.queue_drops -= 1,
+                AheadOutcome::LossDrop => c.loss_drops -= 1,
+                AheadOutcome::Sent => {
+                    c.tx_packets -= 1;
+                    c.tx_bytes -= e.bytes as u64;
+                    c.busy_ns -= e.tx_end.0 - e.start.0;
+                    let wait = (e.start.0 - e.arrival.0) as u128;
+                    c.queue_area_packets_ns -= wait;
+                    c.queue_area_bytes_ns -= wait * e.bytes as u128;
+                }
+            }
+        }
+        // Packets that have arrived: as for any scheduled FIFO, what is committed after `now`
+        // (one contiguous block of serialisation, and the waiting of those not started).
+        c.busy_ns -= la.arrived_busy_until.0.saturating_sub(now.0);
+        f.trim(now);
+        let arrived = f.waiting.len() - la.waiting_ahead();
+        for w in f.waiting.iter().take(arrived) {
+            let ahead = (w.start.0 - now.0) as u128;
+            c.tx_packets -= 1;
+            c.tx_bytes -= w.bytes as u64;
+            c.queue_area_packets_ns -= ahead;
+            c.queue_area_bytes_ns -= ahead * w.bytes as u128;
+        }
+        c
+    }
+
+    /// Takes the admissions ahead whose arrivals come before the event at `time` scheduled at
+    /// `scheduled` out of the ledger: they have happened. Folds their queue lengths into
+    /// `max_queue_packets`. The simulator calls it before reading the link at that event.
+    #[inline]
+    pub fn realize(&mut self, time: SimTime, scheduled: SimTime) {
+        let Some(la) = self.lookahead.as_deref_mut() else {
+            return;
+        };
+        while let Some(e) = la.ledger.front() {
+            if (e.arrival, e.scheduled) >= (time, scheduled) {
+                break;
+            }
+            if e.outcome == AheadOutcome::Sent {
+                la.arrived_busy_until = e.tx_end;
+                if e.queued as u64 > self.counters.max_queue_packets {
+                    self.counters.max_queue_packets = e.queued as u64;
+                }
+            }
+            la.ledger.pop_front();
+        }
+    }
+
+    /// A packet that will reach the link's input at `at` (at or after `now` and every earlier
+    /// admission's arrival) is admitted now, as it would be then (see [`Lookahead`]). Returns
+    /// its transmission, or why it is dropped: the caller reports the drop at `at`
+    /// ([`Link::defer_drop`]).
+    ///
+    /// # Panics
+    /// If the link does not admit ahead ([`Link::enable_lookahead`]).
+    #[inline]
+    pub fn admit_ahead(
+        &mut self,
+        now: SimTime,
+        at: SimTime,
+        scheduled: SimTime,
+        item: QueueItem,
+    ) -> Result<Started, DropCause> {
+        self.realize(now, SimTime::ZERO);
+        self.counters.arrivals += 1;
+        let mut ahead = Ahead {
+            arrival: at,
+            scheduled,
+            start: at,
+            tx_end: at,
+            bytes: item.bytes,
+            queued: 0,
+            outcome: AheadOutcome::Sent,
+        };
+        let mut result = Err(DropCause::LossModel);
+        debug_assert!(self.up, "a link that admits ahead never fails");
+        let lost = match self.loss.as_mut() {
+            Some(loss) => loss.should_drop(&mut self.rng),
+            None => false,
+        };
+        if lost {
+            self.counters.loss_drops += 1;
+            ahead.outcome = AheadOutcome::LossDrop;
+        } else {
+            let Discipline::Scheduled(f) = &mut self.discipline else {
+                unreachable!("only a scheduled FIFO admits ahead")
+            };
+            f.trim(now);
+            let (queued, queued_bytes) = f.queued_at(at);
+            if !f.limit.admits(queued, queued_bytes, item.bytes) {
+                self.counters.queue_drops += 1;
+                ahead.outcome = AheadOutcome::QueueDrop;
+                result = Err(DropCause::Queue);
+            } else {
+                let start = at.max(self.busy_until);
+                if start > at {
+                    f.waiting.push_back(Waiting {
+                        start,
+                        bytes: item.bytes,
+                    });
+                    f.waiting_bytes += item.bytes as u64;
+                    let wait = (start.0 - at.0) as u128;
+                    self.counters.queue_area_packets_ns += wait;
+                    self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
+                    ahead.queued = (queued + 1) as u32;
+                }
+                let started = self.transmit(start, item);
+                ahead.start = start;
+                ahead.tx_end = started.tx_end;
+                result = Ok(started);
+            }
+        }
+        self.lookahead
+            .as_deref_mut()
+            .expect("admit_ahead on a link without lookahead")
+            .ledger
+            .push_back(ahead);
+        result
+    }
+
+    /// Keeps a drop decided ahead until `at`. Returns `at` when it is the first kept, i.e.
+    /// when the caller must schedule the event that reports it.
+    pub fn defer_drop(
+        &mut self,
+        at: SimTime,
+        scheduled: SimTime,
+        item: QueueItem,
+        cause: DropCause,
+    ) -> Option<(SimTime, SimTime)> {
+        let la = self.lookahead.as_deref_mut().expect("lookahead");
+        la.drops.push_back((at, scheduled, item, cause));
+        (la.drops.len() == 1).then_some((at, scheduled))
+    }
+
+    /// The first drop kept by [`Link::defer_drop`], its cause and the time of the next one.
+    ///
+    /// # Panics
+    /// If none is kept.
+    pub fn pop_deferred_drop(&mut self) -> (QueueItem, DropCause, Option<(SimTime, SimTime)>) {
+        let la = self.lookahead.as_deref_mut().expect("lookahead");
+        let (_, _, item, cause) = la.drops.pop_front().expect("a deferred drop");
+        (item, cause, la.drops.front().map(|&(t, s, _, _)| (t, s)))
     }
 
     /// Accumulates the time integral of an event-driven queue's length up to `now`.
@@ -315,7 +615,10 @@ impl Link {
             }
             let start = now.max(self.busy_until);
             if start > now {
-                f.waiting.push_back((start, item.bytes));
+                f.waiting.push_back(Waiting {
+                    start,
+                    bytes: item.bytes,
+                });
                 f.waiting_bytes += item.bytes as u64;
                 let wait = (start.0 - now.0) as u128;
                 self.counters.queue_area_packets_ns += wait;
@@ -346,15 +649,32 @@ impl Link {
         }
     }
 
-    /// A transmission started: the packet joins the pipeline (on the wire, then propagating).
-    /// Returns its arrival time at the far end when it is the pipeline's head, i.e. when the
+    /// A packet that entered the link at `entered` leaves with its last bit at `tx_end`:
+    /// returns when it reaches the far end and when the event of that arrival is scheduled.
+    /// The pipeline's head has the one arrival event, scheduled when the packet entered the
+    /// link or, if the packet before it had not arrived yet, when that one arrived: so
+    /// `max(entered, last arrival)`. That holds for a packet that goes on ahead of time
+    /// (`Link::admit_ahead` at the next link) too: its arrival, and whatever happens at it,
+    /// keep the place among the events at that time they would have had.
+    #[inline]
+    pub fn depart(&mut self, entered: SimTime, tx_end: SimTime) -> (SimTime, SimTime) {
+        let at = tx_end.saturating_add(self.delay);
+        let scheduled = entered.max(self.last_arrival);
+        self.last_arrival = at;
+        (at, scheduled)
+    }
+
+    /// A transmission started: the packet, which entered the link at `entered`, joins the
+    /// pipeline (on the wire, then propagating). Returns its arrival time at the far end and
+    /// the time that event is scheduled at when it is the pipeline's head, i.e. when the
     /// caller must schedule an arrival event (otherwise the one pending covers it).
     #[inline]
-    pub fn launch(&mut self, s: Started) -> Option<SimTime> {
-        let at = s.tx_end.saturating_add(self.delay);
+    pub fn launch(&mut self, s: Started, entered: SimTime) -> Option<(SimTime, SimTime)> {
+        let (at, scheduled) = self.depart(entered, s.tx_end);
         let was_empty = self.pipeline.is_empty();
-        self.pipeline.push_back((at, s.item.packet, self.epoch));
-        was_empty.then_some(at)
+        self.pipeline
+            .push_back((at, s.item.packet, self.epoch, scheduled));
+        was_empty.then_some((at, scheduled))
     }
 
     /// The pipeline's head reached the far end: returns it, the arrival time of the next one,
@@ -364,8 +684,8 @@ impl Link {
     /// # Panics
     /// If the pipeline is empty (an arrival event without a packet).
     #[inline]
-    pub fn pop_arrival(&mut self) -> (PacketId, Option<SimTime>, bool) {
-        let (_, id, epoch) = self
+    pub fn pop_arrival(&mut self) -> (PacketId, Option<(SimTime, SimTime)>, bool) {
+        let (_, id, epoch, _) = self
             .pipeline
             .pop_front()
             .expect("an arrival event has a packet");
@@ -374,7 +694,13 @@ impl Link {
             self.counters.down_drops += 1;
             self.drop_cause = DropCause::LinkDown;
         }
-        (id, self.pipeline.front().map(|&(at, _, _)| at), lost)
+        (
+            id,
+            self.pipeline
+                .front()
+                .map(|&(at, _, _, scheduled)| (at, scheduled)),
+            lost,
+        )
     }
 
     /// Whether the link is up.
@@ -389,6 +715,10 @@ impl Link {
     /// taken out of the counters, as [`Link::counters_at`] does. Nothing happens if the link
     /// is already down.
     pub fn go_down(&mut self, now: SimTime, dropped: &mut Vec<QueueItem>) {
+        debug_assert!(
+            self.lookahead.is_none(),
+            "a link that admits ahead never fails"
+        );
         if !self.up {
             return;
         }
@@ -509,7 +839,10 @@ mod tests {
         let mut d = Vec::new();
         // Idle: starts at once; 1 ms on the wire, 5 ms propagation; the pipeline's head.
         let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
-        assert_eq!(l.launch(s), Some(SimTime::from_millis(6)));
+        assert_eq!(
+            l.launch(s, SimTime::ZERO),
+            Some((SimTime::from_millis(6), SimTime::ZERO))
+        );
         // One waits; the third overflows the one-packet queue.
         assert!(l.handle_arrival(SimTime::ZERO, item(1), &mut d).is_some());
         let started = l.handle_arrival(SimTime::ZERO, item(2), &mut d);
@@ -522,11 +855,16 @@ mod tests {
             item: item(1),
             tx_end: SimTime::from_millis(2),
         };
-        assert_eq!(l.launch(second), None);
+        assert_eq!(l.launch(second, SimTime::ZERO), None);
         assert_eq!(l.in_pipeline(), 2);
         assert_eq!(
             l.pop_arrival(),
-            (PacketId(0), Some(SimTime::from_millis(7)), false)
+            (
+                PacketId(0),
+                // Scheduled when the one before it arrives.
+                Some((SimTime::from_millis(7), SimTime::from_millis(6))),
+                false
+            )
         );
         assert_eq!(l.pop_arrival(), (PacketId(1), None, false));
 
@@ -720,7 +1058,7 @@ mod tests {
         // Packet 0 on the wire 0..1 ms, packet 1 waits, starts 1 ms, ends 2 ms.
         for i in 0..2 {
             let s = l.handle_arrival(SimTime::ZERO, item(i), &mut d).unwrap();
-            l.launch(s);
+            l.launch(s, SimTime::ZERO);
         }
         // Down at 1.5 ms: packet 1 is half sent.
         l.go_down(t(1500), &mut d);
@@ -730,7 +1068,10 @@ mod tests {
         assert!(l.handle_arrival(t(1600), item(2), &mut d).is_none());
         assert_eq!((d.len(), l.drop_cause()), (1, DropCause::LinkDown));
         // Both launched packets are lost at their arrival.
-        assert_eq!(l.pop_arrival(), (PacketId(0), Some(t(7000)), true));
+        assert_eq!(
+            l.pop_arrival(),
+            (PacketId(0), Some((t(7000), t(6000))), true)
+        );
         assert_eq!(l.pop_arrival(), (PacketId(1), None, true));
         l.go_up();
         let s = l.handle_arrival(t(3000), item(3), &mut d).unwrap();
@@ -739,7 +1080,7 @@ mod tests {
             t(4000),
             "the cut transmission does not hold the link"
         );
-        l.launch(s);
+        l.launch(s, t(3000));
         assert_eq!(l.pop_arrival(), (PacketId(3), None, false));
         let c = l.counters_at(t(4000));
         assert_eq!((c.busy_ns, c.tx_packets, c.down_drops), (2_500_000, 3, 3));
@@ -752,7 +1093,7 @@ mod tests {
         let mut l = link(boxed);
         let mut d = Vec::new();
         let s = l.handle_arrival(SimTime::ZERO, item(0), &mut d).unwrap();
-        l.launch(s);
+        l.launch(s, SimTime::ZERO);
         for i in 1..3 {
             assert!(l.handle_arrival(SimTime::ZERO, item(i), &mut d).is_none());
         }

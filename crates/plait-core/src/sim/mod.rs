@@ -17,7 +17,9 @@ pub mod flow;
 mod pool;
 
 use crate::event::{Event, EventQueue};
-use crate::ids::{FlowId, LinkId, PacketId};
+use std::collections::VecDeque;
+
+use crate::ids::{FlowId, LinkId, PacketId, PathId};
 use crate::net::link::{DropCause, Link, Started};
 use crate::net::queue::QueueItem;
 use crate::packet::Packet;
@@ -230,6 +232,20 @@ pub struct Simulator<O: Observer = NoTrace> {
     finished: bool,
     flow_changes: Vec<FlowSettingChange>,
     loss_changes: Vec<LossChange>,
+    /// Per link: the wire bytes of data packets admitted ahead of time at the next link, to
+    /// credit to their flows when they reach the end of this first hop (see `launch`).
+    wire_ahead: Vec<VecDeque<WireCredit>>,
+}
+
+/// Data bytes that will have crossed a flow's first hop at `at`.
+#[derive(Clone, Copy, Debug)]
+struct WireCredit {
+    at: SimTime,
+    /// When the event of that arrival would have been scheduled (`Link::depart`).
+    scheduled: SimTime,
+    flow: FlowId,
+    path: PathId,
+    bytes: u32,
 }
 
 impl<O: Observer> Simulator<O> {
@@ -282,6 +298,9 @@ impl<O: Observer> Simulator<O> {
             }
         }
         let measure = Measurements::new(&config, links.len());
+        let mut links = links;
+        enable_lookahead(&mut links, &routes, &link_changes, &loss_changes);
+        let wire_ahead = links.iter().map(|_| VecDeque::new()).collect();
         Simulator {
             now: SimTime::ZERO,
             config,
@@ -300,6 +319,7 @@ impl<O: Observer> Simulator<O> {
             finished: false,
             flow_changes,
             loss_changes,
+            wire_ahead,
         }
     }
 
@@ -326,6 +346,7 @@ impl<O: Observer> Simulator<O> {
             finished: self.finished,
             flow_changes: self.flow_changes,
             loss_changes: self.loss_changes,
+            wire_ahead: self.wire_ahead,
         }
     }
 
@@ -393,6 +414,21 @@ impl<O: Observer> Simulator<O> {
         Ok(())
     }
 
+    /// Turns off admission ahead of time (`Link::admit_ahead`): every hop of every packet is
+    /// then an event. Results are identical either way; this exists to test that.
+    ///
+    /// # Errors
+    /// When the run has already processed an event.
+    pub fn disable_lookahead(&mut self) -> Result<(), &'static str> {
+        if self.events_processed > 0 {
+            return Err("lookahead can only be turned off before the run starts");
+        }
+        for l in &mut self.links {
+            l.disable_lookahead();
+        }
+        Ok(())
+    }
+
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
         self.run_until(self.config.duration);
@@ -440,6 +476,11 @@ impl<O: Observer> Simulator<O> {
                 self.finished = true;
             }
         }
+        if exhausted {
+            self.realize_ahead(self.now, self.events.scheduled());
+        } else {
+            self.realize_ahead(self.now, SimTime::ZERO);
+        }
         self.measure.on_slice_end(self.now, &mut self.links);
         self.finished
     }
@@ -464,6 +505,7 @@ impl<O: Observer> Simulator<O> {
                 let f = self.flow_changes[i as usize].flow;
                 self.handle(f, Input::Change(i));
             }
+            Event::DropAhead(l) => self.handle_drop_ahead(l),
         }
     }
 
@@ -504,10 +546,93 @@ impl<O: Observer> Simulator<O> {
         self.dropped_buf = dropped;
     }
 
+    /// Puts a started transmission on `link`'s pipeline, or, when the packet's next link
+    /// admits ahead of time, admits it there at once with its arrival time, and so on down
+    /// the route: only the last link reached this way needs an arrival event.
     #[inline]
     fn launch(&mut self, link: LinkId, s: Started) {
-        if let Some(at) = self.links[link.index()].launch(s) {
-            self.events.push(at, Event::Arrive(link));
+        let (mut link, mut s, mut entered) = (link, s, self.now);
+        loop {
+            let p = self.pool.get_mut(s.item.packet);
+            let next = p.hop as usize + 1;
+            let Some(&b) = self.routes[p.route.index()].get(next) else {
+                break;
+            };
+            if !self.links[b.index()].has_lookahead() {
+                break;
+            }
+            let (at, scheduled) = self.links[link.index()].depart(entered, s.tx_end);
+            p.hop = next as u16;
+            if next == 1 && !p.is_feedback() {
+                let credit = WireCredit {
+                    at,
+                    scheduled,
+                    flow: p.flow,
+                    path: p.path,
+                    bytes: p.size_bytes,
+                };
+                self.defer_wire_credit(link, credit);
+            }
+            match self.links[b.index()].admit_ahead(self.now, at, scheduled, s.item) {
+                Ok(started) => {
+                    link = b;
+                    s = started;
+                    entered = at;
+                }
+                Err(cause) => {
+                    let l = &mut self.links[b.index()];
+                    if let Some((t, sch)) = l.defer_drop(at, scheduled, s.item, cause) {
+                        self.events.push_as_of(t, sch, Event::DropAhead(b));
+                    }
+                    return;
+                }
+            }
+        }
+        if let Some((at, scheduled)) = self.links[link.index()].launch(s, entered) {
+            self.events.push_as_of(at, scheduled, Event::Arrive(link));
+        }
+    }
+
+    /// A drop decided ahead of time reaches its time.
+    fn handle_drop_ahead(&mut self, link: LinkId) {
+        let (item, cause, next) = self.links[link.index()].pop_deferred_drop();
+        if let Some((t, scheduled)) = next {
+            self.events.push_as_of(t, scheduled, Event::DropAhead(link));
+        }
+        self.drop_packet(link, item, cause);
+    }
+
+    /// Keeps the wire bytes of a data packet that leaves its first hop `link` at `credit.at`
+    /// (the packet itself went on ahead), crediting those already due.
+    #[inline]
+    fn defer_wire_credit(&mut self, link: LinkId, credit: WireCredit) {
+        let now = self.now;
+        let pending = &mut self.wire_ahead[link.index()];
+        while let Some(c) = pending.front() {
+            if c.at >= now {
+                break;
+            }
+            credit_wire_bytes(&mut self.flows[c.flow.index()].meters, c.path, c.bytes);
+            pending.pop_front();
+        }
+        pending.push_back(credit);
+    }
+
+    /// Before the meters are read at the event at `time` scheduled at `scheduled`: what
+    /// happened ahead of time and comes before that event in the order of events becomes
+    /// visible (the links' admissions and the flows' wire bytes).
+    fn realize_ahead(&mut self, time: SimTime, scheduled: SimTime) {
+        for l in &mut self.links {
+            l.realize(time, scheduled);
+        }
+        for pending in &mut self.wire_ahead {
+            while let Some(c) = pending.front() {
+                if (c.at, c.scheduled) >= (time, scheduled) {
+                    break;
+                }
+                credit_wire_bytes(&mut self.flows[c.flow.index()].meters, c.path, c.bytes);
+                pending.pop_front();
+            }
         }
     }
 
@@ -547,8 +672,8 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn handle_arrive(&mut self, link: LinkId) {
         let (id, next, lost) = self.links[link.index()].pop_arrival();
-        if let Some(next) = next {
-            self.events.push(next, Event::Arrive(link));
+        if let Some((next, scheduled)) = next {
+            self.events.push_as_of(next, scheduled, Event::Arrive(link));
         }
         if lost {
             let p = self.pool.get(id);
@@ -567,12 +692,7 @@ impl<O: Observer> Simulator<O> {
             // Wire throughput counts the data that left the sender's access link (the first
             // hop of its route), so not what that link's queue or loss model dropped. Feedback
             // (ACKs) finishes the first hop of the reverse route and adds nothing.
-            let bytes = p.size_bytes as u64;
-            let meters = &mut self.flows[p.flow.index()].meters;
-            meters.wire_bytes_sent += bytes;
-            if let Some(m) = meters.path_mut(p.path) {
-                m.counters.wire_bytes_sent += bytes;
-            }
+            credit_wire_bytes(&mut self.flows[p.flow.index()].meters, p.path, p.size_bytes);
         }
         if hop < self.routes[route.index()].len() {
             self.enter_link(id);
@@ -671,6 +791,7 @@ impl<O: Observer> Simulator<O> {
     // ---- measurement ---------------------------------------------------------------------
 
     fn handle_warmup_end(&mut self) {
+        self.realize_ahead(self.now, self.events.scheduled());
         self.measure
             .on_warmup_end(self.now, &mut self.flows, &mut self.links);
     }
@@ -680,6 +801,7 @@ impl<O: Observer> Simulator<O> {
         let Some(dt) = self.config.sample_interval else {
             return;
         };
+        self.realize_ahead(now, self.events.scheduled());
         self.measure
             .sample(now, dt, &mut self.flows, &mut self.links);
         let next = now.saturating_add(dt);
@@ -702,5 +824,64 @@ impl<O: Observer> Simulator<O> {
             self.events_processed,
             self.counters.data_delivered,
         )
+    }
+}
+
+/// Adds the wire bytes of a data packet that left its flow's first hop.
+#[inline]
+fn credit_wire_bytes(meters: &mut FlowMeters, path: PathId, bytes: u32) {
+    meters.wire_bytes_sent += bytes as u64;
+    if let Some(m) = meters.path_mut(path) {
+        m.counters.wire_bytes_sent += bytes as u64;
+    }
+}
+
+/// Lets every link admit ahead of time that can ([`Link::enable_lookahead`]): a drop-tail
+/// link that is never a route's first hop, whose every route enters it from the same link,
+/// and that neither it nor that link ever fails or (for it) changes its loss model. Its
+/// arrivals are then exactly that link's departures, so its state at an arrival is known
+/// when the packet leaves upstream.
+fn enable_lookahead(
+    links: &mut [Link],
+    routes: &[Box<[LinkId]>],
+    link_changes: &[LinkChange],
+    loss_changes: &[LossChange],
+) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Input {
+        Unused,
+        One(LinkId),
+        Several,
+    }
+    let mut inputs = vec![Input::Unused; links.len()];
+    for route in routes {
+        for (hop, &b) in route.iter().enumerate() {
+            let from = if hop == 0 {
+                Input::Several // a host puts packets on it at any time
+            } else {
+                Input::One(route[hop - 1])
+            };
+            let input = &mut inputs[b.index()];
+            *input = match *input {
+                Input::Unused => from,
+                same if same == from => same,
+                _ => Input::Several,
+            };
+        }
+    }
+    let mut changing = vec![false; links.len()];
+    for c in link_changes {
+        changing[c.link.index()] = true;
+    }
+    let mut loss_changing = vec![false; links.len()];
+    for c in loss_changes {
+        loss_changing[c.link.index()] = true;
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        if let Input::One(a) = *input {
+            if !changing[i] && !loss_changing[i] && !changing[a.index()] {
+                links[i].enable_lookahead();
+            }
+        }
     }
 }
