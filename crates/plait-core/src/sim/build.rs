@@ -254,6 +254,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             start,
             stop: f.stop,
             timer_scheduled: None,
+            deadline: None,
             transport,
             meters: FlowMeters::new(paths.len()),
         });

@@ -35,6 +35,8 @@ pub struct Flow {
     pub stop: Option<SimTime>,
     /// Earliest `FlowTimer` event in the queue for this flow (lazy cancellation).
     pub timer_scheduled: Option<SimTime>,
+    /// The transport's wake-up as it reported it after its last input (`poll_timeout`).
+    pub deadline: Option<SimTime>,
     pub transport: AnyTransport,
     pub meters: FlowMeters,
 }

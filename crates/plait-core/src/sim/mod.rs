@@ -744,6 +744,7 @@ impl<O: Observer> Simulator<O> {
             AnyTransport::Custom(t) => step.run(&mut **t, input),
         };
         self.counters.created += transmits.len() as u64;
+        flow.deadline = deadline;
         if let Some(t) = deadline {
             // A deadline already passed fires now (and must match `timer_scheduled` then).
             let t = t.max(now);
@@ -764,6 +765,18 @@ impl<O: Observer> Simulator<O> {
             return; // superseded by an earlier wake-up
         }
         flow.timer_scheduled = None;
+        // A wake-up the transport has since moved later (a retransmission timer restarted by
+        // every ACK) is only re-armed: nothing of the transport changed since its last input,
+        // so it has nothing to do before the wake-up it reported then.
+        match flow.deadline {
+            None => return,
+            Some(t) if t > self.now => {
+                flow.timer_scheduled = Some(t);
+                self.events.push(t, Event::FlowTimer(f));
+                return;
+            }
+            Some(_) => {}
+        }
         self.handle(f, Input::Timeout);
     }
 
