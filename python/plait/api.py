@@ -1,6 +1,7 @@
 """Running scenarios from Python: :func:`run` and :func:`validate`, and the :class:`Result`.
 
-Importing this module is cheap: numpy and pandas are imported when a run's tables are made.
+Importing this module is cheap: numpy is imported when a run starts, pandas when a
+:class:`Result`'s tables (DataFrames) are made.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from plait.output import FolderTarget, Outputs, Transaction
 
 if TYPE_CHECKING:
     import pandas as pd
+else:
+    from plait._lazy import lazy_import
+
+    pd = lazy_import("pandas")
 
 
 def prepare_numpy() -> None:
@@ -295,7 +300,6 @@ def _frame(
 ) -> pd.DataFrame:
     """A table (DataFrame) from the core's columns (see :func:`_columns`); index columns are
     categoricals of the names."""
-    import pandas as pd
 
     def named(of: str, field: str, codes: Any) -> pd.Categorical:
         return _categorical(tables[of][field], codes.astype("int64"))
@@ -305,8 +309,6 @@ def _frame(
 
 def _categorical(names: pd.Series, codes) -> pd.Categorical:
     """`names[codes]` as a categorical over the distinct names, in order of first appearance."""
-    import pandas as pd
-
     values = pd.Series(names, dtype="object").to_numpy()
     categories = list(dict.fromkeys(values))
     position = {name: i for i, name in enumerate(categories)}

@@ -8,11 +8,26 @@ written; a sweep keeps the runs it finished).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+
+#: The subcommands, in the order `plait --help` lists them, and the modules that define them
+#: (each with a `register(subparsers)`).
+COMMANDS = {
+    "run": "plait.cli.run",
+    "validate": "plait.cli.validate",
+    "sweep": "plait.cli.sweep",
+    "reproduce": "plait.cli.reproduce",
+    "list": "plait.cli.listing",
+    "bench": "plait.cli.bench",
+    "experiment": "plait.cli.experiment",
+    "model": "plait.cli.model",
+    "fluid": "plait.cli.fluid",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,7 +56,11 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {safe(message)}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The `plait` parser. With `only`, a name from :data:`COMMANDS`, that subcommand alone
+    is registered (and its module alone imported): :func:`main` parses a command line that
+    starts with a subcommand's name so, and it parses it as the whole parser does, since
+    everything after the name is the subcommand's and the usage line names no subcommand."""
     from plait import __version__
 
     parser = _Parser(
@@ -52,20 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )
-    from plait.cli import (
-        bench,
-        experiment,
-        fluid,
-        listing,
-        model,
-        reproduce,
-        run,
-        sweep,
-        validate,
-    )
-
-    for module in (run, validate, sweep, reproduce, listing, bench, experiment, model, fluid):
-        module.register(sub)
+    for name, module in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(module).register(sub)
     return parser
 
 
@@ -91,8 +99,12 @@ def _interrupted() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        parser = build_parser()
+        # Only the subcommand named first is imported and registered: a command starts
+        # without loading the others. Anything else (`plait --help`, a mistyped name) gets
+        # the whole parser.
+        parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
         args = parser.parse_args(argv)
     except SystemExit as e:
         # --help, --version (0) and usage errors (2), returned like every other outcome.

@@ -7,8 +7,6 @@ import argparse
 import math
 import re
 
-from plait.api import DEFAULT_MAX_MEMORY
-
 _SIZE = re.compile(
     r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KMGTP]?i?B?)?\s*$", re.IGNORECASE
 )
@@ -114,6 +112,8 @@ def add_overrides(p: argparse.ArgumentParser) -> None:
 
 
 def add_max_memory(p: argparse.ArgumentParser) -> None:
+    from plait.api import DEFAULT_MAX_MEMORY
+
     p.add_argument(
         "--max-memory",
         type=memory_size,

@@ -23,6 +23,10 @@ from plait.sweeps.worker import Batch, Outcome
 
 if TYPE_CHECKING:
     import pandas as pd
+else:
+    from plait._lazy import lazy_import
+
+    pd = lazy_import("pandas")
 
 __all__ = [
     "JobQueue",
@@ -87,8 +91,6 @@ class SweepResult:
     @property
     def failures(self) -> pd.DataFrame:
         """One row per failed run: key, parameters, seed and error."""
-        import pandas as pd
-
         return pd.DataFrame(self.summary.errors)
 
 

@@ -34,6 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+else:
+    from plait._lazy import lazy_import
+
+    pd = lazy_import("pandas")
 
 MANIFEST = "sweep.json"
 FAILURES = "failures"
@@ -243,8 +247,6 @@ class Store:
 def read_parquet_files(files: list[Path]) -> pd.DataFrame:
     """The files as one DataFrame (empty when there are none)."""
     if not files:
-        import pandas as pd
-
         return pd.DataFrame()
     import pyarrow as pa
     import pyarrow.parquet as pq
