@@ -9,7 +9,11 @@ const SUB: usize = 1 << SUB_BITS;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogHistogram {
+    /// Counts of the buckets from `first` on: RTTs span a few octaves, so only the buckets
+    /// between the smallest and largest recorded value are kept (a few hundred bytes where
+    /// all buckets from 0 would take about 3 KB).
     counts: Vec<u32>,
+    first: usize,
     count: u64,
     sum: u128,
     min: u64,
@@ -44,10 +48,18 @@ impl LogHistogram {
     #[inline]
     pub fn record(&mut self, v: u64) {
         let b = Self::bucket(v);
-        if b >= self.counts.len() {
-            self.counts.resize(b + 1, 0);
+        if self.counts.is_empty() {
+            self.first = b;
+        } else if b < self.first {
+            let below = self.first - b;
+            self.counts.splice(0..0, std::iter::repeat_n(0, below));
+            self.first = b;
         }
-        self.counts[b] = self.counts[b].saturating_add(1);
+        let i = b - self.first;
+        if i >= self.counts.len() {
+            self.counts.resize(i + 1, 0);
+        }
+        self.counts[i] = self.counts[i].saturating_add(1);
         if self.count == 0 || v < self.min {
             self.min = v;
         }
@@ -79,7 +91,8 @@ impl LogHistogram {
         }
         let rank = ((q.clamp(0.0, 1.0) * self.count as f64).ceil() as u64).max(1);
         let mut seen = 0u64;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (i, &c) in self.counts.iter().enumerate() {
+            let b = self.first + i;
             seen += c as u64;
             if seen >= rank {
                 let low = Self::bucket_low(b) as f64;
@@ -133,6 +146,23 @@ mod tests {
         assert_eq!(h.mean(), Some(5_000_500.0));
         assert_eq!(h.min(), Some(1_000));
         assert_eq!(h.max(), Some(10_000_000));
+    }
+
+    #[test]
+    fn values_below_the_first_bucket_kept_extend_it() {
+        let mut h = LogHistogram::new();
+        for v in [50_000_000u64, 3_000_000, 120_000_000, 7] {
+            h.record(v);
+        }
+        assert_eq!(h.quantile(0.0), Some(7.0));
+        assert!((h.quantile(0.5).unwrap() - 3_000_000.0).abs() / 3e6 < 1.0 / 32.0);
+        assert!((h.quantile(0.75).unwrap() - 50_000_000.0).abs() / 5e7 < 1.0 / 32.0);
+        assert_eq!(h.quantile(1.0), Some(120_000_000.0));
+        let mut narrow = LogHistogram::new();
+        for v in 40_000_000..40_001_000u64 {
+            narrow.record(v);
+        }
+        assert!(narrow.counts.len() <= 2, "{} buckets", narrow.counts.len());
     }
 
     #[test]
