@@ -61,3 +61,16 @@ def scenario(tmp_path: Path, scenario_toml: str) -> Path:
     path = tmp_path / "small.toml"
     path.write_text(scenario_toml, encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A one-worker local Dask cluster for the tests of a module that run sweeps on it."""
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

@@ -5,23 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 import plait
-import pytest
 from plait.experiments import Options, experiments
 from plait.experiments import coupled_basics as cb
 from plait.report import Section, render
-
-
-@pytest.fixture(scope="module")
-def client():
-    """One single-worker Dask cluster for the sweeps of this module."""
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def test_registered_for_plait_reproduce():

@@ -23,19 +23,6 @@ else:  # pragma: no cover - Python 3.9 and 3.10
 SHORT = {"simulation.duration": "3s", "simulation.warmup": "1s"}
 
 
-@pytest.fixture(scope="module")
-def client():
-    """One single-worker Dask cluster for the sweeps of this module (started once)."""
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def test_registered_for_plait_reproduce():
     assert experiments()["linux-fidelity"] is lf.EXPERIMENT
 

@@ -36,18 +36,6 @@ INTERNET = SCENARIOS[:7]
 EMULAB = SCENARIOS[7:]
 
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def test_registered_for_plait_reproduce():
     assert experiments()["mpat"] is mp.EXPERIMENT
 

@@ -7,7 +7,6 @@ import sys
 
 import pandas as pd
 import plait
-import pytest
 from plait.experiments import Options, experiments
 from plait.experiments import mpfast as mf
 from plait.report import Section, render
@@ -16,18 +15,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.9 and 3.10
     import tomli as tomllib
-
-
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def test_registered_for_plait_reproduce():

@@ -21,18 +21,6 @@ else:  # pragma: no cover - Python 3.9 and 3.10
 SCENARIOS = (mt.FRIENDLINESS, mt.FRIENDLINESS_MULTCP, mt.FRACTIONAL, mt.INFLUENCE, mt.SMOOTHNESS)
 
 
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
-    )
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def test_registered_for_plait_reproduce():
     assert experiments()["multfrc"] is mt.EXPERIMENT
 
