@@ -460,6 +460,10 @@ impl Link {
     /// its transmission, or why it is dropped: the caller reports the drop at `at`
     /// ([`Link::defer_drop`]).
     ///
+    /// `horizon` is the earliest instant at which the link may be read again (a sample, the
+    /// end of the warm-up or of the slice): an admission that arrives before it, with none
+    /// still pending before it, has happened by any reading and is not kept in the ledger.
+    ///
     /// # Panics
     /// If the link does not admit ahead ([`Link::enable_lookahead`]).
     #[inline]
@@ -469,6 +473,7 @@ impl Link {
         at: SimTime,
         scheduled: SimTime,
         item: QueueItem,
+        horizon: SimTime,
     ) -> Result<Started, DropCause> {
         self.realize(now, SimTime::ZERO);
         self.counters.arrivals += 1;
@@ -519,11 +524,21 @@ impl Link {
                 result = Ok(started);
             }
         }
-        self.lookahead
+        let la = self
+            .lookahead
             .as_deref_mut()
-            .expect("admit_ahead on a link without lookahead")
-            .ledger
-            .push_back(ahead);
+            .expect("admit_ahead on a link without lookahead");
+        if at < horizon && la.ledger.is_empty() {
+            // Realized at once: no reading can fall before its arrival.
+            if ahead.outcome == AheadOutcome::Sent {
+                la.arrived_busy_until = ahead.tx_end;
+                if ahead.queued as u64 > self.counters.max_queue_packets {
+                    self.counters.max_queue_packets = ahead.queued as u64;
+                }
+            }
+        } else {
+            la.ledger.push_back(ahead);
+        }
         result
     }
 

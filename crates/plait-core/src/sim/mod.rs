@@ -235,6 +235,21 @@ pub struct Simulator<O: Observer = NoTrace> {
     /// Per link: the wire bytes of data packets admitted ahead of time at the next link, to
     /// credit to their flows when they reach the end of this first hop (see `launch`).
     wire_ahead: Vec<VecDeque<WireCredit>>,
+    /// The earliest instant at which the meters may next read the links and flows (the next
+    /// sample, the end of the warm-up, the end of the slice): what happens ahead of time
+    /// before it needs no record for readings in between.
+    horizon: SimTime,
+    /// The latest such arrival not recorded: a slice that stops on its event budget goes on
+    /// past it, so that the reading at its end sees everything not recorded as happened.
+    unrecorded_until: SimTime,
+    next_sample: SimTime,
+    /// The end of the slice being run.
+    slice_end: SimTime,
+    /// Events the last slice processed past its event budget.
+    overrun: u64,
+    /// The slice has used its event budget: everything admitted ahead is recorded from then
+    /// on, so that the slice can stop soon.
+    budget_spent: bool,
 }
 
 /// Data bytes that will have crossed a flow's first hop at `at`.
@@ -292,9 +307,11 @@ impl<O: Observer> Simulator<O> {
         if config.warmup > SimTime::ZERO {
             events.push(config.warmup, Event::WarmupEnd);
         }
+        let mut next_sample = SimTime::MAX;
         if let Some(dt) = config.sample_interval {
             if dt > SimTime::ZERO {
                 events.push(dt, Event::Sample);
+                next_sample = dt;
             }
         }
         let measure = Measurements::new(&config, links.len());
@@ -320,6 +337,12 @@ impl<O: Observer> Simulator<O> {
             flow_changes,
             loss_changes,
             wire_ahead,
+            horizon: SimTime::ZERO,
+            unrecorded_until: SimTime::ZERO,
+            next_sample,
+            slice_end: SimTime::ZERO,
+            overrun: 0,
+            budget_spent: false,
         }
     }
 
@@ -347,6 +370,12 @@ impl<O: Observer> Simulator<O> {
             flow_changes: self.flow_changes,
             loss_changes: self.loss_changes,
             wire_ahead: self.wire_ahead,
+            horizon: self.horizon,
+            unrecorded_until: self.unrecorded_until,
+            next_sample: self.next_sample,
+            slice_end: self.slice_end,
+            overrun: self.overrun,
+            budget_spent: self.budget_spent,
         }
     }
 
@@ -365,6 +394,11 @@ impl<O: Observer> Simulator<O> {
     }
     pub fn events_processed(&self) -> u64 {
         self.events_processed
+    }
+    /// Events the last slice processed past its event budget (`run_until_bounded`): those
+    /// until the packets admitted ahead of time without a record had arrived.
+    pub fn budget_overrun(&self) -> u64 {
+        self.overrun
     }
     pub fn packet_counters(&self) -> PacketCounters {
         self.counters
@@ -414,6 +448,20 @@ impl<O: Observer> Simulator<O> {
         Ok(())
     }
 
+    /// The earliest instant at which the meters may next read the links and flows.
+    fn update_horizon(&mut self) {
+        let warmup = if self.measure.warmed_up {
+            SimTime::MAX
+        } else {
+            self.config.warmup
+        };
+        self.horizon = if self.budget_spent {
+            SimTime::ZERO
+        } else {
+            self.slice_end.min(self.next_sample).min(warmup)
+        };
+    }
+
     /// Turns off admission ahead of time (`Link::admit_ahead`): every hop of every packet is
     /// then an event. Results are identical either way; this exists to test that.
     ///
@@ -441,15 +489,22 @@ impl<O: Observer> Simulator<O> {
         self.run_until_bounded(limit, u64::MAX)
     }
 
-    /// Like [`Simulator::run_until`], but processes at most `max_events` events. A slice that
+    /// Like [`Simulator::run_until`], but processes about `max_events` events. A slice that
     /// stops on its event budget leaves `now` at the last event it processed, so a run whose
     /// simulated time does not advance (zero delays, enormous rates) can still be sliced, and
-    /// interrupted, by wall-clock work. Returns true when the run has reached its end.
+    /// interrupted, by wall-clock work. It may go a little past the budget: until the packets
+    /// admitted ahead of time without a record have arrived (at most a hop's delay of
+    /// simulated time), so that its readings stay exact. Returns true when the run has
+    /// reached its end.
     pub fn run_until_bounded(&mut self, limit: SimTime, max_events: u64) -> bool {
         if max_events == 0 {
             return self.finished;
         }
         let end = limit.min(self.config.duration);
+        self.slice_end = end;
+        self.overrun = 0;
+        self.budget_spent = false;
+        self.update_horizon();
         // Compared with the event counter the loop keeps anyway: no second counter per event.
         let stop_at = self.events_processed.saturating_add(max_events);
         let mut exhausted = false;
@@ -457,11 +512,16 @@ impl<O: Observer> Simulator<O> {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
-            if self.events_processed == stop_at {
+            if self.events_processed >= stop_at && !self.budget_spent {
+                self.budget_spent = true;
+                self.update_horizon();
+            }
+            if self.budget_spent && self.now >= self.unrecorded_until {
                 exhausted = self.events.peek_time().is_some_and(|t| t < end);
                 break;
             }
         }
+        self.overrun = self.events_processed.saturating_sub(stop_at);
         self.end_slice(end, exhausted)
     }
 
@@ -563,6 +623,14 @@ impl<O: Observer> Simulator<O> {
             }
             let (at, scheduled) = self.links[link.index()].depart(entered, s.tx_end);
             p.hop = next as u16;
+            // Nothing reads the meters before `horizon`: what arrives before it needs no
+            // record (an arrival at this very instant keeps one, see `run_until_bounded`).
+            let horizon = if at > self.now && at < self.horizon {
+                self.unrecorded_until = self.unrecorded_until.max(at);
+                self.horizon
+            } else {
+                SimTime::ZERO
+            };
             if next == 1 && !p.is_feedback() {
                 let credit = WireCredit {
                     at,
@@ -571,9 +639,9 @@ impl<O: Observer> Simulator<O> {
                     path: p.path,
                     bytes: p.size_bytes,
                 };
-                self.defer_wire_credit(link, credit);
+                self.defer_wire_credit(link, credit, horizon);
             }
-            match self.links[b.index()].admit_ahead(self.now, at, scheduled, s.item) {
+            match self.links[b.index()].admit_ahead(self.now, at, scheduled, s.item, horizon) {
                 Ok(started) => {
                     link = b;
                     s = started;
@@ -605,9 +673,15 @@ impl<O: Observer> Simulator<O> {
     /// Keeps the wire bytes of a data packet that leaves its first hop `link` at `credit.at`
     /// (the packet itself went on ahead), crediting those already due.
     #[inline]
-    fn defer_wire_credit(&mut self, link: LinkId, credit: WireCredit) {
+    fn defer_wire_credit(&mut self, link: LinkId, credit: WireCredit, horizon: SimTime) {
         let now = self.now;
         let pending = &mut self.wire_ahead[link.index()];
+        if credit.at < horizon && pending.is_empty() {
+            // Credited by the time the meters are next read.
+            let meters = &mut self.flows[credit.flow.index()].meters;
+            credit_wire_bytes(meters, credit.path, credit.bytes);
+            return;
+        }
         while let Some(c) = pending.front() {
             if c.at >= now {
                 break;
@@ -807,6 +881,7 @@ impl<O: Observer> Simulator<O> {
         self.realize_ahead(self.now, self.events.scheduled());
         self.measure
             .on_warmup_end(self.now, &mut self.flows, &mut self.links);
+        self.update_horizon();
     }
 
     fn handle_sample(&mut self) {
@@ -820,7 +895,11 @@ impl<O: Observer> Simulator<O> {
         let next = now.saturating_add(dt);
         if next < self.config.duration {
             self.events.push(next, Event::Sample);
+            self.next_sample = next;
+        } else {
+            self.next_sample = SimTime::MAX;
         }
+        self.update_horizon();
     }
 
     /// The result tables over the measurement window [warmup, now]: after [`Simulator::run`]
