@@ -5,8 +5,12 @@
 //! events are scheduled in the order they are processed, so that is the order of insertion,
 //! and it lets the simulator schedule an event *as of* a later instant when it works ahead of
 //! time (admission ahead, `net::link`) and still have it keep the place it would have had.
-//! Entries are 32 bytes: the time, the scheduling time, the sequence number and a compact
-//! event. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
+//! Entries are 24 bytes: the time, the order among events at that time and a compact event.
+//! The order packs the scheduling time, as the delay from it to the event (later scheduled,
+//! shorter delay, later in the order; delays of 2³² ns, 4.3 s, or more count as equal), and
+//! the low 32 bits of the sequence number: exact unless two events at the same nanosecond,
+//! scheduled at the same nanosecond or both more than 4.3 s ahead, were inserted 2³² events
+//! apart. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
 //! any wake-up that does not match it (see `sim`).
 
 use crate::ids::{FlowId, LinkId};
@@ -48,21 +52,35 @@ pub enum Event {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     time: SimTime,
-    /// When the event was scheduled (or, when scheduled ahead, would have been).
-    scheduled: SimTime,
-    seq: u64,
+    /// `!min(time - scheduled, 2³² - 1)` in the high half (scheduled earlier, first), the low
+    /// 32 bits of the sequence number in the low half.
+    order: u64,
     event: Event,
 }
 
-/// An entry's place in the order: (time, scheduling time) as one integer, then the sequence.
-type Key = (u128, u64);
+/// An entry's place in the order: (time, order) as one integer, one comparison.
+type Key = u128;
+
+/// The delay from scheduling to the event, as the order's high half.
+#[inline]
+fn rank(time: SimTime, scheduled: SimTime) -> u64 {
+    let delay = time.0.saturating_sub(scheduled.0).min(u32::MAX as u64);
+    u32::MAX as u64 - delay
+}
 
 impl Entry {
     #[inline]
     fn key(&self) -> Key {
-        (
-            ((self.time.0 as u128) << 64) | self.scheduled.0 as u128,
-            self.seq,
+        ((self.time.0 as u128) << 64) | self.order as u128
+    }
+
+    /// When it was scheduled, as far as the order tells (a delay of 4.3 s or more counts as
+    /// 4.3 s).
+    fn scheduled(&self) -> SimTime {
+        SimTime(
+            self.time
+                .0
+                .saturating_sub(u32::MAX as u64 - (self.order >> 32)),
         )
     }
 }
@@ -172,8 +190,7 @@ impl EventQueue {
         self.next_seq += 1;
         let entry = Entry {
             time,
-            scheduled,
-            seq,
+            order: (rank(time, scheduled) << 32) | (seq & u32::MAX as u64),
             event,
         };
         if matches!(event, Event::FlowTimer(_)) {
@@ -202,7 +219,7 @@ impl EventQueue {
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let e = self.earliest()?.pop()?;
-        (self.now, self.scheduled) = (e.time, e.scheduled);
+        (self.now, self.scheduled) = (e.time, e.scheduled());
         Some((e.time, e.event))
     }
 
@@ -214,7 +231,7 @@ impl EventQueue {
             return None;
         }
         let e = heap.pop()?;
-        (self.now, self.scheduled) = (e.time, e.scheduled);
+        (self.now, self.scheduled) = (e.time, e.scheduled());
         Some((e.time, e.event))
     }
 
@@ -276,7 +293,33 @@ mod tests {
 
     #[test]
     fn entry_is_small() {
-        assert!(std::mem::size_of::<Entry>() <= 32);
+        assert!(std::mem::size_of::<Entry>() <= 24);
+    }
+
+    #[test]
+    fn long_delays_keep_insertion_order_and_the_scheduling_time_is_recovered() {
+        let mut q = EventQueue::new();
+        // Both more than 4.3 s ahead: by insertion.
+        q.push(SimTime::from_secs(100), Event::FlowStart(FlowId(2)));
+        q.push(SimTime::from_secs(100), Event::FlowStart(FlowId(1)));
+        q.push(SimTime::from_millis(1500), Event::Sample);
+        assert_eq!(q.pop(), Some((SimTime::from_millis(1500), Event::Sample)));
+        assert_eq!(q.scheduled(), SimTime::ZERO);
+        q.push_as_of(
+            SimTime::from_secs(100),
+            SimTime::from_secs(99),
+            Event::WarmupEnd,
+        );
+        assert_eq!(
+            q.pop(),
+            Some((SimTime::from_secs(100), Event::FlowStart(FlowId(2))))
+        );
+        assert_eq!(
+            q.pop(),
+            Some((SimTime::from_secs(100), Event::FlowStart(FlowId(1))))
+        );
+        assert_eq!(q.pop(), Some((SimTime::from_secs(100), Event::WarmupEnd)));
+        assert_eq!(q.scheduled(), SimTime::from_secs(99));
     }
 
     #[test]
