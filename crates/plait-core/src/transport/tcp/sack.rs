@@ -77,6 +77,27 @@ impl RangeSet {
         if start >= end {
             return (0, (start, start));
         }
+        // The common case, a range at or above the highest one: only that one can be touched
+        // (the ones below end before its start, and are not adjacent to it).
+        match self.ranges.back_mut() {
+            None => {
+                self.ranges.push_back((start, end));
+                self.total += end - start;
+                return (end - start, (start, end));
+            }
+            Some(&mut (_, e)) if start > e => {
+                self.ranges.push_back((start, end));
+                self.total += end - start;
+                return (end - start, (start, end));
+            }
+            Some(last) if start >= last.0 => {
+                let newly = end.saturating_sub(last.1);
+                last.1 = last.1.max(end);
+                self.total += newly;
+                return (newly, *last);
+            }
+            Some(_) => {}
+        }
         // First range that overlaps or touches [start, end): its end is at least `start`.
         let first = self.ranges.partition_point(|&(_, e)| e < start);
         let mut merged_start = start;
@@ -329,6 +350,53 @@ mod tests {
 
     fn ranges(set: &RangeSet) -> Vec<(u64, u64)> {
         set.iter().collect()
+    }
+
+    proptest::proptest! {
+        /// Against a byte map: the ranges, the total, what each insertion newly covers and
+        /// the merged range it lies in (the fast path at the top and the general one agree).
+        #[test]
+        fn insert_matches_a_byte_map(
+            inserts in proptest::collection::vec((0u64..200, 0u64..40), 0..60)
+        ) {
+            let mut set = RangeSet::new();
+            let mut bytes = [false; 241];
+            for (start, len) in inserts {
+                let end = start + len;
+                let newly = (start..end).filter(|&b| !bytes[b as usize]).count() as u64;
+                for b in start..end {
+                    bytes[b as usize] = true;
+                }
+                let (got, merged) = set.insert(start, end);
+                proptest::prop_assert_eq!(got, newly);
+                if start < end {
+                    let mut lo = start;
+                    while lo > 0 && bytes[lo as usize - 1] {
+                        lo -= 1;
+                    }
+                    let mut hi = end;
+                    while bytes[hi as usize] {
+                        hi += 1;
+                    }
+                    proptest::prop_assert_eq!(merged, (lo, hi));
+                }
+                let mut expected = Vec::new();
+                let mut b = 0;
+                while b < 241 {
+                    if bytes[b] {
+                        let s = b;
+                        while b < 241 && bytes[b] {
+                            b += 1;
+                        }
+                        expected.push((s as u64, b as u64));
+                    } else {
+                        b += 1;
+                    }
+                }
+                proptest::prop_assert_eq!(ranges(&set), expected);
+                proptest::prop_assert_eq!(set.total, bytes.iter().filter(|&&x| x).count() as u64);
+            }
+        }
     }
 
     #[test]
