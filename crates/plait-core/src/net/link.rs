@@ -589,6 +589,16 @@ impl Link {
         item: QueueItem,
         dropped: &mut Vec<QueueItem>,
     ) -> Option<Started> {
+        if self.is_scheduled() {
+            return match self.arrive_scheduled(now, item) {
+                Ok(started) => Some(started),
+                Err(cause) => {
+                    self.drop_cause = cause;
+                    dropped.push(item);
+                    None
+                }
+            };
+        }
         self.counters.arrivals += 1;
         if !self.up {
             self.counters.down_drops += 1;
@@ -605,7 +615,7 @@ impl Link {
             }
         }
         self.drop_cause = DropCause::Queue;
-        self.admit(now, item, dropped)
+        self.enqueue(now, item, dropped)
     }
 
     /// Why the packets the last [`Link::handle_arrival`] put in `dropped` were dropped.
@@ -613,41 +623,17 @@ impl Link {
         self.drop_cause
     }
 
-    /// The queue's part of an arrival.
+    /// An event-driven queue's part of an arrival.
     #[inline]
-    fn admit(
+    fn enqueue(
         &mut self,
         now: SimTime,
         item: QueueItem,
         dropped: &mut Vec<QueueItem>,
     ) -> Option<Started> {
-        if let Discipline::Scheduled(f) = &mut self.discipline {
-            f.trim(now);
-            if !f.limit.admits(f.waiting.len(), f.waiting_bytes, item.bytes) {
-                self.counters.queue_drops += 1;
-                dropped.push(item);
-                return None;
-            }
-            let start = now.max(self.busy_until);
-            if start > now {
-                f.waiting.push_back(Waiting {
-                    start,
-                    bytes: item.bytes,
-                });
-                f.waiting_bytes += item.bytes as u64;
-                let wait = (start.0 - now.0) as u128;
-                self.counters.queue_area_packets_ns += wait;
-                self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
-                let queued = f.waiting.len() as u64;
-                if queued > self.counters.max_queue_packets {
-                    self.counters.max_queue_packets = queued;
-                }
-            }
-            return Some(self.transmit(start, item));
-        }
         self.account_queue(now);
         let Discipline::EventDriven(q) = &mut self.discipline else {
-            unreachable!()
+            unreachable!("only an event-driven queue enqueues")
         };
         let before = dropped.len();
         q.enqueue(now, item, &mut self.rng, dropped);
@@ -662,6 +648,59 @@ impl Link {
         } else {
             None
         }
+    }
+
+    /// [`Link::handle_arrival`] for a drop-tail link ([`Link::is_scheduled`]), which drops at
+    /// most the arrival itself: returns its transmission, or why it was dropped (counted; the
+    /// caller drops it).
+    #[inline(always)]
+    pub fn arrive_scheduled(
+        &mut self,
+        now: SimTime,
+        item: QueueItem,
+    ) -> Result<Started, DropCause> {
+        self.counters.arrivals += 1;
+        if !self.up {
+            self.counters.down_drops += 1;
+            return Err(DropCause::LinkDown);
+        }
+        if let Some(loss) = self.loss.as_mut() {
+            if loss.should_drop(&mut self.rng) {
+                self.counters.loss_drops += 1;
+                return Err(DropCause::LossModel);
+            }
+        }
+        let Discipline::Scheduled(f) = &mut self.discipline else {
+            unreachable!("arrive_scheduled on an event-driven link")
+        };
+        f.trim(now);
+        if !f.limit.admits(f.waiting.len(), f.waiting_bytes, item.bytes) {
+            self.counters.queue_drops += 1;
+            return Err(DropCause::Queue);
+        }
+        let start = now.max(self.busy_until);
+        if start > now {
+            f.waiting.push_back(Waiting {
+                start,
+                bytes: item.bytes,
+            });
+            f.waiting_bytes += item.bytes as u64;
+            let wait = (start.0 - now.0) as u128;
+            self.counters.queue_area_packets_ns += wait;
+            self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
+            let queued = f.waiting.len() as u64;
+            if queued > self.counters.max_queue_packets {
+                self.counters.max_queue_packets = queued;
+            }
+        }
+        Ok(self.transmit(start, item))
+    }
+
+    /// Whether the queue is a drop-tail FIFO, whose departures are fixed at admission (see the
+    /// module doc): [`Link::arrive_scheduled`] serves its arrivals.
+    #[inline]
+    pub fn is_scheduled(&self) -> bool {
+        matches!(self.discipline, Discipline::Scheduled(_))
     }
 
     /// A packet that entered the link at `entered` leaves with its last bit at `tx_end`:

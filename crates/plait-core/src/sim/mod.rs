@@ -581,8 +581,15 @@ impl<O: Observer> Simulator<O> {
             bytes: p.size_bytes,
         };
         let now = self.now;
-        self.dropped_buf.clear();
         let l = &mut self.links[link.index()];
+        if l.is_scheduled() {
+            match l.arrive_scheduled(now, item) {
+                Ok(s) => self.launch(link, s),
+                Err(cause) => self.drop_packet(link, item, cause),
+            }
+            return;
+        }
+        self.dropped_buf.clear();
         let started = l.handle_arrival(now, item, &mut self.dropped_buf);
         let done = l.needs_done_event(now);
         if let Some(s) = started {
@@ -612,17 +619,16 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn launch(&mut self, link: LinkId, s: Started) {
         let (mut link, mut s, mut entered) = (link, s, self.now);
-        loop {
-            let p = self.pool.get_mut(s.item.packet);
-            let next = p.hop as usize + 1;
-            let Some(&b) = self.routes[p.route.index()].get(next) else {
-                break;
-            };
+        let p = self.pool.get(s.item.packet);
+        let (route, first, data) = (p.route, p.hop as usize, !p.is_feedback());
+        let route_links = &self.routes[route.index()];
+        let mut hop = first;
+        while let Some(&b) = route_links.get(hop + 1) {
             if !self.links[b.index()].has_lookahead() {
                 break;
             }
             let (at, scheduled) = self.links[link.index()].depart(entered, s.tx_end);
-            p.hop = next as u16;
+            hop += 1;
             // Nothing reads the meters before `horizon`: what arrives before it needs no
             // record (an arrival at this very instant keeps one, see `run_until_bounded`).
             let horizon = if at > self.now && at < self.horizon {
@@ -631,7 +637,8 @@ impl<O: Observer> Simulator<O> {
             } else {
                 SimTime::ZERO
             };
-            if next == 1 && !p.is_feedback() {
+            if hop == 1 && data {
+                let p = self.pool.get(s.item.packet);
                 let credit = WireCredit {
                     at,
                     scheduled,
@@ -639,7 +646,13 @@ impl<O: Observer> Simulator<O> {
                     path: p.path,
                     bytes: p.size_bytes,
                 };
-                self.defer_wire_credit(link, credit, horizon);
+                defer_wire_credit(
+                    &mut self.wire_ahead[link.index()],
+                    &mut self.flows,
+                    self.now,
+                    credit,
+                    horizon,
+                );
             }
             match self.links[b.index()].admit_ahead(self.now, at, scheduled, s.item, horizon) {
                 Ok(started) => {
@@ -648,6 +661,7 @@ impl<O: Observer> Simulator<O> {
                     entered = at;
                 }
                 Err(cause) => {
+                    self.pool.get_mut(s.item.packet).hop = hop as u16;
                     let l = &mut self.links[b.index()];
                     if let Some((t, sch)) = l.defer_drop(at, scheduled, s.item, cause) {
                         self.events.push_as_of(t, sch, Event::DropAhead(b));
@@ -655,6 +669,9 @@ impl<O: Observer> Simulator<O> {
                     return;
                 }
             }
+        }
+        if hop != first {
+            self.pool.get_mut(s.item.packet).hop = hop as u16;
         }
         if let Some((at, scheduled)) = self.links[link.index()].launch(s, entered) {
             self.events.push_as_of(at, scheduled, Event::Arrive(link));
@@ -668,28 +685,6 @@ impl<O: Observer> Simulator<O> {
             self.events.push_as_of(t, scheduled, Event::DropAhead(link));
         }
         self.drop_packet(link, item, cause);
-    }
-
-    /// Keeps the wire bytes of a data packet that leaves its first hop `link` at `credit.at`
-    /// (the packet itself went on ahead), crediting those already due.
-    #[inline]
-    fn defer_wire_credit(&mut self, link: LinkId, credit: WireCredit, horizon: SimTime) {
-        let now = self.now;
-        let pending = &mut self.wire_ahead[link.index()];
-        if credit.at < horizon && pending.is_empty() {
-            // Credited by the time the meters are next read.
-            let meters = &mut self.flows[credit.flow.index()].meters;
-            credit_wire_bytes(meters, credit.path, credit.bytes);
-            return;
-        }
-        while let Some(c) = pending.front() {
-            if c.at >= now {
-                break;
-            }
-            credit_wire_bytes(&mut self.flows[c.flow.index()].meters, c.path, c.bytes);
-            pending.pop_front();
-        }
-        pending.push_back(credit);
     }
 
     /// Before the meters are read at the event at `time` scheduled at `scheduled`: what
@@ -917,6 +912,32 @@ impl<O: Observer> Simulator<O> {
             self.counters.data_delivered,
         )
     }
+}
+
+/// Keeps the wire bytes of a data packet that leaves its first hop at `credit.at` (the packet
+/// itself went on ahead) in that link's `pending` credits, crediting those already due.
+#[inline]
+fn defer_wire_credit(
+    pending: &mut VecDeque<WireCredit>,
+    flows: &mut [Flow],
+    now: SimTime,
+    credit: WireCredit,
+    horizon: SimTime,
+) {
+    if credit.at < horizon && pending.is_empty() {
+        // Credited by the time the meters are next read.
+        let meters = &mut flows[credit.flow.index()].meters;
+        credit_wire_bytes(meters, credit.path, credit.bytes);
+        return;
+    }
+    while let Some(c) = pending.front() {
+        if c.at >= now {
+            break;
+        }
+        credit_wire_bytes(&mut flows[c.flow.index()].meters, c.path, c.bytes);
+        pending.pop_front();
+    }
+    pending.push_back(credit);
 }
 
 /// Adds the wire bytes of a data packet that left its flow's first hop.
