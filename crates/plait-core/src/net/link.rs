@@ -167,6 +167,23 @@ struct Ahead {
 }
 
 impl Lookahead {
+    /// Takes the admissions whose arrivals come before the event at `time` scheduled at
+    /// `scheduled` out of the ledger (see [`Link::realize`]).
+    fn realize(&mut self, counters: &mut LinkCounters, time: SimTime, scheduled: SimTime) {
+        while let Some(e) = self.ledger.front() {
+            if (e.arrival, e.scheduled) >= (time, scheduled) {
+                break;
+            }
+            if e.outcome == AheadOutcome::Sent {
+                self.arrived_busy_until = e.tx_end;
+                if e.queued as u64 > counters.max_queue_packets {
+                    counters.max_queue_packets = e.queued as u64;
+                }
+            }
+            self.ledger.pop_front();
+        }
+    }
+
     /// How many of the packets waiting in the queue have not arrived yet: those admitted
     /// ahead that did not start at once (they are the last ones waiting).
     fn waiting_ahead(&self) -> usize {
@@ -438,20 +455,8 @@ impl Link {
     /// `max_queue_packets`. The simulator calls it before reading the link at that event.
     #[inline]
     pub fn realize(&mut self, time: SimTime, scheduled: SimTime) {
-        let Some(la) = self.lookahead.as_deref_mut() else {
-            return;
-        };
-        while let Some(e) = la.ledger.front() {
-            if (e.arrival, e.scheduled) >= (time, scheduled) {
-                break;
-            }
-            if e.outcome == AheadOutcome::Sent {
-                la.arrived_busy_until = e.tx_end;
-                if e.queued as u64 > self.counters.max_queue_packets {
-                    self.counters.max_queue_packets = e.queued as u64;
-                }
-            }
-            la.ledger.pop_front();
+        if let Some(la) = self.lookahead.as_deref_mut() {
+            la.realize(&mut self.counters, time, scheduled);
         }
     }
 
@@ -466,7 +471,7 @@ impl Link {
     ///
     /// # Panics
     /// If the link does not admit ahead ([`Link::enable_lookahead`]).
-    #[inline]
+    #[inline(always)]
     pub fn admit_ahead(
         &mut self,
         now: SimTime,
@@ -475,71 +480,90 @@ impl Link {
         item: QueueItem,
         horizon: SimTime,
     ) -> Result<Started, DropCause> {
-        self.realize(now, SimTime::ZERO);
-        self.counters.arrivals += 1;
-        let mut ahead = Ahead {
-            arrival: at,
-            scheduled,
-            start: at,
-            tx_end: at,
-            bytes: item.bytes,
-            queued: 0,
-            outcome: AheadOutcome::Sent,
-        };
-        let mut result = Err(DropCause::LossModel);
-        debug_assert!(self.up, "a link that admits ahead never fails");
-        let lost = match self.loss.as_mut() {
-            Some(loss) => loss.should_drop(&mut self.rng),
-            None => false,
-        };
-        if lost {
-            self.counters.loss_drops += 1;
-            ahead.outcome = AheadOutcome::LossDrop;
-        } else {
-            let Discipline::Scheduled(f) = &mut self.discipline else {
-                unreachable!("only a scheduled FIFO admits ahead")
-            };
-            f.trim(now);
-            let (queued, queued_bytes) = f.queued_at(at);
-            if !f.limit.admits(queued, queued_bytes, item.bytes) {
-                self.counters.queue_drops += 1;
-                ahead.outcome = AheadOutcome::QueueDrop;
-                result = Err(DropCause::Queue);
-            } else {
-                let start = at.max(self.busy_until);
-                if start > at {
-                    f.waiting.push_back(Waiting {
-                        start,
-                        bytes: item.bytes,
-                    });
-                    f.waiting_bytes += item.bytes as u64;
-                    let wait = (start.0 - at.0) as u128;
-                    self.counters.queue_area_packets_ns += wait;
-                    self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
-                    ahead.queued = (queued + 1) as u32;
-                }
-                let started = self.transmit(start, item);
-                ahead.start = start;
-                ahead.tx_end = started.tx_end;
-                result = Ok(started);
-            }
-        }
         let la = self
             .lookahead
             .as_deref_mut()
             .expect("admit_ahead on a link without lookahead");
-        if at < horizon && la.ledger.is_empty() {
-            // Realized at once: no reading can fall before its arrival.
-            if ahead.outcome == AheadOutcome::Sent {
-                la.arrived_busy_until = ahead.tx_end;
-                if ahead.queued as u64 > self.counters.max_queue_packets {
-                    self.counters.max_queue_packets = ahead.queued as u64;
-                }
-            }
-        } else {
-            la.ledger.push_back(ahead);
+        if !la.ledger.is_empty() {
+            la.realize(&mut self.counters, now, SimTime::ZERO);
         }
-        result
+        // Realized at once when it arrives before the next reading with nothing pending
+        // before it: no reading can fall before its arrival.
+        let keep = at >= horizon || !la.ledger.is_empty();
+        self.counters.arrivals += 1;
+        debug_assert!(self.up, "a link that admits ahead never fails");
+        if let Some(loss) = self.loss.as_mut() {
+            if loss.should_drop(&mut self.rng) {
+                self.counters.loss_drops += 1;
+                self.keep_ahead(keep, at, scheduled, item.bytes, AheadOutcome::LossDrop);
+                return Err(DropCause::LossModel);
+            }
+        }
+        let Discipline::Scheduled(f) = &mut self.discipline else {
+            unreachable!("only a scheduled FIFO admits ahead")
+        };
+        f.trim(now);
+        let (queued, queued_bytes) = f.queued_at(at);
+        if !f.limit.admits(queued, queued_bytes, item.bytes) {
+            self.counters.queue_drops += 1;
+            self.keep_ahead(keep, at, scheduled, item.bytes, AheadOutcome::QueueDrop);
+            return Err(DropCause::Queue);
+        }
+        let start = at.max(self.busy_until);
+        let mut queued_after = 0;
+        if start > at {
+            f.waiting.push_back(Waiting {
+                start,
+                bytes: item.bytes,
+            });
+            f.waiting_bytes += item.bytes as u64;
+            let wait = (start.0 - at.0) as u128;
+            self.counters.queue_area_packets_ns += wait;
+            self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
+            queued_after = (queued + 1) as u32;
+        }
+        let started = self.transmit(start, item);
+        let la = self.lookahead.as_deref_mut().expect("checked above");
+        if keep {
+            la.ledger.push_back(Ahead {
+                arrival: at,
+                scheduled,
+                start,
+                tx_end: started.tx_end,
+                bytes: item.bytes,
+                queued: queued_after,
+                outcome: AheadOutcome::Sent,
+            });
+        } else {
+            la.arrived_busy_until = started.tx_end;
+            if queued_after as u64 > self.counters.max_queue_packets {
+                self.counters.max_queue_packets = queued_after as u64;
+            }
+        }
+        Ok(started)
+    }
+
+    /// Records a drop decided ahead in the ledger when it must be `keep`t.
+    fn keep_ahead(
+        &mut self,
+        keep: bool,
+        at: SimTime,
+        scheduled: SimTime,
+        bytes: u32,
+        outcome: AheadOutcome,
+    ) {
+        if keep {
+            let la = self.lookahead.as_deref_mut().expect("lookahead");
+            la.ledger.push_back(Ahead {
+                arrival: at,
+                scheduled,
+                start: at,
+                tx_end: at,
+                bytes,
+                queued: 0,
+                outcome,
+            });
+        }
     }
 
     /// Keeps a drop decided ahead until `at`. Returns `at` when it is the first kept, i.e.
