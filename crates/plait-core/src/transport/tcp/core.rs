@@ -614,6 +614,17 @@ impl TcpCore {
         new_data: bool,
     ) -> Option<DataSegment> {
         let new_len = self.new_data_len(app_end);
+        if self.recovery.phase() == RecoveryPhase::Open
+            && self.rack.as_deref().is_none_or(|r| !r.probe_pending())
+            && (new_len == 0
+                || !new_data
+                || (self.pipe > 0 && self.pipe + new_len as u64 > self.send_window(cc)))
+        {
+            // The per-ACK fast path: outside recovery with no probe due only new data goes
+            // (`LossRecovery::next_segment`'s rule (2)), so nothing goes when there is none,
+            // it is not wanted or it does not fit the window.
+            return None;
+        }
         // RFC 8985 §7.3: a due tail loss probe goes first, whatever the congestion window:
         // new data if the offered data and the peer's window allow, else the highest segment.
         let probe = match self.rack.as_deref_mut() {
