@@ -48,6 +48,20 @@ impl LogHistogram {
     #[inline]
     pub fn record(&mut self, v: u64) {
         let b = Self::bucket(v);
+        // The common case: a bucket already kept, a sample neither the smallest nor the
+        // largest.
+        if let Some(c) = self.counts.get_mut(b.wrapping_sub(self.first)) {
+            if self.min < v && v <= self.max {
+                *c = c.saturating_add(1);
+                self.count += 1;
+                self.sum += v as u128;
+                return;
+            }
+        }
+        self.record_slow(b, v);
+    }
+
+    fn record_slow(&mut self, b: usize, v: u64) {
         if self.counts.is_empty() {
             self.first = b;
         } else if b < self.first {
