@@ -10,7 +10,9 @@
 //! shorter delay, later in the order; delays of 2³² ns, 4.3 s, or more count as equal), and
 //! the low 32 bits of the sequence number: exact unless two events at the same nanosecond,
 //! scheduled at the same nanosecond or both more than 4.3 s ahead, were inserted 2³² events
-//! apart. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
+//! apart. A popped entry leaves its heap lazily: the next push into that heap takes its place
+//! in one pass down the heap (a link's next arrival after an arrival, a flow's wake-up re-armed
+//! after a stale one), and any other operation removes it first. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
 //! any wake-up that does not match it (see `sim`).
 
 use crate::ids::{FlowId, LinkId};
@@ -117,15 +119,27 @@ impl MinHeap {
         self.entries[i] = entry;
     }
 
+    /// Removes the top entry (the heap is not empty).
     #[inline]
-    fn pop(&mut self) -> Option<Entry> {
-        let last = self.entries.pop()?;
-        let Some(&top) = self.entries.first() else {
-            return Some(last);
-        };
-        // Sift `last` down from the root, moving the smaller child up into the hole.
+    fn remove_top(&mut self) {
+        let last = self.entries.pop().expect("a top to remove");
+        if !self.entries.is_empty() {
+            self.sift_down_from_top(last);
+        }
+    }
+
+    /// Replaces the top entry (the heap is not empty) by `entry`: the same heap as removing
+    /// the top and pushing `entry`, in one pass.
+    #[inline]
+    fn replace_top(&mut self, entry: Entry) {
+        self.sift_down_from_top(entry);
+    }
+
+    /// Puts `entry` in the place of the top entry and moves it down to where it belongs.
+    #[inline]
+    fn sift_down_from_top(&mut self, entry: Entry) {
         let n = self.entries.len();
-        let key = last.key();
+        let key = entry.key();
         let mut i = 0;
         loop {
             let left = 2 * i + 1;
@@ -144,8 +158,7 @@ impl MinHeap {
             self.entries[i] = self.entries[child];
             i = child;
         }
-        self.entries[i] = last;
-        Some(top)
+        self.entries[i] = entry;
     }
 
     fn len(&self) -> usize {
@@ -163,11 +176,22 @@ impl MinHeap {
 pub struct EventQueue {
     heap: MinHeap,
     timers: MinHeap,
+    /// The heap whose top entry was popped last and is still in place: it is removed at the
+    /// next pop, or replaced by the next entry pushed into that heap (a flow's re-armed
+    /// wake-up, a link's next arrival), which saves a pass over the heap.
+    taken: Option<Which>,
     next_seq: u64,
     /// The time of the last event popped: what a new event is scheduled at.
     now: SimTime,
     /// When the last event popped was scheduled.
     scheduled: SimTime,
+}
+
+/// One of the two heaps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Which {
+    Events,
+    Timers,
 }
 
 impl EventQueue {
@@ -193,56 +217,77 @@ impl EventQueue {
             order: (rank(time, scheduled) << 32) | (seq & u32::MAX as u64),
             event,
         };
-        if matches!(event, Event::FlowTimer(_)) {
-            self.timers.push(entry);
+        let (which, heap) = if matches!(event, Event::FlowTimer(_)) {
+            (Which::Timers, &mut self.timers)
         } else {
-            self.heap.push(entry);
+            (Which::Events, &mut self.heap)
+        };
+        if self.taken == Some(which) {
+            self.taken = None;
+            heap.replace_top(entry);
+        } else {
+            heap.push(entry);
         }
     }
 
-    /// The heap holding the earliest event, if any.
     #[inline]
-    fn earliest(&mut self) -> Option<&mut MinHeap> {
+    fn heap_mut(&mut self, which: Which) -> &mut MinHeap {
+        match which {
+            Which::Events => &mut self.heap,
+            Which::Timers => &mut self.timers,
+        }
+    }
+
+    /// Removes the entry popped last, if it is still in place.
+    #[inline]
+    fn settle(&mut self) {
+        if let Some(which) = self.taken.take() {
+            self.heap_mut(which).remove_top();
+        }
+    }
+
+    /// The heap holding the earliest entry (after `settle`).
+    #[inline]
+    fn earliest(&self) -> Option<Which> {
         match (self.heap.peek(), self.timers.peek()) {
             (None, None) => None,
-            (Some(_), None) => Some(&mut self.heap),
-            (None, Some(_)) => Some(&mut self.timers),
+            (Some(_), None) => Some(Which::Events),
+            (None, Some(_)) => Some(Which::Timers),
             (Some(a), Some(b)) => Some(if b.key() < a.key() {
-                &mut self.timers
+                Which::Timers
             } else {
-                &mut self.heap
+                Which::Events
             }),
         }
     }
 
-    /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.earliest()?.pop()?;
-        (self.now, self.scheduled) = (e.time, e.scheduled());
-        Some((e.time, e.event))
+        self.pop_before(SimTime::MAX)
     }
 
-    /// Removes and returns the earliest event if it is strictly before `end`.
+    /// The earliest event if it comes strictly before `end`.
     #[inline]
     pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
-        let heap = self.earliest()?;
-        if heap.peek()?.time >= end {
+        self.settle();
+        let which = self.earliest()?;
+        let e = *self.heap_mut(which).peek()?;
+        if e.time >= end {
             return None;
         }
-        let e = heap.pop()?;
+        self.taken = Some(which);
         (self.now, self.scheduled) = (e.time, e.scheduled());
         Some((e.time, e.event))
     }
 
-    /// When the last event popped was scheduled: with its time, its place in the order.
     pub fn scheduled(&self) -> SimTime {
         self.scheduled
     }
 
     /// Time of the earliest event.
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.settle();
         match (self.heap.peek(), self.timers.peek()) {
             (Some(a), Some(b)) => Some(a.time.min(b.time)),
             (a, b) => a.or(b).map(|e| e.time),
@@ -250,7 +295,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.len()
+        self.heap.len() + self.timers.len() - usize::from(self.taken.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -341,6 +386,14 @@ mod tests {
         assert_eq!(q.pop(), Some((SimTime(10), Event::FlowStart(FlowId(3)))));
     }
 
+    fn event(i: u32, timer: bool) -> Event {
+        if timer {
+            Event::FlowTimer(FlowId(i))
+        } else {
+            Event::Arrive(LinkId(i))
+        }
+    }
+
     proptest! {
         #[test]
         fn timers_and_packet_events_interleave_in_one_order(
@@ -360,6 +413,40 @@ mod tests {
                 prop_assert_eq!(id, i);
             }
             prop_assert!(q.pop().is_none());
+        }
+
+        /// Pushes (as of now or of an earlier instant) interleaved with pops, against an
+        /// ordered set of (time, scheduled, insertion): the popped entry's place taken by the
+        /// next push into its heap changes nothing.
+        #[test]
+        fn interleaved_pushes_and_pops_follow_the_reference_order(
+            ops in proptest::collection::vec((0u8..4, 0u64..20, 0u64..5, any::<bool>()), 0..300)
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let (mut now, mut n) = (0u64, 0u32);
+            for (op, dt, back, timer) in ops {
+                if op == 0 {
+                    let got = q.pop();
+                    let want = reference.pop_first();
+                    prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(|(t, _, i, timer)| (t, event(i, timer))));
+                    if let Some((t, ..)) = want {
+                        now = t;
+                    }
+                    prop_assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|e| e.0));
+                } else {
+                    let scheduled = now.saturating_sub(back);
+                    let time = now + dt;
+                    q.push_as_of(SimTime(time), SimTime(scheduled), event(n, timer));
+                    reference.insert((time, scheduled, n, timer));
+                    n += 1;
+                }
+                prop_assert_eq!(q.len(), reference.len());
+            }
+            while let Some(want) = reference.pop_first() {
+                prop_assert_eq!(q.pop(), Some((SimTime(want.0), event(want.2, want.3))));
+            }
+            prop_assert!(q.pop().is_none() && q.is_empty());
         }
 
         #[test]
