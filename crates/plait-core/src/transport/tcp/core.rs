@@ -268,8 +268,20 @@ impl TcpCore {
                 tlp_basis = Some(self.ssthresh_basis(cc));
             }
         }
+        // The per-ACK fast path: a cumulative ACK outside recovery with nothing SACKed before
+        // or now (no holes) changes the scoreboard and the recovery state only as below, and
+        // leaves `pipe` equal to FlightSize (see `ack_without_holes`).
+        let without_holes = newly_acked > 0
+            && ack.sack.is_empty()
+            && self.scoreboard.is_empty()
+            && self.rack.is_none()
+            && self.prr.is_none()
+            && self.recovery.phase() == RecoveryPhase::Open;
         self.snd_una = ack.ack;
         self.rwnd = ack.rwnd;
+        if without_holes {
+            return self.ack_without_holes(now, ack, cc, newly_acked, is_cwnd_limited);
+        }
         let newly_sacked = if self.config.sack {
             self.scoreboard
                 .update(ack.ack, self.snd_nxt, ack.sack.as_slice())
@@ -379,6 +391,60 @@ impl TcpCore {
             };
             cc.on_ack(&sample);
         }
+        AckOutcome { rtt, newly_acked }
+    }
+
+    /// [`TcpCore::handle_ack`] for a cumulative ACK that acknowledges new data, in the Open
+    /// phase, with an empty scoreboard, no SACK blocks, no PRR and RACK-TLP off: the general
+    /// path then
+    /// reduces to moving `HighACK` (the scoreboard stays empty), resetting the duplicate count
+    /// and `HighRxt` (`LossRecovery::on_ack`, which can start no episode: no duplicate, nothing
+    /// SACKed for `IsLost`) and `pipe = snd_nxt - snd_una` (SetPipe with nothing SACKed,
+    /// nothing lost and nothing retransmitted above `snd_una`).
+    fn ack_without_holes<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        ack: &AckSegment,
+        cc: &mut C,
+        newly_acked: u64,
+        is_cwnd_limited: bool,
+    ) -> AckOutcome {
+        self.scoreboard.advance(ack.ack);
+        self.stats.bytes_acked += newly_acked;
+        // Karn (RFC 6298 §3).
+        let rtt = (!ack.echo_is_retransmission).then(|| now.saturating_sub(ack.echo_sent_at));
+        if let Some(sample) = rtt {
+            self.rtt.on_sample(sample);
+        }
+        self.recovery.on_cumulative_ack_in_open(self.snd_una);
+        self.limited_transmit_bytes = 0;
+        self.pipe = self.snd_nxt - self.snd_una;
+        debug_assert_eq!(
+            self.pipe,
+            self.recovery
+                .pipe(&self.scoreboard, self.snd_una, self.snd_nxt, None)
+        );
+        // RFC 6298 (5.2) and (5.3).
+        self.rto_deadline = if self.snd_una == self.snd_nxt {
+            None
+        } else {
+            Some(now + self.rtt.rto())
+        };
+        let (delivered_bytes, delivery_rate_bps) = self.log_ack(now, newly_acked, ack, cc);
+        cc.on_ack(&AckSample {
+            now,
+            acked_bytes: newly_acked,
+            newly_sacked_bytes: 0,
+            rtt,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            bytes_in_flight: self.pipe,
+            is_cwnd_limited,
+            in_recovery: false,
+            mss: self.config.mss,
+            delivered_bytes,
+            delivery_rate_bps,
+        });
         AckOutcome { rtt, newly_acked }
     }
 

@@ -317,6 +317,16 @@ impl LossRecovery {
         transition
     }
 
+    /// What [`LossRecovery::on_ack`] does for an ACK that acknowledges new data and SACKs
+    /// nothing in the Open phase with an empty scoreboard and without RACK: the duplicate
+    /// count restarts and `HighRxt` follows the cumulative point; no episode can start.
+    #[inline]
+    pub fn on_cumulative_ack_in_open(&mut self, snd_una: u64) {
+        debug_assert_eq!(self.phase, RecoveryPhase::Open);
+        self.dupacks = 0;
+        self.high_rxt = snd_una;
+    }
+
     /// RFC 6675 step (4) / RFC 6582 step 3: start a fast-recovery episode.
     fn enter(&mut self, snd_una: u64, snd_nxt: u64) {
         self.phase = RecoveryPhase::FastRecovery;
