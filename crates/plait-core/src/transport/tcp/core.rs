@@ -715,6 +715,13 @@ impl TcpCore {
         };
         let t = match probe {
             Some(t) => t,
+            // Outside recovery the fast path above has found new data that fits the window:
+            // it goes (`next_segment`'s rule (2)).
+            None if self.recovery.phase() == RecoveryPhase::Open => Transmission {
+                seq: self.snd_nxt,
+                len: new_len,
+                kind: SegmentKind::NewData,
+            },
             None => {
                 let t = self.recovery.next_segment(
                     &self.scoreboard,
