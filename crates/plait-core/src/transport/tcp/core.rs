@@ -163,6 +163,42 @@ impl SentLog {
         (i < self.segments.len() && self.segments[i].seq <= seq).then_some(i)
     }
 
+    /// An ACK that delivered `newly_delivered` bytes and moved the cumulative point to
+    /// `snd_una`: a delivery-rate sample from the newest segment it acknowledges, then the
+    /// acknowledged entries trimmed. Returns (delivered bytes so far, delivery rate in bit/s).
+    fn on_ack<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        newly_delivered: u64,
+        ack: &AckSegment,
+        snd_una: u64,
+        cc: &mut C,
+    ) -> (u64, Option<f64>) {
+        self.delivered += newly_delivered;
+        self.delivered_at = now;
+        // The newest segment this ACK covers: the one below the cumulative ACK, or the one
+        // holding the end of the first (most recent) SACK block.
+        let newest = match ack.sack.as_slice().first() {
+            Some(&(_, end)) if end > ack.ack => self.find(end - 1),
+            _ => ack.ack.checked_sub(1).and_then(|s| self.find(s)),
+        };
+        let rate = newest.and_then(|i| {
+            let s = self.segments[i];
+            let interval = now.saturating_sub(s.delivered_at).as_nanos();
+            (interval > 0).then(|| (self.delivered - s.delivered) as f64 * 8e9 / interval as f64)
+        });
+        while let Some(s) = self.segments.front() {
+            if s.end > snd_una {
+                break;
+            }
+            let (seq, end, tag) = (s.seq, s.end, s.tag);
+            self.segments.pop_front();
+            cc.on_tagged_ack(tag, end - seq);
+            self.events.push_back(CoreEvent::Acked { seq, end, tag });
+        }
+        (self.delivered, rate)
+    }
+
     /// Marks every unreported entry overlapping `[seq, end)` lost.
     fn mark_lost<C: CongestionControl + ?Sized>(&mut self, seq: u64, end: u64, cc: &mut C) {
         let mut i = self.segments.partition_point(|s| s.end <= seq);
@@ -448,9 +484,10 @@ impl TcpCore {
         AckOutcome { rtt, newly_acked }
     }
 
-    /// The sent log's part of an ACK that delivered `newly_delivered` bytes: a delivery-rate
-    /// sample from the newest segment it acknowledges, then the acknowledged entries trimmed.
-    /// Returns (delivered bytes so far, delivery rate in bit/s), zero and `None` without log.
+    /// The sent log's part of an ACK that delivered `newly_delivered` bytes
+    /// ([`SentLog::on_ack`]). Returns (delivered bytes so far, delivery rate in bit/s), zero
+    /// and `None` without log.
+    #[inline]
     fn log_ack<C: CongestionControl + ?Sized>(
         &mut self,
         now: SimTime,
@@ -458,32 +495,10 @@ impl TcpCore {
         ack: &AckSegment,
         cc: &mut C,
     ) -> (u64, Option<f64>) {
-        let Some(log) = self.log.as_deref_mut() else {
-            return (0, None);
-        };
-        log.delivered += newly_delivered;
-        log.delivered_at = now;
-        // The newest segment this ACK covers: the one below the cumulative ACK, or the one
-        // holding the end of the first (most recent) SACK block.
-        let newest = match ack.sack.as_slice().first() {
-            Some(&(_, end)) if end > ack.ack => log.find(end - 1),
-            _ => ack.ack.checked_sub(1).and_then(|s| log.find(s)),
-        };
-        let rate = newest.and_then(|i| {
-            let s = log.segments[i];
-            let interval = now.saturating_sub(s.delivered_at).as_nanos();
-            (interval > 0).then(|| (log.delivered - s.delivered) as f64 * 8e9 / interval as f64)
-        });
-        while let Some(s) = log.segments.front() {
-            if s.end > self.snd_una {
-                break;
-            }
-            let (seq, end, tag) = (s.seq, s.end, s.tag);
-            log.segments.pop_front();
-            cc.on_tagged_ack(tag, end - seq);
-            log.events.push_back(CoreEvent::Acked { seq, end, tag });
+        match self.log.as_deref_mut() {
+            Some(log) => log.on_ack(now, newly_delivered, ack, self.snd_una, cc),
+            None => (0, None),
         }
-        (log.delivered, rate)
     }
 
     /// The timer fired (calls before the current deadline are ignored): with RACK-TLP, first
