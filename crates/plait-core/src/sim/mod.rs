@@ -616,7 +616,7 @@ impl<O: Observer> Simulator<O> {
     /// Puts a started transmission on `link`'s pipeline, or, when the packet's next link
     /// admits ahead of time, admits it there at once with its arrival time, and so on down
     /// the route: only the last link reached this way needs an arrival event.
-    #[inline]
+    #[inline(always)]
     fn launch(&mut self, link: LinkId, s: Started) {
         let (mut link, mut s, mut entered) = (link, s, self.now);
         let p = self.pool.get(s.item.packet);
