@@ -208,7 +208,7 @@ impl EventQueue {
     /// Schedules `event` at `time` as if it were scheduled at `scheduled` (at or after the
     /// current time): among events at the same time it goes after those scheduled earlier
     /// and before those scheduled later.
-    #[inline]
+    #[inline(always)]
     pub fn push_as_of(&mut self, time: SimTime, scheduled: SimTime, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;

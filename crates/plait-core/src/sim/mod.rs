@@ -916,7 +916,7 @@ impl<O: Observer> Simulator<O> {
 
 /// Keeps the wire bytes of a data packet that leaves its first hop at `credit.at` (the packet
 /// itself went on ahead) in that link's `pending` credits, crediting those already due.
-#[inline]
+#[inline(always)]
 fn defer_wire_credit(
     pending: &mut VecDeque<WireCredit>,
     flows: &mut [Flow],
