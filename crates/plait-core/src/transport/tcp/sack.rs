@@ -22,19 +22,90 @@
 //!
 //! [`RangeSet`] is also the receiver's out-of-order queue.
 
-use std::collections::VecDeque;
+/// The ranges of a [`RangeSet`], kept contiguous so that searches run over one slice: a vector
+/// whose first `head` entries have been removed from the front and are dropped in one move
+/// once they are at least half of it (amortised O(1) per removal).
+#[derive(Clone, Debug, Default)]
+struct Runs {
+    buf: Vec<(u64, u64)>,
+    head: usize,
+}
+
+impl Runs {
+    #[inline]
+    fn as_slice(&self) -> &[(u64, u64)] {
+        &self.buf[self.head..]
+    }
+
+    #[inline]
+    fn as_mut_slice(&mut self) -> &mut [(u64, u64)] {
+        &mut self.buf[self.head..]
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        self.buf.len() - self.head
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    fn push_back(&mut self, range: (u64, u64)) {
+        self.buf.push(range);
+    }
+
+    fn insert(&mut self, i: usize, range: (u64, u64)) {
+        self.buf.insert(self.head + i, range);
+    }
+
+    /// Removes the ranges at indices `[from, to)`.
+    fn remove(&mut self, from: usize, to: usize) {
+        self.buf.drain(self.head + from..self.head + to);
+    }
+
+    #[inline]
+    fn pop_front(&mut self) {
+        self.head += 1;
+        if self.head == self.buf.len() {
+            self.buf.clear();
+            self.head = 0;
+        } else if self.head >= 16 && 2 * self.head >= self.buf.len() {
+            self.buf.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.head = 0;
+    }
+}
 
 /// Sorted, disjoint, non-adjacent half-open byte ranges with a running byte total.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct RangeSet {
-    ranges: VecDeque<(u64, u64)>,
+    ranges: Runs,
     total: u64,
 }
+
+impl PartialEq for RangeSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.total == other.total && self.ranges.as_slice() == other.ranges.as_slice()
+    }
+}
+
+impl Eq for RangeSet {}
 
 impl RangeSet {
     pub fn new() -> Self {
         RangeSet {
-            ranges: VecDeque::with_capacity(8),
+            ranges: Runs {
+                buf: Vec::with_capacity(8),
+                head: 0,
+            },
             total: 0,
         }
     }
@@ -55,15 +126,15 @@ impl RangeSet {
 
     /// Ranges in increasing order.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (u64, u64)> + ExactSizeIterator + '_ {
-        self.ranges.iter().copied()
+        self.ranges.as_slice().iter().copied()
     }
 
     pub fn first(&self) -> Option<(u64, u64)> {
-        self.ranges.front().copied()
+        self.ranges.as_slice().first().copied()
     }
 
     pub fn last(&self) -> Option<(u64, u64)> {
-        self.ranges.back().copied()
+        self.ranges.as_slice().last().copied()
     }
 
     pub fn clear(&mut self) {
@@ -79,7 +150,7 @@ impl RangeSet {
         }
         // The common case, a range at or above the highest one: only that one can be touched
         // (the ones below end before its start, and are not adjacent to it).
-        match self.ranges.back_mut() {
+        match self.ranges.as_mut_slice().last_mut() {
             None => {
                 self.ranges.push_back((start, end));
                 self.total += end - start;
@@ -99,12 +170,12 @@ impl RangeSet {
             Some(_) => {}
         }
         // First range that overlaps or touches [start, end): its end is at least `start`.
-        let first = self.ranges.partition_point(|&(_, e)| e < start);
+        let first = self.ranges.as_slice().partition_point(|&(_, e)| e < start);
         let mut merged_start = start;
         let mut merged_end = end;
         let mut already_covered = 0;
         let mut last = first;
-        while let Some(&(s, e)) = self.ranges.get(last) {
+        while let Some(&(s, e)) = self.ranges.as_slice().get(last) {
             if s > end {
                 break;
             }
@@ -117,9 +188,9 @@ impl RangeSet {
         match last - first {
             0 => self.ranges.insert(first, (merged_start, merged_end)),
             n => {
-                self.ranges[first] = (merged_start, merged_end);
+                self.ranges.as_mut_slice()[first] = (merged_start, merged_end);
                 if n > 1 {
-                    self.ranges.drain(first + 1..last);
+                    self.ranges.remove(first + 1, last);
                 }
             }
         }
@@ -130,14 +201,14 @@ impl RangeSet {
     /// Forgets every byte below `seq`; returns how many bytes were forgotten.
     pub fn remove_below(&mut self, seq: u64) -> u64 {
         let mut removed = 0;
-        while let Some(&(s, e)) = self.ranges.front() {
+        while let Some(&(s, e)) = self.ranges.as_slice().first() {
             if e <= seq {
                 removed += e - s;
                 self.ranges.pop_front();
             } else {
                 if s < seq {
                     removed += seq - s;
-                    self.ranges[0].0 = seq;
+                    self.ranges.as_mut_slice()[0].0 = seq;
                 }
                 break;
             }
@@ -148,7 +219,7 @@ impl RangeSet {
 
     /// Removes and returns the first range if it starts at or below `seq`.
     pub fn pop_first_if_starts_by(&mut self, seq: u64) -> Option<(u64, u64)> {
-        match self.ranges.front() {
+        match self.ranges.as_slice().first() {
             Some(&(s, e)) if s <= seq => {
                 self.ranges.pop_front();
                 self.total -= e - s;
@@ -160,7 +231,7 @@ impl RangeSet {
 
     /// Index of the first range ending after `seq`.
     fn index_after(&self, seq: u64) -> usize {
-        self.ranges.partition_point(|&(_, e)| e <= seq)
+        self.ranges.as_slice().partition_point(|&(_, e)| e <= seq)
     }
 
     pub fn contains(&self, seq: u64) -> bool {
@@ -169,7 +240,7 @@ impl RangeSet {
 
     /// The range holding `seq`, if any.
     pub fn range_containing(&self, seq: u64) -> Option<(u64, u64)> {
-        match self.ranges.get(self.index_after(seq)) {
+        match self.ranges.as_slice().get(self.index_after(seq)) {
             Some(&(s, e)) if s <= seq => Some((s, e)),
             _ => None,
         }
@@ -182,15 +253,17 @@ impl RangeSet {
 
     /// Start of the first range that begins above `seq`.
     pub fn next_start_after(&self, seq: u64) -> Option<u64> {
-        let i = self.ranges.partition_point(|&(s, _)| s <= seq);
-        self.ranges.get(i).map(|&(s, _)| s)
+        let ranges = self.ranges.as_slice();
+        let i = ranges.partition_point(|&(s, _)| s <= seq);
+        ranges.get(i).map(|&(s, _)| s)
     }
 
     /// End of the last range lying wholly at or below `seq` (the start of the gap that holds
     /// `seq` when `seq` is not covered).
     pub fn previous_end(&self, seq: u64) -> Option<u64> {
-        let i = self.ranges.partition_point(|&(_, e)| e <= seq);
-        i.checked_sub(1).map(|i| self.ranges[i].1)
+        let ranges = self.ranges.as_slice();
+        let i = ranges.partition_point(|&(_, e)| e <= seq);
+        i.checked_sub(1).map(|i| ranges[i].1)
     }
 
     /// Bytes covered inside `[start, end)`.
@@ -199,7 +272,7 @@ impl RangeSet {
             return 0;
         }
         let mut covered = 0;
-        for &(s, e) in self.ranges.range(self.index_after(start)..) {
+        for &(s, e) in &self.ranges.as_slice()[self.index_after(start)..] {
             if s >= end {
                 break;
             }
@@ -297,17 +370,17 @@ impl Scoreboard {
     /// RFC 6675 `IsLost(seq)` for an octet `seq`; false for SACKed octets.
     pub fn is_lost(&self, seq: u64, dupack_threshold: u32, mss: u32) -> bool {
         let index = self.sacked.index_after(seq);
-        match self.sacked.ranges.get(index) {
+        let above = self.sacked.ranges.as_slice();
+        match above.get(index) {
             None => false,
             Some(&(s, _)) if s <= seq => false,
             Some(_) => {
-                let above = &self.sacked.ranges;
                 let count = above.len() - index;
                 if count >= dupack_threshold as usize {
                     return true;
                 }
                 // Fewer than DupThresh ranges: summing them is bounded by DupThresh.
-                let bytes: u64 = above.range(index..).map(|&(s, e)| e - s).sum();
+                let bytes: u64 = above[index..].iter().map(|&(s, e)| e - s).sum();
                 bytes > lost_bytes_threshold(dupack_threshold, mss)
             }
         }
@@ -355,6 +428,48 @@ mod tests {
     proptest::proptest! {
         /// Against a byte map: the ranges, the total, what each insertion newly covers and
         /// the merged range it lies in (the fast path at the top and the general one agree).
+        #[test]
+        fn removals_and_queries_match_a_byte_map(
+            ops in proptest::collection::vec((0u8..3, 0u64..400, 0u64..12), 0..300)
+        ) {
+            // Many small ranges removed from the front: the contiguous storage drops its removed
+            // head now and then, which must change nothing.
+            let mut set = RangeSet::new();
+            let mut bytes = [false; 413];
+            for (op, at, len) in ops {
+                match op {
+                    0 | 1 => {
+                        let (start, end) = if op == 0 { (at, at + len) } else { (at, at + 1) };
+                        set.insert(start, end);
+                        for b in start..end {
+                            bytes[b as usize] = true;
+                        }
+                    }
+                    _ => {
+                        let removed = set.remove_below(at / 2);
+                        let want = bytes[..(at / 2) as usize].iter().filter(|&&x| x).count() as u64;
+                        proptest::prop_assert_eq!(removed, want);
+                        for b in &mut bytes[..(at / 2) as usize] {
+                            *b = false;
+                        }
+                    }
+                }
+                let covered = |b: u64| bytes.get(b as usize).copied().unwrap_or(false);
+                proptest::prop_assert_eq!(set.contains(at), covered(at));
+                let mut next = at;
+                while covered(next) {
+                    next += 1;
+                }
+                proptest::prop_assert_eq!(set.next_uncovered(at), next);
+                let inside = (at..at + len).filter(|&b| covered(b)).count() as u64;
+                proptest::prop_assert_eq!(set.covered_between(at, at + len), inside);
+                let starts_above = (at + 1..413).find(|&b| covered(b) && !covered(b - 1));
+                proptest::prop_assert_eq!(set.next_start_after(at), starts_above);
+                proptest::prop_assert_eq!(set.total_bytes(), bytes.iter().filter(|&&x| x).count() as u64);
+                proptest::prop_assert_eq!(set.first().map(|r| r.0), (0..413).find(|&b| covered(b)));
+            }
+        }
+
         #[test]
         fn insert_matches_a_byte_map(
             inserts in proptest::collection::vec((0u64..200, 0u64..40), 0..60)
