@@ -83,6 +83,19 @@ pub struct Started {
     pub tx_end: SimTime,
 }
 
+/// A transmission with its arrival at the far end: what [`Link::departure`] makes of a
+/// [`Started`], and what [`Link::admit_ahead`] returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departure {
+    pub item: QueueItem,
+    /// When its last bit leaves.
+    pub tx_end: SimTime,
+    /// When it reaches the far end.
+    pub at: SimTime,
+    /// When the event of that arrival is scheduled ([`Link::depart`]).
+    pub scheduled: SimTime,
+}
+
 /// An admitted packet that has not started transmission.
 #[derive(Clone, Copy, Debug)]
 struct Waiting {
@@ -462,7 +475,7 @@ impl Link {
 
     /// A packet that will reach the link's input at `at` (at or after `now` and every earlier
     /// admission's arrival) is admitted now, as it would be then (see [`Lookahead`]). Returns
-    /// its transmission, or why it is dropped: the caller reports the drop at `at`
+    /// its transmission and its arrival at the far end, or why it is dropped: the caller reports the drop at `at`
     /// ([`Link::defer_drop`]).
     ///
     /// `horizon` is the earliest instant at which the link may be read again (a sample, the
@@ -479,7 +492,7 @@ impl Link {
         scheduled: SimTime,
         item: QueueItem,
         horizon: SimTime,
-    ) -> Result<Started, DropCause> {
+    ) -> Result<Departure, DropCause> {
         let la = self
             .lookahead
             .as_deref_mut()
@@ -523,6 +536,7 @@ impl Link {
             queued_after = (queued + 1) as u32;
         }
         let started = self.transmit(start, item);
+        let departure = self.departure(started, at);
         let la = self.lookahead.as_deref_mut().expect("checked above");
         if keep {
             la.ledger.push_back(Ahead {
@@ -540,7 +554,7 @@ impl Link {
                 self.counters.max_queue_packets = queued_after as u64;
             }
         }
-        Ok(started)
+        Ok(departure)
     }
 
     /// Records a drop decided ahead in the ledger when it must be `keep`t.
@@ -748,11 +762,30 @@ impl Link {
     /// caller must schedule an arrival event (otherwise the one pending covers it).
     #[inline]
     pub fn launch(&mut self, s: Started, entered: SimTime) -> Option<(SimTime, SimTime)> {
+        let d = self.departure(s, entered);
+        self.launch_departed(d)
+    }
+
+    /// [`Link::depart`] for a transmission started by a packet that entered at `entered`.
+    #[inline(always)]
+    pub fn departure(&mut self, s: Started, entered: SimTime) -> Departure {
         let (at, scheduled) = self.depart(entered, s.tx_end);
+        Departure {
+            item: s.item,
+            tx_end: s.tx_end,
+            at,
+            scheduled,
+        }
+    }
+
+    /// [`Link::launch`] for a transmission whose departure is already known
+    /// ([`Link::departure`]).
+    #[inline(always)]
+    pub fn launch_departed(&mut self, d: Departure) -> Option<(SimTime, SimTime)> {
         let was_empty = self.pipeline.is_empty();
         self.pipeline
-            .push_back((at, s.item.packet, self.epoch, scheduled));
-        was_empty.then_some((at, scheduled))
+            .push_back((d.at, d.item.packet, self.epoch, d.scheduled));
+        was_empty.then_some((d.at, d.scheduled))
     }
 
     /// The pipeline's head reached the far end: returns it, the arrival time of the next one,

@@ -20,7 +20,7 @@ use crate::event::{Event, EventQueue};
 use std::collections::VecDeque;
 
 use crate::ids::{FlowId, LinkId, PacketId, PathId};
-use crate::net::link::{DropCause, Link, Started};
+use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
 use crate::packet::Packet;
 use crate::time::SimTime;
@@ -584,16 +584,20 @@ impl<O: Observer> Simulator<O> {
         let l = &mut self.links[link.index()];
         if l.is_scheduled() {
             match l.arrive_scheduled(now, item) {
-                Ok(s) => self.launch(link, s),
+                Ok(s) => {
+                    let d = l.departure(s, now);
+                    self.launch(link, d);
+                }
                 Err(cause) => self.drop_packet(link, item, cause),
             }
             return;
         }
         self.dropped_buf.clear();
         let started = l.handle_arrival(now, item, &mut self.dropped_buf);
+        let departure = started.map(|s| l.departure(s, now));
         let done = l.needs_done_event(now);
-        if let Some(s) = started {
-            self.launch(link, s);
+        if let Some(d) = departure {
+            self.launch(link, d);
         }
         if let Some(t) = done {
             self.events.push(t, Event::TransmitDone(link));
@@ -617,18 +621,19 @@ impl<O: Observer> Simulator<O> {
     /// admits ahead of time, admits it there at once with its arrival time, and so on down
     /// the route: only the last link reached this way needs an arrival event.
     #[inline(always)]
-    fn launch(&mut self, link: LinkId, s: Started) {
-        let (mut link, mut s, mut entered) = (link, s, self.now);
-        let p = self.pool.get(s.item.packet);
-        let (route, first, data) = (p.route, p.hop as usize, !p.is_feedback());
+    fn launch(&mut self, link: LinkId, d: Departure) {
+        let (mut link, mut d) = (link, d);
+        let p = self.pool.get(d.item.packet);
+        let (route, first, data, path) = (p.route, p.hop as usize, !p.is_feedback(), p.path);
         let route_links = &self.routes[route.index()];
         let mut hop = first;
         while let Some(&b) = route_links.get(hop + 1) {
-            if !self.links[b.index()].has_lookahead() {
+            let next = &mut self.links[b.index()];
+            if !next.has_lookahead() {
                 break;
             }
-            let (at, scheduled) = self.links[link.index()].depart(entered, s.tx_end);
             hop += 1;
+            let at = d.at;
             // Nothing reads the meters before `horizon`: what arrives before it needs no
             // record (an arrival at this very instant keeps one, see `run_until_bounded`).
             let horizon = if at > self.now && at < self.horizon {
@@ -638,13 +643,12 @@ impl<O: Observer> Simulator<O> {
                 SimTime::ZERO
             };
             if hop == 1 && data {
-                let p = self.pool.get(s.item.packet);
                 let credit = WireCredit {
                     at,
-                    scheduled,
-                    flow: p.flow,
-                    path: p.path,
-                    bytes: p.size_bytes,
+                    scheduled: d.scheduled,
+                    flow: d.item.flow,
+                    path,
+                    bytes: d.item.bytes,
                 };
                 defer_wire_credit(
                     &mut self.wire_ahead[link.index()],
@@ -654,16 +658,15 @@ impl<O: Observer> Simulator<O> {
                     horizon,
                 );
             }
-            match self.links[b.index()].admit_ahead(self.now, at, scheduled, s.item, horizon) {
-                Ok(started) => {
+            match next.admit_ahead(self.now, at, d.scheduled, d.item, horizon) {
+                Ok(departure) => {
                     link = b;
-                    s = started;
-                    entered = at;
+                    d = departure;
                 }
                 Err(cause) => {
-                    self.pool.get_mut(s.item.packet).hop = hop as u16;
+                    self.pool.get_mut(d.item.packet).hop = hop as u16;
                     let l = &mut self.links[b.index()];
-                    if let Some((t, sch)) = l.defer_drop(at, scheduled, s.item, cause) {
+                    if let Some((t, sch)) = l.defer_drop(at, d.scheduled, d.item, cause) {
                         self.events.push_as_of(t, sch, Event::DropAhead(b));
                     }
                     return;
@@ -671,9 +674,9 @@ impl<O: Observer> Simulator<O> {
             }
         }
         if hop != first {
-            self.pool.get_mut(s.item.packet).hop = hop as u16;
+            self.pool.get_mut(d.item.packet).hop = hop as u16;
         }
-        if let Some((at, scheduled)) = self.links[link.index()].launch(s, entered) {
+        if let Some((at, scheduled)) = self.links[link.index()].launch_departed(d) {
             self.events.push_as_of(at, scheduled, Event::Arrive(link));
         }
     }
@@ -729,9 +732,10 @@ impl<O: Observer> Simulator<O> {
         let now = self.now;
         let l = &mut self.links[link.index()];
         let started = l.handle_transmit_done(now);
+        let departure = started.map(|s| l.departure(s, now));
         let done = l.needs_done_event(now);
-        if let Some(s) = started {
-            self.launch(link, s);
+        if let Some(d) = departure {
+            self.launch(link, d);
         }
         if let Some(t) = done {
             self.events.push(t, Event::TransmitDone(link));
