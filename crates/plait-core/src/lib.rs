@@ -10,6 +10,7 @@
 pub mod app;
 pub mod bench;
 pub mod event;
+pub mod fifo;
 /// Fuzz-target bodies (`fuzz/`), shared with the corpus replay test; not a public API.
 #[doc(hidden)]
 pub mod fuzzing;

@@ -22,90 +22,20 @@
 //!
 //! [`RangeSet`] is also the receiver's out-of-order queue.
 
-/// The ranges of a [`RangeSet`], kept contiguous so that searches run over one slice: a vector
-/// whose first `head` entries have been removed from the front and are dropped in one move
-/// once they are at least half of it (amortised O(1) per removal).
-#[derive(Clone, Debug, Default)]
-struct Runs {
-    buf: Vec<(u64, u64)>,
-    head: usize,
-}
-
-impl Runs {
-    #[inline]
-    fn as_slice(&self) -> &[(u64, u64)] {
-        &self.buf[self.head..]
-    }
-
-    #[inline]
-    fn as_mut_slice(&mut self) -> &mut [(u64, u64)] {
-        &mut self.buf[self.head..]
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.buf.len() - self.head
-    }
-
-    #[inline]
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    #[inline]
-    fn push_back(&mut self, range: (u64, u64)) {
-        self.buf.push(range);
-    }
-
-    fn insert(&mut self, i: usize, range: (u64, u64)) {
-        self.buf.insert(self.head + i, range);
-    }
-
-    /// Removes the ranges at indices `[from, to)`.
-    fn remove(&mut self, from: usize, to: usize) {
-        self.buf.drain(self.head + from..self.head + to);
-    }
-
-    #[inline]
-    fn pop_front(&mut self) {
-        self.head += 1;
-        if self.head == self.buf.len() {
-            self.buf.clear();
-            self.head = 0;
-        } else if self.head >= 16 && 2 * self.head >= self.buf.len() {
-            self.buf.drain(..self.head);
-            self.head = 0;
-        }
-    }
-
-    fn clear(&mut self) {
-        self.buf.clear();
-        self.head = 0;
-    }
-}
+use crate::fifo::Fifo;
 
 /// Sorted, disjoint, non-adjacent half-open byte ranges with a running byte total.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeSet {
-    ranges: Runs,
+    /// In one contiguous slice, so that searches need no wrap-around arithmetic.
+    ranges: Fifo<(u64, u64)>,
     total: u64,
 }
-
-impl PartialEq for RangeSet {
-    fn eq(&self, other: &Self) -> bool {
-        self.total == other.total && self.ranges.as_slice() == other.ranges.as_slice()
-    }
-}
-
-impl Eq for RangeSet {}
 
 impl RangeSet {
     pub fn new() -> Self {
         RangeSet {
-            ranges: Runs {
-                buf: Vec::with_capacity(8),
-                head: 0,
-            },
+            ranges: Fifo::with_capacity(8),
             total: 0,
         }
     }
@@ -190,7 +120,7 @@ impl RangeSet {
             n => {
                 self.ranges.as_mut_slice()[first] = (merged_start, merged_end);
                 if n > 1 {
-                    self.ranges.remove(first + 1, last);
+                    self.ranges.remove_range(first + 1, last);
                 }
             }
         }
@@ -204,7 +134,7 @@ impl RangeSet {
         while let Some(&(s, e)) = self.ranges.as_slice().first() {
             if e <= seq {
                 removed += e - s;
-                self.ranges.pop_front();
+                self.ranges.drop_front();
             } else {
                 if s < seq {
                     removed += seq - s;
@@ -221,7 +151,7 @@ impl RangeSet {
     pub fn pop_first_if_starts_by(&mut self, seq: u64) -> Option<(u64, u64)> {
         match self.ranges.as_slice().first() {
             Some(&(s, e)) if s <= seq => {
-                self.ranges.pop_front();
+                self.ranges.drop_front();
                 self.total -= e - s;
                 Some((s, e))
             }

@@ -1,0 +1,234 @@
+//! A first-in first-out queue kept in one contiguous slice.
+//!
+//! For queues that are searched by position far more often than they change (the SACK
+//! scoreboard's ranges, a receiver's out-of-order ranges). [`Fifo`] keeps them in a vector whose first `head` entries have been removed from the
+//! front; those are dropped in one move once they make up half of the vector and at least
+//! [`Fifo::COMPACT_AT`] entries, so each removal costs O(1) amortised (at most one move per
+//! removal) and the live entries are always one slice: indexing and binary searches need no
+//! wrap-around arithmetic. The vector holds at most twice the live entries plus
+//! `COMPACT_AT`. (For a queue that is mostly pushed and popped, such as a link's pipeline,
+//! `VecDeque` is as cheap or cheaper: the moves cost what the wrap-around saves.)
+
+use std::ops::{Index, IndexMut};
+
+#[derive(Clone, Debug)]
+pub struct Fifo<T> {
+    buf: Vec<T>,
+    head: usize,
+}
+
+impl<T> Default for Fifo<T> {
+    fn default() -> Self {
+        Fifo {
+            buf: Vec::new(),
+            head: 0,
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Fifo<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Eq> Eq for Fifo<T> {}
+
+impl<T> Fifo<T> {
+    /// Removed entries are dropped from the vector once there are at least this many (and they
+    /// are half of it).
+    pub const COMPACT_AT: usize = 16;
+
+    pub fn with_capacity(capacity: usize) -> Self {
+        Fifo {
+            buf: Vec::with_capacity(capacity),
+            head: 0,
+        }
+    }
+
+    /// The entries, oldest first.
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        &self.buf[self.head..]
+    }
+
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.buf[self.head..]
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.buf.len() - self.head
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head == self.buf.len()
+    }
+
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        self.buf.get(self.head)
+    }
+
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        self.as_slice().last()
+    }
+
+    #[inline]
+    pub fn back_mut(&mut self) -> Option<&mut T> {
+        self.as_mut_slice().last_mut()
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        self.as_slice().get(i)
+    }
+
+    #[inline]
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, value: T) {
+        self.buf.push(value);
+    }
+
+    /// Removes the oldest entry (nothing if empty).
+    #[inline]
+    pub fn drop_front(&mut self) {
+        if self.is_empty() {
+            return;
+        }
+        self.head += 1;
+        self.compact();
+    }
+
+    /// Drops the removed entries when the queue is empty, or when they are at least
+    /// `COMPACT_AT` and half of the vector.
+    #[inline]
+    fn compact(&mut self) {
+        if self.head == self.buf.len() {
+            self.buf.clear();
+            self.head = 0;
+        } else if self.head >= Self::COMPACT_AT && 2 * self.head >= self.buf.len() {
+            self.buf.drain(..self.head);
+            self.head = 0;
+        }
+    }
+
+    /// Inserts `value` at position `i` (0 is the oldest).
+    pub fn insert(&mut self, i: usize, value: T) {
+        self.buf.insert(self.head + i, value);
+    }
+
+    /// Removes the entries at positions `[from, to)`.
+    pub fn remove_range(&mut self, from: usize, to: usize) {
+        self.buf.drain(self.head + from..self.head + to);
+        self.compact();
+    }
+
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.head = 0;
+    }
+}
+
+impl<T: Copy> Fifo<T> {
+    /// Removes and returns the oldest entry.
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        let first = *self.front()?;
+        self.drop_front();
+        Some(first)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Fifo<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T> Index<usize> for Fifo<T> {
+    type Output = T;
+
+    #[inline]
+    fn index(&self, i: usize) -> &T {
+        &self.as_slice()[i]
+    }
+}
+
+impl<T> IndexMut<usize> for Fifo<T> {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        &mut self.as_mut_slice()[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::VecDeque;
+
+    proptest! {
+        /// Every operation against a `VecDeque`, with long runs of removals from the front so
+        /// that the removed head is dropped many times.
+        #[test]
+        fn behaves_as_a_vecdeque(ops in proptest::collection::vec((0u8..6, any::<u16>()), 0..400)) {
+            let mut fifo = Fifo::default();
+            let mut reference = VecDeque::new();
+            for (op, v) in ops {
+                match op {
+                    0 | 1 => {
+                        fifo.push_back(v);
+                        reference.push_back(v);
+                    }
+                    2 | 3 => prop_assert_eq!(fifo.pop_front(), reference.pop_front()),
+                    4 if !reference.is_empty() => {
+                        let i = v as usize % (reference.len() + 1);
+                        fifo.insert(i, v);
+                        reference.insert(i, v);
+                    }
+                    5 if !reference.is_empty() => {
+                        let from = v as usize % reference.len();
+                        let to = from + (v as usize / 7) % (reference.len() - from + 1);
+                        fifo.remove_range(from, to);
+                        reference.drain(from..to);
+                    }
+                    _ => fifo.drop_front(),
+                }
+                prop_assert_eq!(fifo.len(), reference.len());
+                prop_assert!(fifo.iter().eq(reference.iter()));
+                prop_assert_eq!(fifo.front(), reference.front());
+                prop_assert_eq!(fifo.back(), reference.back());
+                prop_assert!(fifo.buf.len() <= 2 * fifo.len() + Fifo::<u16>::COMPACT_AT);
+            }
+        }
+    }
+
+    #[test]
+    fn equal_contents_compare_equal_whatever_was_removed() {
+        let mut a = Fifo::default();
+        let mut b = Fifo::default();
+        for v in 0..40 {
+            a.push_back(v);
+        }
+        for _ in 0..30 {
+            a.drop_front();
+        }
+        for v in 30..40 {
+            b.push_back(v);
+        }
+        assert_eq!(a, b);
+        a[0] = 99;
+        assert_ne!(a, b);
+    }
+}
