@@ -515,8 +515,16 @@ impl Link {
         let Discipline::Scheduled(f) = &mut self.discipline else {
             unreachable!("only a scheduled FIFO admits ahead")
         };
-        f.trim(now);
-        let (queued, queued_bytes) = f.queued_at(at);
+        // Idle at the arrival, the link has started every packet admitted before (each starts
+        // before its transmission ends, by `busy_until`): nothing waits, and the waiting list
+        // is left for the next busy arrival or reading to trim.
+        let idle = self.busy_until <= at;
+        let (queued, queued_bytes) = if idle {
+            (0, 0)
+        } else {
+            f.trim(now);
+            f.queued_at(at)
+        };
         if !f.limit.admits(queued, queued_bytes, item.bytes) {
             self.counters.queue_drops += 1;
             self.keep_ahead(keep, at, scheduled, item.bytes, AheadOutcome::QueueDrop);
@@ -711,8 +719,15 @@ impl Link {
         let Discipline::Scheduled(f) = &mut self.discipline else {
             unreachable!("arrive_scheduled on an event-driven link")
         };
-        f.trim(now);
-        if !f.limit.admits(f.waiting.len(), f.waiting_bytes, item.bytes) {
+        // Idle now, the link has started every packet admitted before: nothing waits (the
+        // waiting list is trimmed at the next busy arrival or reading).
+        let (queued, queued_bytes) = if self.busy_until <= now {
+            (0, 0)
+        } else {
+            f.trim(now);
+            (f.waiting.len(), f.waiting_bytes)
+        };
+        if !f.limit.admits(queued, queued_bytes, item.bytes) {
             self.counters.queue_drops += 1;
             return Err(DropCause::Queue);
         }
