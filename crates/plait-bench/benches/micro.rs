@@ -118,7 +118,6 @@ struct LinkFeed {
     next_packet: u32,
     /// When the head of the link's pipeline reaches the far end.
     head: Option<SimTime>,
-    dropped: Vec<QueueItem>,
 }
 
 impl LinkFeed {
@@ -129,7 +128,6 @@ impl LinkFeed {
             spacing,
             next_packet: 0,
             head: None,
-            dropped: Vec::new(),
         }
     }
 
@@ -142,11 +140,12 @@ impl LinkFeed {
             bytes: PACKET_BYTES,
         };
         self.next_packet = self.next_packet.wrapping_add(1);
-        let started = self.link.handle_arrival(self.now, item, &mut self.dropped);
-        self.dropped.clear();
+        // As the simulator does for a drop-tail link: admission, departure, pipeline.
+        let started = self.link.arrive_scheduled(self.now, item).ok();
         let tx_end = started.map(|s| s.tx_end);
         if let Some(s) = started {
-            if let Some((at, _)) = self.link.launch(s, self.now) {
+            let departure = self.link.departure(s, self.now);
+            if let Some((at, _)) = self.link.launch_departed(departure) {
                 self.head = Some(at);
             }
         }
@@ -166,8 +165,9 @@ impl LinkFeed {
 }
 
 /// `link_admission/{idle,standing_queue}`: one packet through a drop-tail link direction (the
-/// dumbbell's bottleneck, whose queue departs at admission): `Link::handle_arrival`, `launch`
-/// and the `pop_arrival` of the packets that reached the far end meanwhile.
+/// dumbbell's bottleneck, whose queue departs at admission): `Link::arrive_scheduled`,
+/// `departure`, `launch_departed` and the `pop_arrival` of the packets that reached the far
+/// end meanwhile.
 ///
 /// - `idle`: a packet every 200 µs, so each finds the link idle and starts at once;
 /// - `standing_queue`: 100 packets at once, then one every 120 µs (the link's own rate), so the
