@@ -795,7 +795,7 @@ impl<O: Observer> Simulator<O> {
     fn handle(&mut self, f: FlowId, input: Input) {
         let now = self.now;
         let flow = &mut self.flows[f.index()];
-        let mut transmits = std::mem::take(&mut self.transmit_buf);
+        self.transmit_buf.clear();
         let mut step = Step {
             now,
             warmed: self.measure.warmed_up,
@@ -803,7 +803,7 @@ impl<O: Observer> Simulator<O> {
             paths: &flow.paths,
             meters: &mut flow.meters,
             pool: &mut self.pool,
-            transmits: &mut transmits,
+            transmits: &mut self.transmit_buf,
             observer: &mut self.observer,
             changes: &self.flow_changes,
         };
@@ -816,7 +816,7 @@ impl<O: Observer> Simulator<O> {
             AnyTransport::Mpat(t) => step.run(&mut **t, input),
             AnyTransport::Custom(t) => step.run(&mut **t, input),
         };
-        self.counters.created += transmits.len() as u64;
+        self.counters.created += self.transmit_buf.len() as u64;
         flow.deadline = deadline;
         if let Some(t) = deadline {
             // A deadline already passed fires now (and must match `timer_scheduled` then).
@@ -826,10 +826,11 @@ impl<O: Observer> Simulator<O> {
                 self.events.push(t, Event::FlowTimer(f));
             }
         }
-        for id in transmits.drain(..) {
+        // Putting packets on links calls no transport, so the buffer stays as it is meanwhile.
+        for i in 0..self.transmit_buf.len() {
+            let id = self.transmit_buf[i];
             self.enter_link(id);
         }
-        self.transmit_buf = transmits;
     }
 
     fn handle_flow_timer(&mut self, f: FlowId) {
