@@ -1,7 +1,8 @@
 //! A first-in first-out queue kept in one contiguous slice.
 //!
-//! For queues that are searched by position far more often than they change (the SACK
-//! scoreboard's ranges, a receiver's out-of-order ranges). [`Fifo`] keeps them in a vector whose first `head` entries have been removed from the
+//! For queues that are searched by position far more often than they change: the SACK
+//! scoreboard's ranges and a receiver's out-of-order ranges, a sender's log of segments, an
+//! MPTCP connection's chunks and its subflows' mappings. [`Fifo`] keeps them in a vector whose first `head` entries have been removed from the
 //! front; those are dropped in one move once they make up half of the vector and at least
 //! [`Fifo::COMPACT_AT`] entries, so each removal costs O(1) amortised (at most one move per
 //! removal) and the live entries are always one slice: indexing and binary searches need no
@@ -85,6 +86,11 @@ impl<T> Fifo<T> {
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
         self.as_slice().get(i)
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
+        self.as_mut_slice().get_mut(i)
     }
 
     #[inline]

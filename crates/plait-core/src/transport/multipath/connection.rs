@@ -44,6 +44,8 @@
 
 use std::collections::VecDeque;
 
+use crate::fifo::Fifo;
+
 use crate::ids::PathId;
 use crate::packet::{AckSegment, DataSegment, Header};
 use crate::time::SimTime;
@@ -176,7 +178,7 @@ struct Subflow {
     core: TcpCore,
     receiver: TcpReceiver,
     /// Mappings of the subflow's unacknowledged data, in subflow sequence order.
-    mappings: VecDeque<Mapping>,
+    mappings: Fifo<Mapping>,
     start: SimTime,
     backup: bool,
     established: bool,
@@ -208,7 +210,7 @@ pub struct MptcpFlow {
     /// Right edge of the peer's data-level window.
     peer_right_edge: u64,
     peer_window: u64,
-    chunks: VecDeque<Chunk>,
+    chunks: Fifo<Chunk>,
     /// DSNs of chunks to resend, ascending, no duplicates.
     reinject: VecDeque<u64>,
     receiver: DataReceiver,
@@ -251,7 +253,7 @@ impl MptcpFlow {
             .map(|s| Subflow {
                 core: TcpCore::new(tcp),
                 receiver: TcpReceiver::new(&tcp),
-                mappings: VecDeque::new(),
+                mappings: Fifo::default(),
                 start: s.start,
                 backup: s.backup,
                 established: false,
@@ -277,7 +279,7 @@ impl MptcpFlow {
             data_nxt: 0,
             peer_right_edge: tcp.receive_buffer,
             peer_window: tcp.receive_buffer,
-            chunks: VecDeque::new(),
+            chunks: Fifo::default(),
             reinject: VecDeque::new(),
             receiver: DataReceiver::new(tcp.receive_buffer),
             started_at: None,
@@ -435,6 +437,7 @@ impl MptcpFlow {
         // Map the subflow's newly in-order bytes to data sequence numbers.
         let first = s
             .mappings
+            .as_slice()
             .partition_point(|m| m.sub_seq + u64::from(m.len) <= in_order.start);
         let before = self.receiver.rcv_nxt();
         let mut k = first;
@@ -463,6 +466,7 @@ impl MptcpFlow {
     fn note_delivery_delay(&mut self, now: SimTime, from: u64, to: u64) {
         let mut k = self
             .chunks
+            .as_slice()
             .partition_point(|c| c.dsn + u64::from(c.len) <= from);
         while let Some(c) = self.chunks.get(k) {
             if c.dsn >= to {
@@ -900,7 +904,7 @@ impl MptcpFlow {
     }
 
     fn chunk_index(&self, dsn: u64) -> Option<usize> {
-        let k = self.chunks.partition_point(|c| c.dsn < dsn);
+        let k = self.chunks.as_slice().partition_point(|c| c.dsn < dsn);
         (self.chunks.get(k)?.dsn == dsn).then_some(k)
     }
 

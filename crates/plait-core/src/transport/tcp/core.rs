@@ -101,6 +101,8 @@
 
 use std::collections::VecDeque;
 
+use crate::fifo::Fifo;
+
 use crate::packet::{AckSegment, DataSegment};
 use crate::time::SimTime;
 use crate::transport::cc::{AckSample, CongestionControl};
@@ -149,7 +151,7 @@ pub enum CoreEvent {
 
 #[derive(Clone, Debug, Default)]
 struct SentLog {
-    segments: VecDeque<SentSegment>,
+    segments: Fifo<SentSegment>,
     /// Bytes delivered so far (cumulatively acknowledged or SACKed), and when that last grew.
     delivered: u64,
     delivered_at: SimTime,
@@ -159,7 +161,7 @@ struct SentLog {
 impl SentLog {
     /// The index of the entry holding `seq`, if any.
     fn find(&self, seq: u64) -> Option<usize> {
-        let i = self.segments.partition_point(|s| s.end <= seq);
+        let i = self.segments.as_slice().partition_point(|s| s.end <= seq);
         (i < self.segments.len() && self.segments[i].seq <= seq).then_some(i)
     }
 
@@ -201,7 +203,7 @@ impl SentLog {
 
     /// Marks every unreported entry overlapping `[seq, end)` lost.
     fn mark_lost<C: CongestionControl + ?Sized>(&mut self, seq: u64, end: u64, cc: &mut C) {
-        let mut i = self.segments.partition_point(|s| s.end <= seq);
+        let mut i = self.segments.as_slice().partition_point(|s| s.end <= seq);
         while let Some(s) = self.segments.get_mut(i) {
             if s.seq >= end {
                 break;
@@ -809,7 +811,7 @@ impl TcpCore {
                 if t.kind != SegmentKind::Probe {
                     log.mark_lost(t.seq, t.end(), cc);
                 }
-                let mut i = log.segments.partition_point(|s| s.end <= t.seq);
+                let mut i = log.segments.as_slice().partition_point(|s| s.end <= t.seq);
                 while let Some(s) = log.segments.get_mut(i).filter(|s| s.seq < t.end()) {
                     s.sent_at = now;
                     s.delivered = delivered;
