@@ -708,6 +708,19 @@ impl TcpCore {
             // it is not wanted or it does not fit the window.
             return None;
         }
+        if self.recovery.phase() != RecoveryPhase::Open
+            && self.pipe > 0
+            && self.pipe >= self.send_window(cc)
+            && self.rack.as_deref().is_none_or(|r| !r.probe_pending())
+            && !self
+                .recovery
+                .head_retransmit_due(self.snd_una, self.snd_nxt)
+        {
+            // Recovering with a full window: only the fast retransmit and a probe go whatever
+            // the window, and neither is due; any other segment, at least one byte, would not
+            // fit.
+            return None;
+        }
         // RFC 8985 §7.3: a due tail loss probe goes first, whatever the congestion window:
         // new data if the offered data and the peer's window allow, else the highest segment.
         let probe = match self.rack.as_deref_mut() {

@@ -436,6 +436,13 @@ impl LossRecovery {
         not_lost + retransmitted
     }
 
+    /// Whether the next segment is the fast retransmit of the first unacknowledged one, which
+    /// goes whatever the window ([`SegmentKind::FastRetransmit`]).
+    #[inline]
+    pub fn head_retransmit_due(&self, snd_una: u64, snd_nxt: u64) -> bool {
+        self.phase == RecoveryPhase::FastRecovery && self.retransmit_head && snd_una < snd_nxt
+    }
+
     /// The next segment to send, if any, before any window check. `new_data_len` is the
     /// length of the next new segment the application data and the peer's window allow (zero
     /// if none).
@@ -448,7 +455,7 @@ impl LossRecovery {
         rack: Option<&Rack>,
     ) -> Option<Transmission> {
         let mss = self.mss as u64;
-        if self.phase == RecoveryPhase::FastRecovery && self.retransmit_head && snd_una < snd_nxt {
+        if self.head_retransmit_due(snd_una, snd_nxt) {
             if let Some((start, end)) = rack
                 .filter(|_| self.rack_entry)
                 .and_then(|r| r.first_pending(scoreboard, snd_una, snd_nxt))
