@@ -90,7 +90,8 @@ def run_batch(batch: Batch) -> list[Outcome]:
 
 def _run_one(batch: Batch, run: Run) -> Outcome:
     from plait import _core
-    from plait.api import Result, prepare_numpy
+    from plait.api import prepare_numpy
+    from plait.sweeps.arrow import arrow_tables
 
     prepare_numpy()
     started = time.perf_counter()
@@ -107,8 +108,8 @@ def _run_one(batch: Batch, run: Run) -> Outcome:
             cancel=_closing(),
             max_memory=batch.max_memory,
         )
-        frames = Result._tables_from_core(raw, batch.tables)
-        tables = {t: _parquet(frames[t], run) for t in batch.tables}
+        arrow = arrow_tables(raw, batch.tables)
+        tables = {t: _parquet(arrow[t], run) for t in batch.tables}
         stored = _store(batch, run.key, tables)
         return Outcome(
             run.key, None if stored else tables, None, time.perf_counter() - started, stored
@@ -157,14 +158,14 @@ def _error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {first}"
 
 
-def _parquet(table: Any, run: Run) -> bytes:
-    """`table` with the run's key, parameters and seed in front, as Parquet bytes."""
+def _parquet(own: Any, run: Run) -> bytes:
+    """`own` (an Arrow table, `plait.sweeps.arrow`) with the run's key, parameters and seed in
+    front, as Parquet bytes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    own = pa.Table.from_pandas(table, preserve_index=False)
     front = {"run": run.key, **{p: _column_value(v) for p, v in run.params.items()}}
-    rows = len(table)
+    rows = own.num_rows
     # Typed from the value, not from the rows: a table without rows keeps the parameter's type
     # (not Arrow's null), so its files read as one table with the others.
     columns = [pa.array([v] * rows, type=pa.array([v]).type) for v in front.values()]
