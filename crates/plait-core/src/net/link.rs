@@ -136,6 +136,17 @@ impl ScheduledFifo {
         }
     }
 
+    /// A packet of `bytes` admitted at `arrival` waits until `start`: it joins the waiting list
+    /// and its whole wait goes into the queue integrals.
+    #[inline]
+    fn wait(&mut self, arrival: SimTime, start: SimTime, bytes: u32, counters: &mut LinkCounters) {
+        self.waiting.push_back(Waiting { start, bytes });
+        self.waiting_bytes += bytes as u64;
+        let wait = (start.0 - arrival.0) as u128;
+        counters.queue_area_packets_ns += wait;
+        counters.queue_area_bytes_ns += wait * bytes as u128;
+    }
+
     /// The packets and bytes waiting at `at`, which is at or after every earlier admission
     /// time and the simulator's time: the entries not started by then.
     #[inline]
@@ -533,14 +544,7 @@ impl Link {
         let start = at.max(self.busy_until);
         let mut queued_after = 0;
         if start > at {
-            f.waiting.push_back(Waiting {
-                start,
-                bytes: item.bytes,
-            });
-            f.waiting_bytes += item.bytes as u64;
-            let wait = (start.0 - at.0) as u128;
-            self.counters.queue_area_packets_ns += wait;
-            self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
+            f.wait(at, start, item.bytes, &mut self.counters);
             queued_after = (queued + 1) as u32;
         }
         let started = self.transmit(start, item);
@@ -733,14 +737,7 @@ impl Link {
         }
         let start = now.max(self.busy_until);
         if start > now {
-            f.waiting.push_back(Waiting {
-                start,
-                bytes: item.bytes,
-            });
-            f.waiting_bytes += item.bytes as u64;
-            let wait = (start.0 - now.0) as u128;
-            self.counters.queue_area_packets_ns += wait;
-            self.counters.queue_area_bytes_ns += wait * item.bytes as u128;
+            f.wait(now, start, item.bytes, &mut self.counters);
             let queued = f.waiting.len() as u64;
             if queued > self.counters.max_queue_packets {
                 self.counters.max_queue_packets = queued;
