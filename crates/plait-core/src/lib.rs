@@ -19,6 +19,7 @@ pub mod model;
 pub mod net;
 pub mod packet;
 pub mod registry;
+pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod sim;

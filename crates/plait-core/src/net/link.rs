@@ -37,6 +37,7 @@ use std::collections::VecDeque;
 use crate::ids::{NodeId, PacketId};
 use crate::net::loss::LossModel;
 use crate::net::queue::{Limit, Queue, QueueDisc, QueueItem};
+use crate::ring::Ring;
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
 
@@ -97,7 +98,7 @@ pub struct Departure {
 }
 
 /// An admitted packet that has not started transmission.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Waiting {
     /// When its transmission starts.
     start: SimTime,
@@ -110,7 +111,7 @@ struct ScheduledFifo {
     limit: Limit,
     /// Admitted packets that have not started transmission by the simulator's time, in order
     /// (start times increasing).
-    waiting: VecDeque<Waiting>,
+    waiting: Ring<Waiting>,
     waiting_bytes: u64,
     /// With admissions ahead of the simulator's time ([`Lookahead`]): how many of the first
     /// `waiting` entries have started by the latest admission time, and their bytes. Always 0
@@ -272,7 +273,7 @@ pub struct Link {
     /// times are non-decreasing (FIFO serialisation, constant delay), so the simulator keeps
     /// one event, for the head, instead of one per packet. The third field is the link's
     /// `epoch` at launch, the fourth when its arrival event is scheduled ([`Link::depart`]).
-    pipeline: VecDeque<(SimTime, PacketId, u32, SimTime)>,
+    pipeline: Ring<(SimTime, PacketId, u32, SimTime)>,
     /// When the last packet that left reaches the far end.
     last_arrival: SimTime,
     drop_cause: DropCause,
@@ -300,7 +301,7 @@ impl Link {
         let discipline = match queue {
             Queue::DropTail(d) => Discipline::Scheduled(ScheduledFifo {
                 limit: d.limit(),
-                waiting: VecDeque::new(),
+                waiting: Ring::new(),
                 waiting_bytes: 0,
                 started_ahead: 0,
                 started_ahead_bytes: 0,
@@ -324,7 +325,7 @@ impl Link {
             done_pending: false,
             last_change: SimTime::ZERO,
             counters: LinkCounters::default(),
-            pipeline: VecDeque::new(),
+            pipeline: Ring::new(),
             last_arrival: SimTime::ZERO,
             drop_cause: DropCause::Queue,
             up: true,
@@ -422,7 +423,7 @@ impl Link {
         c.busy_ns -= self.busy_until.0.saturating_sub(now.0);
         if let Discipline::Scheduled(f) = &mut self.discipline {
             f.trim(now);
-            for &Waiting { start, bytes, .. } in &f.waiting {
+            for &Waiting { start, bytes, .. } in f.waiting.iter() {
                 let ahead = (start.0 - now.0) as u128;
                 c.tx_packets -= 1;
                 c.tx_bytes -= bytes as u64;
@@ -898,7 +899,7 @@ impl Link {
     fn transmit(&mut self, start: SimTime, item: QueueItem) -> Started {
         let tx = match self.ns_per_byte {
             Some(k) => SimTime(item.bytes as u64 * k),
-            None => self.rate.tx_time_carry(item.bytes as u64, &mut self.carry),
+            None => self.tx_time_carry(item.bytes),
         };
         let tx_end = start.saturating_add(tx);
         self.busy_until = tx_end;
@@ -908,6 +909,14 @@ impl Link {
         // busy intervals then still sum to at most `busy_until`, so this cannot overflow.
         self.counters.busy_ns += tx_end.0 - start.0;
         Started { item, tx_end }
+    }
+
+    /// The serialisation time of `bytes` at a rate that is not a whole number of nanoseconds
+    /// per byte, carrying the remainder. Out of line: its 64-bit division and the constants it
+    /// needs stay off the common path of a whole number.
+    #[inline(never)]
+    fn tx_time_carry(&mut self, bytes: u32) -> SimTime {
+        self.rate.tx_time_carry(bytes as u64, &mut self.carry)
     }
 
     /// Whether a `TransmitDone` must be scheduled now: the link is busy, packets wait in an

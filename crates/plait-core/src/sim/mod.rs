@@ -17,12 +17,12 @@ pub mod flow;
 mod pool;
 
 use crate::event::{Event, EventQueue};
-use std::collections::VecDeque;
 
 use crate::ids::{FlowId, LinkId, PacketId, PathId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
 use crate::packet::Packet;
+use crate::ring::Ring;
 use crate::time::SimTime;
 use crate::trace::meters::{FlowMeters, Measurements};
 use crate::trace::results::RunResult;
@@ -234,7 +234,7 @@ pub struct Simulator<O: Observer = NoTrace> {
     loss_changes: Vec<LossChange>,
     /// Per link: the wire bytes of data packets admitted ahead of time at the next link, to
     /// credit to their flows when they reach the end of this first hop (see `launch`).
-    wire_ahead: Vec<VecDeque<WireCredit>>,
+    wire_ahead: Vec<Ring<WireCredit>>,
     /// The earliest instant at which the meters may next read the links and flows (the next
     /// sample, the end of the warm-up, the end of the slice): what happens ahead of time
     /// before it needs no record for readings in between.
@@ -253,7 +253,7 @@ pub struct Simulator<O: Observer = NoTrace> {
 }
 
 /// Data bytes that will have crossed a flow's first hop at `at`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct WireCredit {
     at: SimTime,
     /// When the event of that arrival would have been scheduled (`Link::depart`).
@@ -317,7 +317,7 @@ impl<O: Observer> Simulator<O> {
         let measure = Measurements::new(&config, links.len());
         let mut links = links;
         enable_lookahead(&mut links, &routes, &link_changes, &loss_changes);
-        let wire_ahead = links.iter().map(|_| VecDeque::new()).collect();
+        let wire_ahead = links.iter().map(|_| Ring::new()).collect();
         Simulator {
             now: SimTime::ZERO,
             config,
@@ -545,7 +545,7 @@ impl<O: Observer> Simulator<O> {
         self.finished
     }
 
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::Arrive(l) => self.handle_arrive(l),
@@ -571,7 +571,7 @@ impl<O: Observer> Simulator<O> {
 
     // ---- network -------------------------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     fn enter_link(&mut self, id: PacketId) {
         let p = self.pool.get(id);
         let link = self.routes[p.route.index()][p.hop as usize];
@@ -592,6 +592,15 @@ impl<O: Observer> Simulator<O> {
             }
             return;
         }
+        self.enter_event_driven_link(link, item);
+    }
+
+    /// [`Simulator::enter_link`] for a link whose queue is event-driven (RED, the
+    /// threshold-dropper).
+    #[inline(never)]
+    fn enter_event_driven_link(&mut self, link: LinkId, item: QueueItem) {
+        let now = self.now;
+        let l = &mut self.links[link.index()];
         self.dropped_buf.clear();
         let started = l.handle_arrival(now, item, &mut self.dropped_buf);
         let departure = started.map(|s| l.departure(s, now));
@@ -682,6 +691,7 @@ impl<O: Observer> Simulator<O> {
     }
 
     /// A drop decided ahead of time reaches its time.
+    #[inline(never)]
     fn handle_drop_ahead(&mut self, link: LinkId) {
         let (item, cause, next) = self.links[link.index()].pop_deferred_drop();
         if let Some((t, scheduled)) = next {
@@ -854,6 +864,7 @@ impl<O: Observer> Simulator<O> {
         self.handle(f, Input::Timeout);
     }
 
+    #[inline(never)]
     fn handle_flow_start(&mut self, f: FlowId) {
         if self.flows[f.index()].stop.is_some_and(|s| s <= self.now) {
             return;
@@ -861,12 +872,14 @@ impl<O: Observer> Simulator<O> {
         self.handle(f, Input::Start);
     }
 
+    #[inline(never)]
     fn handle_flow_stop(&mut self, f: FlowId) {
         self.handle(f, Input::Stop);
     }
 
     /// A link direction fails: what its queue held is dropped now, what it had launched is
     /// lost at the far end (`Link::go_down`).
+    #[inline(never)]
     fn handle_link_down(&mut self, link: LinkId) {
         self.dropped_buf.clear();
         self.links[link.index()].go_down(self.now, &mut self.dropped_buf);
@@ -877,6 +890,7 @@ impl<O: Observer> Simulator<O> {
 
     // ---- measurement ---------------------------------------------------------------------
 
+    #[inline(never)]
     fn handle_warmup_end(&mut self) {
         self.realize_ahead(self.now, self.events.scheduled());
         self.measure
@@ -884,6 +898,7 @@ impl<O: Observer> Simulator<O> {
         self.update_horizon();
     }
 
+    #[inline(never)]
     fn handle_sample(&mut self) {
         let now = self.now;
         let Some(dt) = self.config.sample_interval else {
@@ -923,7 +938,7 @@ impl<O: Observer> Simulator<O> {
 /// itself went on ahead) in that link's `pending` credits, crediting those already due.
 #[inline(always)]
 fn defer_wire_credit(
-    pending: &mut VecDeque<WireCredit>,
+    pending: &mut Ring<WireCredit>,
     flows: &mut [Flow],
     now: SimTime,
     credit: WireCredit,
