@@ -241,6 +241,10 @@ pub struct TcpCore {
     /// RFC 6675 step (3)'s pipe-governed form), since the last cumulative ACK: RFC 5681 §3.2
     /// step 2 leaves it out of the FlightSize ssthresh is computed from.
     limited_transmit_bytes: u64,
+    /// The last [`TcpCore::poll_transmit`] sent a segment after which the next call with the
+    /// same offer, nothing else having changed, returns nothing (see
+    /// [`TcpCore::window_filled`]).
+    window_filled: bool,
     /// Proportional Rate Reduction during fast recovery, with the window it allows after the
     /// latest ACK (`pipe + sndcnt`), when `recovery_window` is PRR.
     prr: Option<(Prr, u64)>,
@@ -271,6 +275,7 @@ impl TcpCore {
             config,
             log: None,
             limited_transmit_bytes: 0,
+            window_filled: false,
             prr: None,
             rack: (config.rack_tlp && config.sack).then(|| Box::new(Rack::new(&config))),
             reduced_at: SimTime::ZERO,
@@ -696,12 +701,10 @@ impl TcpCore {
         tag: u64,
         new_data: bool,
     ) -> Option<DataSegment> {
+        self.window_filled = false;
         let new_len = self.new_data_len(app_end);
         if self.recovery.phase() == RecoveryPhase::Open
-            && self.rack.as_deref().is_none_or(|r| !r.probe_pending())
-            && (new_len == 0
-                || !new_data
-                || (self.pipe > 0 && self.pipe + new_len as u64 > self.send_window(cc)))
+            && self.nothing_fits(cc, if new_data { new_len } else { 0 })
         {
             // The per-ACK fast path: outside recovery with no probe due only new data goes
             // (`LossRecovery::next_segment`'s rule (2)), so nothing goes when there is none,
@@ -851,12 +854,36 @@ impl TcpCore {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
         }
+        // What the fast path at the top of the next call would find, when this call sent
+        // by the window: that call can be skipped.
+        self.window_filled = new_data
+            && self.recovery.phase() == RecoveryPhase::Open
+            && self.nothing_fits(cc, self.new_data_len(app_end));
         Some(DataSegment {
             seq: t.seq,
             len: t.len,
             sent_at: now,
             is_retransmission: t.is_retransmission(),
         })
+    }
+
+    /// Outside recovery, with no probe due, only new data goes (`LossRecovery::next_segment`'s
+    /// rule (2)): whether a new segment of `new_len` bytes (0: none is offered or the peer's
+    /// window is closed) cannot go.
+    #[inline(always)]
+    fn nothing_fits<C: CongestionControl + ?Sized>(&self, cc: &C, new_len: u32) -> bool {
+        self.rack.as_deref().is_none_or(|r| !r.probe_pending())
+            && (new_len == 0
+                || (self.pipe > 0 && self.pipe + new_len as u64 > self.send_window(cc)))
+    }
+
+    /// Whether the segment the last [`TcpCore::poll_transmit`] returned filled what may be
+    /// sent: a call with the same offer, with no input in between, would return nothing
+    /// (outside recovery, no probe due, and the next new segment does not fit the window or
+    /// there is none). A driver may then skip that call; `false` says nothing.
+    #[inline]
+    pub fn window_filled(&self) -> bool {
+        self.window_filled
     }
 
     /// What the sent log has to report (nothing without it).

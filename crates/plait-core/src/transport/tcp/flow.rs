@@ -98,6 +98,9 @@ impl TcpFlow {
         if self.poll_sender {
             if self.is_active() {
                 if let Some(seg) = self.sender.poll_transmit(now) {
+                    // Nothing reaches the sender before its next poll: when this segment
+                    // filled the window, that poll would find nothing to send.
+                    self.poll_sender = !self.sender.window_filled();
                     return Some(Transmit {
                         path: PATH,
                         direction: Direction::Forward,

@@ -87,6 +87,14 @@ impl<C: CongestionControl> TcpSender<C> {
         self.core.poll_transmit(now, &mut self.cc, app_end, 0)
     }
 
+    /// Whether the segment the last [`TcpSender::poll_transmit`] returned filled what may be
+    /// sent, so that polling again before the next input would return nothing
+    /// ([`TcpCore::window_filled`]).
+    #[inline]
+    pub fn window_filled(&self) -> bool {
+        self.core.window_filled()
+    }
+
     /// All application data has been acknowledged (never true for an unbounded sender).
     pub fn is_finished(&self) -> bool {
         self.app_bytes
