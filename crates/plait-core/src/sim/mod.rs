@@ -18,7 +18,7 @@ mod pool;
 
 use crate::event::{Event, EventQueue};
 
-use crate::ids::{FlowId, LinkId, PacketId, PathId};
+use crate::ids::{FlowId, LinkId, PacketId, PathId, RouteId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
 use crate::packet::Packet;
@@ -250,6 +250,29 @@ pub struct Simulator<O: Observer = NoTrace> {
     /// The slice has used its event budget: everything admitted ahead is recorded from then
     /// on, so that the slice can stop soon.
     budget_spent: bool,
+}
+
+/// Where a packet is on its route: what putting it on the wire needs of it.
+#[derive(Clone, Copy)]
+struct RoutePlace {
+    route: RouteId,
+    /// The hop it is on (the index of its link in the route).
+    hop: usize,
+    /// Data, not feedback.
+    data: bool,
+    path: PathId,
+}
+
+impl RoutePlace {
+    #[inline(always)]
+    fn of(p: &Packet) -> Self {
+        RoutePlace {
+            route: p.route,
+            hop: p.hop as usize,
+            data: !p.is_feedback(),
+            path: p.path,
+        }
+    }
 }
 
 /// Data bytes that will have crossed a flow's first hop at `at`.
@@ -574,6 +597,7 @@ impl<O: Observer> Simulator<O> {
     #[inline(always)]
     fn enter_link(&mut self, id: PacketId) {
         let p = self.pool.get(id);
+        let place = RoutePlace::of(p);
         let link = self.routes[p.route.index()][p.hop as usize];
         let item = QueueItem {
             packet: id,
@@ -586,7 +610,7 @@ impl<O: Observer> Simulator<O> {
             match l.arrive_scheduled(now, item) {
                 Ok(s) => {
                     let d = l.departure(s, now);
-                    self.launch(link, d);
+                    self.launch_from(link, d, place);
                 }
                 Err(cause) => self.drop_packet(link, item, cause),
             }
@@ -629,11 +653,22 @@ impl<O: Observer> Simulator<O> {
     /// Puts a started transmission on `link`'s pipeline, or, when the packet's next link
     /// admits ahead of time, admits it there at once with its arrival time, and so on down
     /// the route: only the last link reached this way needs an arrival event.
-    #[inline(always)]
+    #[inline]
     fn launch(&mut self, link: LinkId, d: Departure) {
+        let place = RoutePlace::of(self.pool.get(d.item.packet));
+        self.launch_from(link, d, place);
+    }
+
+    /// [`Simulator::launch`] for a packet whose place on its route the caller has read.
+    #[inline(always)]
+    fn launch_from(&mut self, link: LinkId, d: Departure, place: RoutePlace) {
         let (mut link, mut d) = (link, d);
-        let p = self.pool.get(d.item.packet);
-        let (route, first, data, path) = (p.route, p.hop as usize, !p.is_feedback(), p.path);
+        let RoutePlace {
+            route,
+            hop: first,
+            data,
+            path,
+        } = place;
         let route_links = &self.routes[route.index()];
         let mut hop = first;
         while let Some(&b) = route_links.get(hop + 1) {

@@ -113,6 +113,7 @@ impl TcpFlow {
         }
         if self.poll_receiver {
             if let Some(ack) = self.receiver.poll_transmit(now) {
+                self.poll_receiver = self.receiver.ack_pending();
                 return Some(Transmit {
                     path: PATH,
                     direction: Direction::Reverse,

@@ -544,6 +544,12 @@ impl TcpReceiver {
         })
     }
 
+    /// Whether [`TcpReceiver::poll_transmit`] has an ACK to return.
+    #[inline]
+    pub fn ack_pending(&self) -> bool {
+        self.flushed.is_some() || self.ack_now
+    }
+
     /// When the receiver's timer expires (delayed ACK or SACK compression), if it is armed.
     pub fn poll_timeout(&self) -> Option<SimTime> {
         match (self.ack_deadline, self.compress_deadline) {
