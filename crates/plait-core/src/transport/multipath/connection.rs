@@ -590,9 +590,17 @@ impl MptcpFlow {
         }
     }
 
-    fn refresh_views(&mut self, carried: SubflowSet) {
+    /// Brings the scheduler's views up to date for a segment `carried` already went on: the
+    /// views in `fresh` are still exact but for that flag (nothing of their subflows changed
+    /// since they were taken), the others are taken anew and join `fresh`.
+    fn refresh_views(&mut self, carried: SubflowSet, fresh: &mut SubflowSet) {
         for i in 0..self.subflows.len() {
-            self.views[i] = self.view(i, carried);
+            if fresh.contains(i) {
+                self.views[i].carried = carried.contains(i);
+            } else {
+                self.views[i] = self.view(i, carried);
+                fresh.insert(i);
+            }
         }
     }
 
@@ -652,9 +660,18 @@ impl MptcpFlow {
                 }
             }
         }
-        // Then the scheduler places segments until it waits or nothing is left.
+        // Then the scheduler places segments until it waits or nothing is left. A view stays
+        // exact until its subflow sends (or the receive-buffer optimisation changes a window):
+        // sending on one subflow changes no other's view, as a built-in coupled controller's
+        // `on_packet_sent` touches only that subflow's window. A custom controller promises
+        // nothing of the kind, so its views are all taken anew for every segment.
         let mut optimised = false;
+        let keep_views = !matches!(self.cc, Coupled::Custom(_));
+        let mut fresh = SubflowSet::EMPTY;
         loop {
+            if !keep_views {
+                fresh = SubflowSet::EMPTY;
+            }
             while self.reinject.front().is_some_and(|&d| d < self.data_una) {
                 self.reinject.pop_front();
             }
@@ -675,6 +692,7 @@ impl MptcpFlow {
                         if !optimised && self.is_blocked() {
                             optimised = true;
                             if self.receive_buffer_optimisation(now) {
+                                fresh = SubflowSet::EMPTY;
                                 continue;
                             }
                         }
@@ -682,7 +700,7 @@ impl MptcpFlow {
                     }
                 },
             };
-            self.refresh_views(carried);
+            self.refresh_views(carried, &mut fresh);
             let connection = ConnectionView {
                 now,
                 data_window_bytes: self.peer_right_edge.saturating_sub(self.data_nxt),
@@ -709,8 +727,11 @@ impl MptcpFlow {
             let mut sent = SubflowSet::EMPTY;
             let n = self.subflows.len();
             for i in targets.iter().filter(|&i| i < n) {
-                if self.views[i].can_send(len) && self.send_on(now, i, dsn, len) {
-                    sent.insert(i);
+                if self.views[i].can_send(len) {
+                    fresh.remove(i);
+                    if self.send_on(now, i, dsn, len) {
+                        sent.insert(i);
+                    }
                 }
             }
             if let Some(log) = self.picks.as_mut() {
@@ -829,7 +850,8 @@ impl MptcpFlow {
         let Some(head) = self.chunks.front().copied() else {
             return false;
         };
-        self.refresh_views(head.carried);
+        let mut fresh = SubflowSet::EMPTY;
+        self.refresh_views(head.carried, &mut fresh);
         let Some(f) = self
             .views
             .iter()

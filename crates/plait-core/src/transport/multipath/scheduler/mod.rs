@@ -169,6 +169,11 @@ impl SubflowSet {
     pub fn insert(&mut self, id: usize) {
         self.0 |= 1 << id;
     }
+    pub fn remove(&mut self, id: usize) {
+        if id < MAX_SUBFLOWS {
+            self.0 &= !(1 << id);
+        }
+    }
     pub fn contains(self, id: usize) -> bool {
         id < MAX_SUBFLOWS && self.0 & (1 << id) != 0
     }
