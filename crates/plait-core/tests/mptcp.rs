@@ -461,3 +461,28 @@ fn reinjections_are_traced_on_another_subflow() {
     assert!(!re.is_empty());
     assert!(re.iter().all(|&i| p.subflow[i] == 0.0));
 }
+
+/// A scheduler that only reads its views (`PacketScheduler::is_stateless`) is not asked about
+/// a segment no subflow has the window for, unless its picks are traced: with and without the
+/// trace the runs are the same, event for event.
+#[test]
+fn a_stateless_scheduler_not_asked_when_nothing_can_go_changes_no_result() {
+    let path2 = format!("{PATH2}\nloss = {{ kind = \"bernoulli\", p = 0.01 }}");
+    for scheduler in ["min_rtt", "redundant"] {
+        let flow = |trace: bool| {
+            format!(
+                "cc = \"lia\"\nscheduler = \"{scheduler}\"\nbytes = \"4MB\"\n\
+                 trace_picks = {trace}\n{SUBFLOWS}"
+            )
+        };
+        let mut plain = run(&two_paths("20s", &path2, &flow(false)), Some(3)).results();
+        let traced = run(&two_paths("20s", &path2, &flow(true)), Some(3)).results();
+        assert!(plain.picks.time_s.is_empty() && !traced.picks.time_s.is_empty());
+        plain.picks = traced.picks.clone();
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            serde_json::to_string(&traced).unwrap(),
+            "{scheduler}"
+        );
+    }
+}

@@ -668,6 +668,9 @@ impl MptcpFlow {
         let mut optimised = false;
         let keep_views = !matches!(self.cc, Coupled::Custom(_));
         let mut fresh = SubflowSet::EMPTY;
+        // A segment no subflow has the window for is not sent whatever the scheduler picks:
+        // one that only reads its inputs need not be asked (`is_stateless`).
+        let skip_blocked = self.picks.is_none() && self.scheduler.is_stateless();
         loop {
             if !keep_views {
                 fresh = SubflowSet::EMPTY;
@@ -701,6 +704,10 @@ impl MptcpFlow {
                 },
             };
             self.refresh_views(carried, &mut fresh);
+            let n = self.subflows.len();
+            if skip_blocked && !self.views[..n].iter().any(|v| v.can_send(len)) {
+                break;
+            }
             let connection = ConnectionView {
                 now,
                 data_window_bytes: self.peer_right_edge.saturating_sub(self.data_nxt),
@@ -725,7 +732,6 @@ impl MptcpFlow {
                 Decision::Several(set) => set,
             };
             let mut sent = SubflowSet::EMPTY;
-            let n = self.subflows.len();
             for i in targets.iter().filter(|&i| i < n) {
                 if self.views[i].can_send(len) {
                     fresh.remove(i);

@@ -121,6 +121,10 @@ impl PacketScheduler for MinRtt {
     fn options(&self) -> SchedulerOptions {
         self.options
     }
+
+    fn is_stateless(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -256,6 +256,12 @@ pub trait PacketScheduler {
     fn options(&self) -> SchedulerOptions {
         SchedulerOptions::default()
     }
+    /// Whether `schedule` only reads its inputs (changes nothing of the scheduler): the
+    /// connection then does not ask it about a segment no subflow has the window for, whose
+    /// answer it could not act on (unless it logs its picks). False by default.
+    fn is_stateless(&self) -> bool {
+        false
+    }
     /// The connection ran the receive-buffer optimisation (penalised or retransmitted
     /// opportunistically); BLEST raises its lambda after one.
     fn on_receive_buffer_optimisation(&mut self) {}
@@ -337,6 +343,9 @@ macro_rules! builtin_schedulers {
             }
             fn options(&self) -> SchedulerOptions {
                 dispatch_scheduler!(self, [$($variant),*], s => s.options())
+            }
+            fn is_stateless(&self) -> bool {
+                dispatch_scheduler!(self, [$($variant),*], s => s.is_stateless())
             }
             fn on_receive_buffer_optimisation(&mut self) {
                 dispatch_scheduler!(self, [$($variant),*], s => s.on_receive_buffer_optimisation())

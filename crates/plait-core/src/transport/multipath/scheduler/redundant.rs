@@ -41,6 +41,10 @@ impl PacketScheduler for Redundant {
         "redundant"
     }
 
+    fn is_stateless(&self) -> bool {
+        true
+    }
+
     fn schedule(
         &mut self,
         _: &ConnectionView,
