@@ -16,6 +16,8 @@ use std::ops::{Index, IndexMut};
 pub struct Fifo<T> {
     buf: Vec<T>,
     head: usize,
+    /// Entries removed from the front since the queue was made ([`Fifo::removed`]).
+    removed: u64,
 }
 
 impl<T> Default for Fifo<T> {
@@ -23,6 +25,7 @@ impl<T> Default for Fifo<T> {
         Fifo {
             buf: Vec::new(),
             head: 0,
+            removed: 0,
         }
     }
 }
@@ -44,6 +47,7 @@ impl<T> Fifo<T> {
         Fifo {
             buf: Vec::with_capacity(capacity),
             head: 0,
+            removed: 0,
         }
     }
 
@@ -110,7 +114,31 @@ impl<T> Fifo<T> {
             return;
         }
         self.head += 1;
+        self.removed += 1;
         self.compact();
+    }
+
+    /// How many entries were removed from the front (by [`Fifo::drop_front`] and
+    /// [`Fifo::pop_front`]) since the queue was made: with it, a position kept from one call
+    /// to the next survives removals at the front ([`Fifo::partition_point_from`]).
+    #[inline]
+    pub fn removed(&self) -> u64 {
+        self.removed
+    }
+
+    /// `as_slice().partition_point(pred)` for a predicate true on a prefix of the entries,
+    /// trying first whether the answer is `guess` (one check of two entries instead of a
+    /// binary search when the caller keeps track of where the last answer was).
+    #[inline]
+    pub fn partition_point_from(&self, guess: usize, mut pred: impl FnMut(&T) -> bool) -> usize {
+        let s = self.as_slice();
+        if guess <= s.len()
+            && (guess == 0 || pred(&s[guess - 1]))
+            && s.get(guess).is_none_or(|e| !pred(e))
+        {
+            return guess;
+        }
+        s.partition_point(pred)
     }
 
     /// Drops the removed entries when the queue is empty, or when they are at least
@@ -217,6 +245,32 @@ mod tests {
                 prop_assert_eq!(fifo.back(), reference.back());
                 prop_assert!(fifo.buf.len() <= 2 * fifo.len() + Fifo::<u16>::COMPACT_AT);
             }
+        }
+
+        /// Whatever the guess, the answer is `partition_point`'s; `removed` counts the entries
+        /// taken from the front.
+        #[test]
+        fn partition_point_from_any_guess(
+            mut values in proptest::collection::vec(any::<u8>(), 0..60),
+            removed in 0usize..40,
+            pivot in any::<u8>(),
+            guess in 0usize..70,
+        ) {
+            values.sort_unstable();
+            let mut fifo = Fifo::default();
+            for &v in &values {
+                fifo.push_back(v);
+            }
+            let removed = removed.min(values.len());
+            for _ in 0..removed {
+                fifo.drop_front();
+            }
+            fifo.drop_front();
+            let removed = (removed + 1).min(values.len());
+            prop_assert_eq!(fifo.removed(), removed as u64);
+            let expected = fifo.as_slice().partition_point(|&v| v < pivot);
+            prop_assert_eq!(fifo.partition_point_from(guess, |&v| v < pivot), expected);
+            prop_assert_eq!(fifo.partition_point_from(expected, |&v| v < pivot), expected);
         }
     }
 

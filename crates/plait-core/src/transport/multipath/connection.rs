@@ -179,6 +179,10 @@ struct Subflow {
     receiver: TcpReceiver,
     /// Mappings of the subflow's unacknowledged data, in subflow sequence order.
     mappings: Fifo<Mapping>,
+    /// Where the receiving end's last in-order bytes ended among `mappings`, counted from the
+    /// first mapping ever made ([`Fifo::removed`] plus the position): where the next ones
+    /// usually start.
+    mapping_hint: u64,
     start: SimTime,
     backup: bool,
     established: bool,
@@ -211,6 +215,8 @@ pub struct MptcpFlow {
     peer_right_edge: u64,
     peer_window: u64,
     chunks: Fifo<Chunk>,
+    /// Where the last in-order data ended among `chunks`, counted as `Subflow::mapping_hint`.
+    chunk_hint: u64,
     /// DSNs of chunks to resend, ascending, no duplicates.
     reinject: VecDeque<u64>,
     receiver: DataReceiver,
@@ -254,6 +260,7 @@ impl MptcpFlow {
                 core: TcpCore::new(tcp),
                 receiver: TcpReceiver::new(&tcp),
                 mappings: Fifo::default(),
+                mapping_hint: 0,
                 start: s.start,
                 backup: s.backup,
                 established: false,
@@ -280,6 +287,7 @@ impl MptcpFlow {
             peer_right_edge: tcp.receive_buffer,
             peer_window: tcp.receive_buffer,
             chunks: Fifo::default(),
+            chunk_hint: 0,
             reinject: VecDeque::new(),
             receiver: DataReceiver::new(tcp.receive_buffer),
             started_at: None,
@@ -435,10 +443,10 @@ impl MptcpFlow {
             return;
         }
         // Map the subflow's newly in-order bytes to data sequence numbers.
+        let guess = s.mapping_hint.saturating_sub(s.mappings.removed()) as usize;
         let first = s
             .mappings
-            .as_slice()
-            .partition_point(|m| m.sub_seq + u64::from(m.len) <= in_order.start);
+            .partition_point_from(guess, |m| m.sub_seq + u64::from(m.len) <= in_order.start);
         let before = self.receiver.rcv_nxt();
         let mut k = first;
         while let Some(&m) = self.subflows[i].mappings.get(k) {
@@ -450,6 +458,9 @@ impl MptcpFlow {
             self.receiver.handle_data(m.dsn + (lo - m.sub_seq), hi - lo);
             k += 1;
         }
+        // The next in-order bytes usually start where these ended, at a mapping's start.
+        let s = &mut self.subflows[i];
+        s.mapping_hint = s.mappings.removed() + k as u64;
         let after = self.receiver.rcv_nxt();
         if after > before {
             self.note_delivery_delay(now, before, after);
@@ -464,10 +475,10 @@ impl MptcpFlow {
     /// `[from, to)` became readable at `now`: its in-order delivery delay, per byte, from the
     /// first transmission of each chunk.
     fn note_delivery_delay(&mut self, now: SimTime, from: u64, to: u64) {
+        let guess = self.chunk_hint.saturating_sub(self.chunks.removed()) as usize;
         let mut k = self
             .chunks
-            .as_slice()
-            .partition_point(|c| c.dsn + u64::from(c.len) <= from);
+            .partition_point_from(guess, |c| c.dsn + u64::from(c.len) <= from);
         while let Some(c) = self.chunks.get(k) {
             if c.dsn >= to {
                 break;
@@ -479,6 +490,7 @@ impl MptcpFlow {
             self.stats.delivery_delay_max_ns = self.stats.delivery_delay_max_ns.max(delay);
             k += 1;
         }
+        self.chunk_hint = self.chunks.removed() + k as u64;
     }
 
     /// An ACK reached the sending end of subflow `i`.
@@ -1081,11 +1093,12 @@ impl Transport for MptcpFlow {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        let mut earliest: Option<SimTime> = None;
+        // The earliest of the deadlines that are set, without a branch per deadline: an unset
+        // one counts as the latest time and only `any` tells whether one was set.
+        let (mut earliest, mut any) = (SimTime::MAX, false);
         let mut consider = |t: Option<SimTime>| {
-            if let Some(t) = t {
-                earliest = Some(earliest.map_or(t, |e| e.min(t)));
-            }
+            any |= t.is_some();
+            earliest = earliest.min(t.unwrap_or(SimTime::MAX));
         };
         let active = self.is_active();
         for s in &self.subflows {
@@ -1098,7 +1111,7 @@ impl Transport for MptcpFlow {
             }
             consider(s.receiver.poll_timeout());
         }
-        earliest
+        any.then_some(earliest)
     }
 
     fn poll_event(&mut self) -> Option<TransportEvent> {
