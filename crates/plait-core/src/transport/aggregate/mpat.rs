@@ -166,6 +166,8 @@ pub struct MpatFlow {
     /// Each window's next wake-up (sender's timer if active, receiver's), kept for
     /// `poll_timeout`; recomputed for the windows in `changed` once the transmits are drained.
     deadlines: Vec<Option<SimTime>>,
+    /// The earliest of `deadlines`, kept up to date by `refresh_deadlines`.
+    earliest: Option<SimTime>,
     changed: Vec<usize>,
     is_changed: Vec<bool>,
 }
@@ -240,6 +242,7 @@ impl MpatFlow {
             candidates: Vec::with_capacity(n),
             acking: VecDeque::with_capacity(n),
             deadlines: vec![None; n],
+            earliest: None,
             changed: Vec::with_capacity(n),
             is_changed: vec![false; n],
         }
@@ -313,16 +316,35 @@ impl MpatFlow {
     /// The windows' wake-ups after their changes.
     fn refresh_deadlines(&mut self) {
         let active = self.is_active();
+        // The earliest deadline moves earlier with a window's, and is looked for anew only
+        // when the window that held it moved its own (later, or unset).
+        let mut rescan = false;
         for &j in &self.changed {
             let w = &self.windows[j];
             let sender = if active { w.core.poll_timeout() } else { None };
-            self.deadlines[j] = match (sender, w.receiver.poll_timeout()) {
+            let old = self.deadlines[j];
+            let new = match (sender, w.receiver.poll_timeout()) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
+            self.deadlines[j] = new;
+            if old.is_some() && old == self.earliest && new != old {
+                rescan = true;
+            } else if let Some(t) = new {
+                if self.earliest.is_none_or(|e| t < e) {
+                    self.earliest = Some(t);
+                }
+            }
             self.is_changed[j] = false;
         }
         self.changed.clear();
+        if rescan {
+            self.earliest = self.deadlines.iter().flatten().min().copied();
+        }
+        debug_assert_eq!(
+            self.earliest,
+            self.deadlines.iter().flatten().min().copied()
+        );
     }
 
     /// Window j's receiver may have an ACK to send.
@@ -752,7 +774,7 @@ impl Transport for MpatFlow {
             self.changed.is_empty(),
             "poll_timeout before the transmits were drained"
         );
-        self.deadlines.iter().flatten().min().copied()
+        self.earliest
     }
 
     fn poll_event(&mut self) -> Option<TransportEvent> {
