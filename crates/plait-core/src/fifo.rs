@@ -126,6 +126,23 @@ impl<T> Fifo<T> {
         self.removed
     }
 
+    /// `as_slice().partition_point(pred)` for a predicate true on a prefix of the entries, by
+    /// a search from the front (entries 0, 1, 3, 7, ... then a binary search between the last
+    /// two): O(log i) for an answer i, cheaper than a binary search over the whole queue when
+    /// the answer is usually among its first entries.
+    #[inline]
+    pub fn partition_point_near_front(&self, mut pred: impl FnMut(&T) -> bool) -> usize {
+        let s = self.as_slice();
+        // Every entry before `lo` satisfies `pred`; the answer is at most `hi - 1`.
+        let (mut lo, mut hi) = (0, 1);
+        while hi <= s.len() && pred(&s[hi - 1]) {
+            lo = hi;
+            hi = 2 * hi + 1;
+        }
+        let end = (hi - 1).min(s.len());
+        lo + s[lo..end].partition_point(pred)
+    }
+
     /// `as_slice().partition_point(pred)` for a predicate true on a prefix of the entries,
     /// trying first whether the answer is `guess` (one check of two entries instead of a
     /// binary search when the caller keeps track of where the last answer was).
@@ -271,6 +288,7 @@ mod tests {
             let expected = fifo.as_slice().partition_point(|&v| v < pivot);
             prop_assert_eq!(fifo.partition_point_from(guess, |&v| v < pivot), expected);
             prop_assert_eq!(fifo.partition_point_from(expected, |&v| v < pivot), expected);
+            prop_assert_eq!(fifo.partition_point_near_front(|&v| v < pivot), expected);
         }
     }
 

@@ -159,9 +159,10 @@ struct SentLog {
 }
 
 impl SentLog {
-    /// The index of the entry holding `seq`, if any.
+    /// The index of the entry holding `seq`, if any. Searched from the front: an ACK's newest
+    /// segment is usually among the first entries still logged.
     fn find(&self, seq: u64) -> Option<usize> {
-        let i = self.segments.as_slice().partition_point(|s| s.end <= seq);
+        let i = self.segments.partition_point_near_front(|s| s.end <= seq);
         (i < self.segments.len() && self.segments[i].seq <= seq).then_some(i)
     }
 
