@@ -92,12 +92,17 @@ impl Entry {
 /// processor cannot forward from the narrower stores just made (it showed as the simulator's
 /// hottest instruction); here the entry being placed stays in registers until its slot is
 /// found. Keys are unique (sequence numbers are), so the order is total.
+///
+/// With `TO_LEAF`, the top's replacement is placed the way Floyd proposed: the hole moves down
+/// along the smaller children to a leaf, one comparison per level, and the entry moves up from
+/// there. That is half the comparisons for entries that belong near the bottom: in the timer
+/// heap, a wake-up re-armed a retransmission timeout ahead, or the last entry moved to the top.
 #[derive(Debug, Default)]
-struct MinHeap {
+struct MinHeap<const TO_LEAF: bool> {
     entries: Vec<Entry>,
 }
 
-impl MinHeap {
+impl<const TO_LEAF: bool> MinHeap<TO_LEAF> {
     #[inline]
     fn peek(&self) -> Option<&Entry> {
         self.entries.first()
@@ -138,6 +143,47 @@ impl MinHeap {
     /// Puts `entry` in the place of the top entry and moves it down to where it belongs.
     #[inline]
     fn sift_down_from_top(&mut self, entry: Entry) {
+        if TO_LEAF {
+            self.sift_through_leaf(entry);
+        } else {
+            self.sift_down(entry);
+        }
+    }
+
+    /// [`MinHeap::sift_down_from_top`] by way of the leaf its smaller children lead to.
+    #[inline]
+    fn sift_through_leaf(&mut self, entry: Entry) {
+        let n = self.entries.len();
+        let key = entry.key();
+        let mut i = 0;
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < n && self.entries[right].key() < self.entries[left].key() {
+                right
+            } else {
+                left
+            };
+            self.entries[i] = self.entries[child];
+            i = child;
+        }
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.entries[parent].key() <= key {
+                break;
+            }
+            self.entries[i] = self.entries[parent];
+            i = parent;
+        }
+        self.entries[i] = entry;
+    }
+
+    /// [`MinHeap::sift_down_from_top`] comparing with `entry` at every level.
+    #[inline]
+    fn sift_down(&mut self, entry: Entry) {
         let n = self.entries.len();
         let key = entry.key();
         let mut i = 0;
@@ -174,8 +220,8 @@ impl MinHeap {
 /// the order is exactly that of a single queue.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: MinHeap,
-    timers: MinHeap,
+    heap: MinHeap<false>,
+    timers: MinHeap<true>,
     /// The heap whose top entry was popped last and is still in place: it is removed at the
     /// next pop, or replaced by the next entry pushed into that heap (a flow's re-armed
     /// wake-up, a link's next arrival), which saves a pass over the heap.
@@ -217,32 +263,30 @@ impl EventQueue {
             order: (rank(time, scheduled) << 32) | (seq & u32::MAX as u64),
             event,
         };
-        let (which, heap) = if matches!(event, Event::FlowTimer(_)) {
-            (Which::Timers, &mut self.timers)
+        let which = if matches!(event, Event::FlowTimer(_)) {
+            Which::Timers
         } else {
-            (Which::Events, &mut self.heap)
+            Which::Events
         };
-        if self.taken == Some(which) {
+        let replace = self.taken == Some(which);
+        if replace {
             self.taken = None;
-            heap.replace_top(entry);
-        } else {
-            heap.push(entry);
         }
-    }
-
-    #[inline]
-    fn heap_mut(&mut self, which: Which) -> &mut MinHeap {
-        match which {
-            Which::Events => &mut self.heap,
-            Which::Timers => &mut self.timers,
+        match (which, replace) {
+            (Which::Timers, true) => self.timers.replace_top(entry),
+            (Which::Timers, false) => self.timers.push(entry),
+            (Which::Events, true) => self.heap.replace_top(entry),
+            (Which::Events, false) => self.heap.push(entry),
         }
     }
 
     /// Removes the entry popped last, if it is still in place.
     #[inline]
     fn settle(&mut self) {
-        if let Some(which) = self.taken.take() {
-            self.heap_mut(which).remove_top();
+        match self.taken.take() {
+            Some(Which::Events) => self.heap.remove_top(),
+            Some(Which::Timers) => self.timers.remove_top(),
+            None => {}
         }
     }
 
@@ -271,7 +315,10 @@ impl EventQueue {
     pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
         self.settle();
         let which = self.earliest()?;
-        let e = *self.heap_mut(which).peek()?;
+        let e = *match which {
+            Which::Events => self.heap.peek(),
+            Which::Timers => self.timers.peek(),
+        }?;
         if e.time >= end {
             return None;
         }
