@@ -15,8 +15,11 @@
 //! after a stale one), and any other operation removes it first. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
 //! any wake-up that does not match it (see `sim`).
 
+mod timer_wheel;
+
 use crate::ids::{FlowId, LinkId};
 use crate::time::SimTime;
+use timer_wheel::TimerWheel;
 
 /// What happens at an instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,14 +217,14 @@ impl<const TO_LEAF: bool> MinHeap<TO_LEAF> {
 
 /// A priority queue of events ordered by (time, insertion sequence).
 ///
-/// Flow timers live in a heap of their own: there is one per flow, mostly far in the future,
-/// while the packet events (a few per link) are the ones popped all the time. Keeping the hot
-/// heap small makes each pop a few levels deep. Pops take the earlier of the two heads, so
-/// the order is exactly that of a single queue.
+/// Flow timers live in a queue of their own (`timer_wheel`): there is one per flow, mostly far
+/// in the future, while the packet events (a few per link) are the ones popped all the time.
+/// Keeping the hot heap small makes each pop a few levels deep. Pops take the earlier of the
+/// two heads, so the order is exactly that of a single queue.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: MinHeap<false>,
-    timers: MinHeap<true>,
+    timers: TimerWheel,
     /// The heap whose top entry was popped last and is still in place: it is removed at the
     /// next pop, or replaced by the next entry pushed into that heap (a flow's re-armed
     /// wake-up, a link's next arrival), which saves a pass over the heap.
@@ -280,14 +283,16 @@ impl EventQueue {
         }
     }
 
-    /// Removes the entry popped last, if it is still in place.
-    #[inline]
+    /// Removes the entry popped last, if it is still in place, and brings the timers' next
+    /// slot in when their heap has run dry.
+    #[inline(always)]
     fn settle(&mut self) {
         match self.taken.take() {
             Some(Which::Events) => self.heap.remove_top(),
             Some(Which::Timers) => self.timers.remove_top(),
             None => {}
         }
+        self.timers.refill();
     }
 
     /// The heap holding the earliest entry (after `settle`).
@@ -492,6 +497,44 @@ mod tests {
             }
             while let Some(want) = reference.pop_first() {
                 prop_assert_eq!(q.pop(), Some((SimTime(want.0), event(want.2, want.3))));
+            }
+            prop_assert!(q.pop().is_none() && q.is_empty());
+        }
+
+        /// As above with times spread from nanoseconds to a minute, so that timers go into
+        /// the wheel's heap, onto its slots and into its overflow (`timer_wheel`), with ties.
+        /// Pushes are as of now, so the reference order is (time, insertion).
+        #[test]
+        fn timers_far_and_near_follow_the_reference_order(
+            ops in proptest::collection::vec(
+                (
+                    0u8..3,
+                    prop_oneof![0u64..4, 0u64..3_000_000, 0u64..(1 << 26), 0u64..(1 << 36)],
+                    proptest::bool::weighted(0.8),
+                ),
+                0..400,
+            )
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let (mut now, mut n) = (0u64, 0u32);
+            for (op, dt, timer) in ops {
+                if op == 0 {
+                    let got = q.pop();
+                    let want = reference.pop_first();
+                    prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(|(t, i, timer)| (t, event(i, timer))));
+                    if let Some((t, ..)) = want {
+                        now = t;
+                    }
+                } else {
+                    q.push(SimTime(now + dt), event(n, timer));
+                    reference.insert((now + dt, n, timer));
+                    n += 1;
+                }
+                prop_assert_eq!(q.len(), reference.len());
+            }
+            while let Some(want) = reference.pop_first() {
+                prop_assert_eq!(q.pop(), Some((SimTime(want.0), event(want.1, want.2))));
             }
             prop_assert!(q.pop().is_none() && q.is_empty());
         }
