@@ -1,4 +1,5 @@
-//! The event queue: a binary heap of small entries ordered by (time, insertion sequence).
+//! The event queue: small entries ordered by (time, insertion sequence), in a binary heap of
+//! packet events beside the flows' wake-ups (`timer_wheel`).
 //!
 //! Ties in time are broken by the order of insertion, so a run is a deterministic function of
 //! its inputs. Insertion order is (the time an event was scheduled at, a sequence number):
@@ -12,8 +13,9 @@
 //! scheduled at the same nanosecond or both more than 4.3 s ahead, were inserted 2³² events
 //! apart. A popped entry leaves its heap lazily: the next push into that heap takes its place
 //! in one pass down the heap (a link's next arrival after an arrival, a flow's wake-up re-armed
-//! after a stale one), and any other operation removes it first. Timers are cancelled lazily: the owner remembers the deadline it armed and ignores
-//! any wake-up that does not match it (see `sim`).
+//! after a stale one), and any other operation removes it first. Timers are cancelled lazily:
+//! the owner remembers the deadline it armed and ignores any wake-up that does not match it
+//! (see `sim`).
 
 mod timer_wheel;
 
