@@ -24,6 +24,16 @@
 
 use super::{Entry, MinHeap};
 
+/// The end of a list of nodes.
+const NONE: u32 = u32::MAX;
+
+/// An entry on the wheel and the next node of its list.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    entry: Entry,
+    next: u32,
+}
+
 /// Entries above which the wheel is taken into use.
 pub(super) const WHEEL_ABOVE: usize = 256;
 /// Entries below which the wheel is given up.
@@ -41,9 +51,16 @@ pub(super) struct TimerWheel<const SHIFT: u32 = 20, const SLOTS: u64 = 4096> {
     spread_above: usize,
     wheel_above: usize,
     heap_below: usize,
-    /// Slot `n`'s entries, for `boundary <= n < boundary + SLOTS`, at index `n % SLOTS`;
-    /// allocated when the first entry goes on the wheel.
-    slots: Vec<Vec<Entry>>,
+    /// Slot `n`'s entries, for `boundary <= n < boundary + SLOTS`: the first of a list
+    /// through `nodes` at index `n % SLOTS` ([`NONE`] for none); allocated when the first
+    /// entry goes on the wheel.
+    slots: Vec<u32>,
+    /// The entries on the wheel, each with the next of its slot, and the unused nodes, each
+    /// with the next unused one. One arena rather than a vector per slot: the wheel's memory
+    /// is that of the entries it holds at most.
+    nodes: Vec<Node>,
+    /// The first unused node ([`NONE`] for none).
+    unused: u32,
     /// Entries on the wheel.
     on_wheel: usize,
     /// Entries at or beyond slot `boundary + SLOTS`, earliest first.
@@ -67,6 +84,8 @@ impl<const SHIFT: u32, const SLOTS: u64> TimerWheel<SHIFT, SLOTS> {
             wheel_above,
             heap_below,
             slots: Vec::new(),
+            nodes: Vec::new(),
+            unused: NONE,
             on_wheel: 0,
             overflow: MinHeap::default(),
         }
@@ -134,9 +153,19 @@ impl<const SHIFT: u32, const SLOTS: u64> TimerWheel<SHIFT, SLOTS> {
         let slot = Self::slot_of(&entry);
         if slot < self.boundary + SLOTS {
             if self.slots.is_empty() {
-                self.slots.resize_with(SLOTS as usize, Vec::new);
+                self.slots = vec![NONE; SLOTS as usize];
             }
-            self.slots[(slot % SLOTS) as usize].push(entry);
+            let head = &mut self.slots[(slot % SLOTS) as usize];
+            let node = Node { entry, next: *head };
+            *head = if self.unused == NONE {
+                self.nodes.push(node);
+                (self.nodes.len() - 1) as u32
+            } else {
+                let i = self.unused;
+                self.unused = self.nodes[i as usize].next;
+                self.nodes[i as usize] = node;
+                i
+            };
             self.on_wheel += 1;
         } else {
             self.overflow.push(entry);
@@ -166,11 +195,8 @@ impl<const SHIFT: u32, const SLOTS: u64> TimerWheel<SHIFT, SLOTS> {
         if self.len() < self.heap_below {
             self.boundary = u64::MAX;
             self.spread_above = self.wheel_above;
-            self.on_wheel = 0;
-            for slot in &mut self.slots {
-                for entry in slot.drain(..) {
-                    self.near.push(entry);
-                }
+            for k in 0..self.slots.len() {
+                self.take_slot(k);
             }
             while let Some(&entry) = self.overflow.peek() {
                 self.overflow.remove_top();
@@ -185,16 +211,28 @@ impl<const SHIFT: u32, const SLOTS: u64> TimerWheel<SHIFT, SLOTS> {
         }
         // `on_wheel > 0`: an occupied slot lies within `SLOTS` of the boundary, and before any
         // entry of the overflow list (those are `SLOTS` or more beyond the boundary).
-        while self.slots[(self.boundary % SLOTS) as usize].is_empty() {
+        while self.slots[(self.boundary % SLOTS) as usize] == NONE {
             self.boundary += 1;
         }
-        let slot = &mut self.slots[(self.boundary % SLOTS) as usize];
-        self.on_wheel -= slot.len();
-        for entry in slot.drain(..) {
-            self.near.push(entry);
-        }
+        self.take_slot((self.boundary % SLOTS) as usize);
         self.boundary += 1;
         self.take_overflow();
+    }
+
+    /// Moves the entries of the slot at index `k` into the heap.
+    fn take_slot(&mut self, k: usize) {
+        let mut i = std::mem::replace(&mut self.slots[k], NONE);
+        let (nodes, near) = (&mut self.nodes, &mut self.near);
+        let (mut unused, mut taken) = (self.unused, 0);
+        while let Some(node) = nodes.get_mut(i as usize) {
+            near.push(node.entry);
+            let next = std::mem::replace(&mut node.next, unused);
+            unused = i;
+            taken += 1;
+            i = next;
+        }
+        self.unused = unused;
+        self.on_wheel -= taken;
     }
 
     /// Moves the overflow entries that the wheel now covers onto their slots.

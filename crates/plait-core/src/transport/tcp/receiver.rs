@@ -347,6 +347,7 @@ impl TcpReceiver {
     }
 
     /// The blocks `refresh_sack_blocks` would report, without changing them.
+    #[inline(always)]
     fn widened_blocks(
         &self,
         triggering: Option<(u64, u64)>,

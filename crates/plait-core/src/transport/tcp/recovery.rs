@@ -418,7 +418,7 @@ impl LossRecovery {
         not_lost + retransmitted
     }
 
-    #[inline]
+    #[inline(always)]
     fn rfc6675_pipe(&self, scoreboard: &Scoreboard, snd_una: u64, snd_nxt: u64) -> u64 {
         let retransmitted_end = self.high_rxt.max(snd_una).min(snd_nxt);
         if scoreboard.is_empty() {
