@@ -3,6 +3,10 @@
 //! right (drops decided ahead, readings of counters and queues between a packet's admission
 //! and its arrival, slices, wire bytes of the first hop), gives the same trace and the same
 //! results with it and without it.
+//!
+//! Runs are compared both traced (an observer sees every event, so each drop decided ahead is
+//! reported by an event at its time) and untraced (no observer, no drops table: such a drop
+//! is counted when it is decided, unless a reading of the meters comes before its time).
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +63,24 @@ fn assert_same(name: &str, scenario: &Scenario) {
         "{name}: trace length"
     );
     assert!(with == without, "{name}: results differ");
+    let (untraced_with, _) = run_untraced(scenario, true);
+    let (untraced_without, _) = run_untraced(scenario, false);
+    assert!(
+        untraced_with == untraced_without,
+        "{name}: untraced results differ"
+    );
+}
+
+/// The JSON results (without the event count) and the event count of an untraced run.
+fn run_untraced(scenario: &Scenario, lookahead: bool) -> (serde_json::Value, u64) {
+    let mut sim = build(scenario, None).expect("builds");
+    if !lookahead {
+        sim.disable_lookahead().expect("before the run");
+    }
+    sim.run();
+    let mut results = serde_json::to_value(sim.results()).expect("serialisable");
+    results.as_object_mut().expect("an object").remove("events");
+    (results, sim.events_processed())
 }
 
 #[test]
@@ -72,15 +94,15 @@ fn golden_scenarios_give_the_same_results_with_and_without_lookahead() {
 /// Three drop-tail hops each way, the middle ones admitted ahead; drops there (a small
 /// queue, a byte limit and a loss model on links admitted ahead), samples every millisecond
 /// (shorter than a hop, so they fall between admissions and arrivals), a warm-up, round
-/// numbers that make simultaneous events common, and traced drops.
-fn stress_toml(sample: &str, loss: &str) -> String {
+/// numbers that make simultaneous events common, and drops traced or not.
+fn stress_toml(sample: &str, loss: &str, trace_drops: bool) -> String {
     format!(
         r#"[simulation]
 duration = "4s"
 warmup = "0.5s"
 seed = 3
 sample_interval = "{sample}"
-trace_drops = true
+trace_drops = {trace_drops}
 
 [[link]]
 name = "access"
@@ -129,12 +151,14 @@ start = "0.1s"
 fn stressed_readings_and_drops_are_the_same_with_and_without_lookahead() {
     for sample in ["1ms", "3ms", "100ms"] {
         for loss in ["", r#"loss = { kind = "bernoulli", p = 0.01 }"#] {
-            let toml = stress_toml(sample, loss);
-            let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
-            assert_same(
-                &format!("stress, samples {sample}, loss {loss:?}"),
-                &scenario,
-            );
+            for trace_drops in [true, false] {
+                let toml = stress_toml(sample, loss, trace_drops);
+                let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
+                assert_same(
+                    &format!("stress, samples {sample}, loss {loss:?}, traced drops {trace_drops}"),
+                    &scenario,
+                );
+            }
         }
     }
 }
@@ -142,7 +166,7 @@ fn stressed_readings_and_drops_are_the_same_with_and_without_lookahead() {
 #[test]
 fn the_stress_scenario_admits_ahead_and_drops_there() {
     let scenario =
-        Scenario::from_toml_str(&stress_toml("1ms", ""), "<stress>", &[]).expect("parses");
+        Scenario::from_toml_str(&stress_toml("1ms", "", true), "<stress>", &[]).expect("parses");
     let mut with = build(&scenario, None).expect("builds");
     let mut without = build(&scenario, None).expect("builds");
     without.disable_lookahead().expect("before the run");
@@ -166,22 +190,60 @@ fn the_stress_scenario_admits_ahead_and_drops_there() {
     );
 }
 
+/// Untraced, a drop decided ahead that no reading comes before is counted when it is
+/// decided, with no event in the queue; the results, and the number of events, are those of
+/// the traced run.
+#[test]
+fn untraced_drops_ahead_take_no_event() {
+    let traced =
+        Scenario::from_toml_str(&stress_toml("100ms", "", true), "<stress>", &[]).expect("parses");
+    let untraced =
+        Scenario::from_toml_str(&stress_toml("100ms", "", false), "<stress>", &[]).expect("parses");
+    let mut t = build(&traced, None).expect("builds");
+    t.run();
+    let mut u = build(&untraced, None).expect("builds");
+    u.run();
+    let (rt, ru) = (t.results(), u.results());
+    assert_eq!(t.drops_folded(), 0, "traced drops are reported by events");
+    let dropped_ahead: u64 = (0..rt.links.name.len())
+        .filter(|&i| rt.links.name[i] != "access")
+        .map(|i| rt.links.drops[i])
+        .sum();
+    // Drops just before a reading (every 100 ms) keep their event; most need none.
+    assert!(
+        u.drops_folded() > dropped_ahead / 2,
+        "{} of {dropped_ahead} drops ahead folded",
+        u.drops_folded()
+    );
+    assert!(u.drops_folded() <= u.packet_counters().dropped);
+    let mut a = serde_json::to_value(rt).expect("serialisable");
+    let mut b = serde_json::to_value(ru).expect("serialisable");
+    a.as_object_mut().expect("an object").remove("drops");
+    b.as_object_mut().expect("an object").remove("drops");
+    assert!(a == b, "untraced results differ from traced ones");
+}
+
 #[test]
 fn slices_with_lookahead_give_the_whole_run_without_it() {
-    let scenario =
-        Scenario::from_toml_str(&stress_toml("3ms", ""), "<stress>", &[]).expect("parses");
-    let (_, whole) = run(&scenario, false);
-    // Slices by time (ends between admissions and arrivals) and by event budget.
-    let mut by_time = build(&scenario, None).expect("builds");
-    let mut t = 0.0;
-    while !by_time.run_until(plait_core::time::SimTime::from_secs_f64(t)) {
-        t += 0.0137;
-    }
-    let mut by_budget = build(&scenario, None).expect("builds");
-    while !by_budget.run_until_bounded(by_budget.config().duration, 101) {}
-    for sim in [by_time, by_budget] {
-        let mut r = serde_json::to_value(sim.results()).expect("serialisable");
-        r.as_object_mut().expect("an object").remove("events");
-        assert!(r == whole, "a sliced run differs from the whole one");
+    for trace_drops in [true, false] {
+        let toml = stress_toml("3ms", "", trace_drops);
+        let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
+        let (whole, _) = run_untraced(&scenario, false);
+        // Slices by time (ends between admissions and arrivals) and by event budget.
+        let mut by_time = build(&scenario, None).expect("builds");
+        let mut t = 0.0;
+        while !by_time.run_until(plait_core::time::SimTime::from_secs_f64(t)) {
+            t += 0.0137;
+        }
+        let mut by_budget = build(&scenario, None).expect("builds");
+        while !by_budget.run_until_bounded(by_budget.config().duration, 101) {}
+        for sim in [by_time, by_budget] {
+            let mut r = serde_json::to_value(sim.results()).expect("serialisable");
+            r.as_object_mut().expect("an object").remove("events");
+            assert!(
+                r == whole,
+                "a sliced run differs from the whole one (traced drops {trace_drops})"
+            );
+        }
     }
 }

@@ -487,8 +487,9 @@ impl Link {
 
     /// A packet that will reach the link's input at `at` (at or after `now` and every earlier
     /// admission's arrival) is admitted now, as it would be then (see [`Lookahead`]). Returns
-    /// its transmission and its arrival at the far end, or why it is dropped: the caller reports the drop at `at`
-    /// ([`Link::defer_drop`]).
+    /// its transmission and its arrival at the far end, or why it is dropped and whether that
+    /// comes before `horizon` (with `at > now`): the caller reports the drop at `at`
+    /// ([`Link::defer_drop`]), or, if nothing reads its time and no reading comes first, counts it at once.
     ///
     /// `horizon` is the earliest instant at which the link may be read again (a sample, the
     /// end of the warm-up or of the slice): an admission that arrives before it, with none
@@ -504,7 +505,7 @@ impl Link {
         scheduled: SimTime,
         item: QueueItem,
         horizon: SimTime,
-    ) -> Result<Departure, DropCause> {
+    ) -> Result<Departure, (DropCause, bool)> {
         let la = self
             .lookahead
             .as_deref_mut()
@@ -521,7 +522,7 @@ impl Link {
             if loss.should_drop(&mut self.rng) {
                 self.counters.loss_drops += 1;
                 self.keep_ahead(keep, at, scheduled, item.bytes, AheadOutcome::LossDrop);
-                return Err(DropCause::LossModel);
+                return Err((DropCause::LossModel, at < horizon));
             }
         }
         let Discipline::Scheduled(f) = &mut self.discipline else {
@@ -540,7 +541,7 @@ impl Link {
         if !f.limit.admits(queued, queued_bytes, item.bytes) {
             self.counters.queue_drops += 1;
             self.keep_ahead(keep, at, scheduled, item.bytes, AheadOutcome::QueueDrop);
-            return Err(DropCause::Queue);
+            return Err((DropCause::Queue, at < horizon));
         }
         let start = at.max(self.busy_until);
         let mut queued_after = 0;
