@@ -684,6 +684,8 @@ impl<O: Observer> Simulator<O> {
         } = place;
         let route_links = &self.routes[route.index()];
         let mut hop = first;
+        // The latest arrival admitted without a record (arrivals grow along the route).
+        let mut unrecorded = SimTime::ZERO;
         while let Some(&b) = route_links.get(hop + 1) {
             let next = &mut self.links[b.index()];
             if !next.has_lookahead() {
@@ -694,7 +696,7 @@ impl<O: Observer> Simulator<O> {
             // Nothing reads the meters before `horizon`: what arrives before it needs no
             // record (an arrival at this very instant keeps one, see `run_until_bounded`).
             let horizon = if at > self.now && at < self.horizon {
-                self.unrecorded_until = self.unrecorded_until.max(at);
+                unrecorded = at;
                 self.horizon
             } else {
                 SimTime::ZERO
@@ -721,11 +723,13 @@ impl<O: Observer> Simulator<O> {
                     d = departure;
                 }
                 Err((cause, unread)) => {
+                    self.unrecorded_until = self.unrecorded_until.max(unrecorded);
                     self.drop_ahead(b, hop, (at, d.scheduled), d.item, cause, unread);
                     return;
                 }
             }
         }
+        self.unrecorded_until = self.unrecorded_until.max(unrecorded);
         if hop != first {
             self.pool.get_mut(d.item.packet).hop = hop as u16;
         }
