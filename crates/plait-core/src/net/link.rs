@@ -193,14 +193,21 @@ struct Ahead {
 
 impl Lookahead {
     /// Takes the admissions whose arrivals come before the event at `time` scheduled at
-    /// `scheduled` out of the ledger (see [`Link::realize`]).
-    fn realize(&mut self, counters: &mut LinkCounters, time: SimTime, scheduled: SimTime) {
+    /// `scheduled` out of the ledger (see [`Link::realize`]), moving `arrived_busy_until`
+    /// (the link's) past them.
+    fn realize(
+        &mut self,
+        counters: &mut LinkCounters,
+        arrived_busy_until: &mut SimTime,
+        time: SimTime,
+        scheduled: SimTime,
+    ) {
         while let Some(e) = self.ledger.front() {
             if (e.arrival, e.scheduled) >= (time, scheduled) {
                 break;
             }
             if e.outcome == AheadOutcome::Sent {
-                self.arrived_busy_until = e.tx_end;
+                *arrived_busy_until = e.tx_end;
                 if e.queued as u64 > counters.max_queue_packets {
                     counters.max_queue_packets = e.queued as u64;
                 }
@@ -234,8 +241,6 @@ impl Lookahead {
 struct Lookahead {
     /// Admissions whose arrival the simulator's time has not passed, in arrival order.
     ledger: VecDeque<Ahead>,
-    /// The end of the last transmission of a packet that has arrived.
-    arrived_busy_until: SimTime,
     /// Drops decided ahead, to report at their arrival times (non-decreasing), with the
     /// scheduling times of their arrivals.
     drops: VecDeque<(SimTime, SimTime, QueueItem, DropCause)>,
@@ -283,6 +288,10 @@ pub struct Link {
     epoch: u32,
     /// Set when the simulator admits packets ahead of time ([`Link::enable_lookahead`]).
     lookahead: Option<Box<Lookahead>>,
+    /// With admissions ahead of time: the end of the last transmission of a packet that has
+    /// arrived (kept here, not in the `Lookahead`, for the common admission to reach it at
+    /// once).
+    arrived_busy_until: SimTime,
 }
 
 impl Link {
@@ -331,6 +340,7 @@ impl Link {
             up: true,
             epoch: 0,
             lookahead: None,
+            arrived_busy_until: SimTime::ZERO,
         }
     }
 
@@ -462,7 +472,7 @@ impl Link {
         }
         // Packets that have arrived: as for any scheduled FIFO, what is committed after `now`
         // (one contiguous block of serialisation, and the waiting of those not started).
-        c.busy_ns -= la.arrived_busy_until.0.saturating_sub(now.0);
+        c.busy_ns -= self.arrived_busy_until.0.saturating_sub(now.0);
         f.trim(now);
         let arrived = f.waiting.len() - la.waiting_ahead();
         for w in f.waiting.iter().take(arrived) {
@@ -481,7 +491,12 @@ impl Link {
     #[inline]
     pub fn realize(&mut self, time: SimTime, scheduled: SimTime) {
         if let Some(la) = self.lookahead.as_deref_mut() {
-            la.realize(&mut self.counters, time, scheduled);
+            la.realize(
+                &mut self.counters,
+                &mut self.arrived_busy_until,
+                time,
+                scheduled,
+            );
         }
     }
 
@@ -511,7 +526,12 @@ impl Link {
             .as_deref_mut()
             .expect("admit_ahead on a link without lookahead");
         if !la.ledger.is_empty() {
-            la.realize(&mut self.counters, now, SimTime::ZERO);
+            la.realize(
+                &mut self.counters,
+                &mut self.arrived_busy_until,
+                now,
+                SimTime::ZERO,
+            );
         }
         // Realized at once when it arrives before the next reading with nothing pending
         // before it: no reading can fall before its arrival.
@@ -551,8 +571,8 @@ impl Link {
         }
         let started = self.transmit(start, item);
         let departure = self.departure(started, at);
-        let la = self.lookahead.as_deref_mut().expect("checked above");
         if keep {
+            let la = self.lookahead.as_deref_mut().expect("checked above");
             la.ledger.push_back(Ahead {
                 arrival: at,
                 scheduled,
@@ -563,7 +583,7 @@ impl Link {
                 outcome: AheadOutcome::Sent,
             });
         } else {
-            la.arrived_busy_until = started.tx_end;
+            self.arrived_busy_until = started.tx_end;
             if queued_after as u64 > self.counters.max_queue_packets {
                 self.counters.max_queue_packets = queued_after as u64;
             }
