@@ -504,7 +504,8 @@ impl Link {
     /// admission's arrival) is admitted now, as it would be then (see [`Lookahead`]). Returns
     /// its transmission and its arrival at the far end, or why it is dropped and whether that
     /// comes before `horizon` (with `at > now`): the caller reports the drop at `at`
-    /// ([`Link::defer_drop`]), or, if nothing reads its time and no reading comes first, counts it at once.
+    /// ([`Link::defer_drop`]), or counts it at once if nothing records its time and no
+    /// reading comes first.
     ///
     /// `horizon` is the earliest instant at which the link may be read again (a sample, the
     /// end of the warm-up or of the slice): an admission that arrives before it, with none
