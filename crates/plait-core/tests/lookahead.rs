@@ -4,6 +4,11 @@
 //! and its arrival, slices, wire bytes of the first hop), gives the same trace and the same
 //! results with it and without it.
 //!
+//! Untraced, the arrivals of data at its destination are handled ahead of time too
+//! (`Transport::reacts_ahead`: TCP without delayed ACKs, datagram sinks), and their answers
+//! admitted at once on the reverse route; the stress cases include drops of those answers at
+//! the reverse route's first link and flows that cannot react ahead (delayed ACKs).
+//!
 //! Runs are compared both traced (an observer sees every event, so each drop decided ahead is
 //! reported by an event at its time) and untraced (no observer, no drops table: such a drop
 //! is counted when it is decided, unless a reading of the meters comes before its time).
@@ -96,6 +101,12 @@ fn golden_scenarios_give_the_same_results_with_and_without_lookahead() {
 /// (shorter than a hop, so they fall between admissions and arrivals), a warm-up, round
 /// numbers that make simultaneous events common, and drops traced or not.
 fn stress_toml(sample: &str, loss: &str, trace_drops: bool) -> String {
+    stress_toml_with(sample, loss, trace_drops, "", "")
+}
+
+/// [`stress_toml`] with more settings of the last link (`last`, e.g. its reverse direction's
+/// queue and loss model, the first link of the ACKs' route) and of TCP (`tcp`).
+fn stress_toml_with(sample: &str, loss: &str, trace_drops: bool, last: &str, tcp: &str) -> String {
     format!(
         r#"[simulation]
 duration = "4s"
@@ -103,6 +114,9 @@ warmup = "0.5s"
 seed = 3
 sample_interval = "{sample}"
 trace_drops = {trace_drops}
+
+[tcp]
+{tcp}
 
 [[link]]
 name = "access"
@@ -127,6 +141,7 @@ to = "d"
 rate = "10Mbps"
 delay = "3ms"
 queue = {{ kind = "droptail", bytes = 9000 }}
+{last}
 
 [[flow]]
 name = "bulk"
@@ -246,4 +261,78 @@ fn slices_with_lookahead_give_the_whole_run_without_it() {
             );
         }
     }
+}
+
+/// The reverse direction of the last link, where the ACKs of the arrivals handled ahead are
+/// admitted: a queue of 60 bytes (too small for an ACK with two SACK blocks) and random
+/// loss, so that answers are dropped there, by the queue and by the loss model.
+const DROPPING_ANSWERS: &str = r#"reverse_queue = { kind = "droptail", bytes = 60 }
+reverse_loss = { kind = "bernoulli", p = 0.02 }"#;
+
+#[test]
+fn arrivals_handled_ahead_give_the_same_results() {
+    for sample in ["1ms", "100ms"] {
+        for last in ["", DROPPING_ANSWERS] {
+            for tcp in ["", "delayed_ack = true"] {
+                let toml = stress_toml_with(sample, "", false, last, tcp);
+                let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
+                assert_same(
+                    &format!("stress, samples {sample}, last link {last:?}, tcp {tcp:?}"),
+                    &scenario,
+                );
+            }
+        }
+    }
+}
+
+/// Untraced, the arrivals at the destination are handled ahead of time, without an event in
+/// the queue (they still count as events); the answers dropped at the reverse route's first
+/// link are counted. The results and the number of events are those of the traced run, which
+/// handles every arrival at its time.
+#[test]
+fn arrivals_handled_ahead_take_no_event() {
+    let toml = stress_toml_with("100ms", "", false, DROPPING_ANSWERS, "");
+    let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
+    let mut u = build(&scenario, None).expect("builds");
+    u.run();
+    let mut t = build(&scenario, None)
+        .expect("builds")
+        .with_observer(Recorder::default());
+    t.run();
+    assert_eq!(
+        t.reactions_ahead(),
+        0,
+        "a traced run handles arrivals at their time"
+    );
+    let data = u.packet_counters().data_delivered;
+    assert!(
+        u.reactions_ahead() * 10 > data * 9,
+        "{} of {data} arrivals handled ahead",
+        u.reactions_ahead()
+    );
+    assert_eq!(u.events_processed(), t.events_processed());
+    let r = u.results();
+    let answer_drops: (u64, u64) = (0..r.links.name.len())
+        .filter(|&i| r.links.name[i] == "last" && r.links.direction[i] == "reverse")
+        .map(|i| (r.links.drops[i], r.links.loss_drops[i]))
+        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+    assert!(
+        answer_drops.0 > 10 && answer_drops.1 > 10,
+        "{answer_drops:?} ACKs dropped at the reverse first link (queue, loss model)"
+    );
+    let a = serde_json::to_value(r).expect("serialisable");
+    let b = serde_json::to_value(t.results()).expect("serialisable");
+    assert!(a == b, "untraced results differ from traced ones");
+}
+
+/// A flow with delayed ACKs answers some arrivals later, from a timer: no arrival on its
+/// reverse route's first link is handled ahead, nor any other flow's whose answers share it.
+#[test]
+fn delayed_acks_keep_arrivals_at_their_time() {
+    let toml = stress_toml_with("100ms", "", false, "", "delayed_ack = true");
+    let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
+    let mut sim = build(&scenario, None).expect("builds");
+    sim.run();
+    assert_eq!(sim.reactions_ahead(), 0);
+    assert!(sim.packet_counters().data_delivered > 1000);
 }

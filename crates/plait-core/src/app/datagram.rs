@@ -138,6 +138,12 @@ impl Transport for DatagramFlow {
         self.tracing = enabled;
     }
 
+    /// The receiving end only counts what arrives and sends nothing; tracing reports each
+    /// delivery at its time.
+    fn reacts_ahead(&self) -> bool {
+        !self.tracing
+    }
+
     fn stats(&self) -> TransportStats {
         TransportStats {
             delivered_bytes: self.received_bytes,

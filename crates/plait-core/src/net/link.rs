@@ -592,6 +592,33 @@ impl Link {
         Ok(departure)
     }
 
+    /// [`Link::admit_ahead`] for a packet that enters at `now`, in an event scheduled at
+    /// `scheduled`, a link that admits ahead the answers of transports that react ahead (a
+    /// route's first link, see `Simulator::react_ahead`): the admissions ahead there all
+    /// arrived by now, before this event, so all have happened, and this one happens now.
+    /// Returns the transmission, or why the packet is dropped (now).
+    #[inline(never)]
+    pub fn admit_now(
+        &mut self,
+        now: SimTime,
+        scheduled: SimTime,
+        item: QueueItem,
+    ) -> Result<Departure, DropCause> {
+        let la = self
+            .lookahead
+            .as_deref_mut()
+            .expect("admit_now on a link without lookahead");
+        debug_assert!(la.ledger.back().is_none_or(|e| e.arrival <= now));
+        la.realize(
+            &mut self.counters,
+            &mut self.arrived_busy_until,
+            SimTime::MAX,
+            SimTime::MAX,
+        );
+        self.admit_ahead(now, now, scheduled, item, SimTime::MAX)
+            .map_err(|(cause, _)| cause)
+    }
+
     /// Records a drop decided ahead in the ledger when it must be `keep`t.
     fn keep_ahead(
         &mut self,
@@ -847,6 +874,14 @@ impl Link {
                 .map(|&(at, _, _, scheduled)| (at, scheduled)),
             lost,
         )
+    }
+
+    /// The pipeline's head: its arrival time at the far end, the packet and when its arrival
+    /// event is scheduled.
+    pub fn peek_arrival(&self) -> Option<(SimTime, PacketId, SimTime)> {
+        self.pipeline
+            .front()
+            .map(|&(at, id, _, scheduled)| (at, id, scheduled))
     }
 
     /// Whether the link is up.

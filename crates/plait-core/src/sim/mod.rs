@@ -74,6 +74,13 @@ impl<O: Observer> Step<'_, O> {
     /// returns its next wake-up.
     #[inline(always)]
     fn run<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input) -> Option<SimTime> {
+        self.feed(t, input);
+        t.poll_timeout()
+    }
+
+    /// [`Step::run`] without asking for the wake-up.
+    #[inline(always)]
+    fn feed<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input) {
         let now = self.now;
         match input {
             Input::Packet(id) => {
@@ -108,7 +115,6 @@ impl<O: Observer> Step<'_, O> {
         while let Some(event) = t.poll_event() {
             self.on_event(event);
         }
-        t.poll_timeout()
     }
 
     #[inline(always)]
@@ -252,6 +258,17 @@ pub struct Simulator<O: Observer = NoTrace> {
     budget_spent: bool,
     /// Drops decided ahead of time counted at once, without an event in the queue.
     drops_folded: u64,
+    /// Per flow: its receiving end reacts ahead of time (`react_ahead`), as
+    /// `enable_reactions` found.
+    reacts_ahead: Vec<bool>,
+    /// The packets a reaction ahead sends (apart from `transmit_buf`, which the reaction's
+    /// caller may be going through).
+    reaction_buf: Vec<PacketId>,
+    /// Arrivals at a receiving end handled ahead of time.
+    reactions_ahead: u64,
+    /// Per link: some flow's data arrives over it at the end of its route and can be handled
+    /// ahead of time.
+    answered_over: Vec<bool>,
 }
 
 /// Where a packet is on its route: what putting it on the wire needs of it.
@@ -342,6 +359,8 @@ impl<O: Observer> Simulator<O> {
         let measure = Measurements::new(&config, links.len());
         let mut links = links;
         enable_lookahead(&mut links, &routes, &link_changes, &loss_changes);
+        let (reacts_ahead, answered_over) =
+            enable_reactions(&mut links, &routes, &flows, &link_changes, &loss_changes);
         let wire_ahead = links.iter().map(|_| Ring::new()).collect();
         Simulator {
             now: SimTime::ZERO,
@@ -369,6 +388,10 @@ impl<O: Observer> Simulator<O> {
             overrun: 0,
             budget_spent: false,
             drops_folded: 0,
+            reacts_ahead,
+            reaction_buf: Vec::new(),
+            reactions_ahead: 0,
+            answered_over,
         }
     }
 
@@ -376,6 +399,10 @@ impl<O: Observer> Simulator<O> {
     pub fn with_observer<P: Observer>(mut self, observer: P) -> Simulator<P> {
         for f in &mut self.flows {
             f.transport.set_tracing(P::ENABLED);
+        }
+        if P::ENABLED {
+            // An observer sees each arrival at its time: none is handled ahead.
+            self.reacts_ahead.fill(false);
         }
         Simulator {
             now: self.now,
@@ -403,6 +430,10 @@ impl<O: Observer> Simulator<O> {
             overrun: self.overrun,
             budget_spent: self.budget_spent,
             drops_folded: self.drops_folded,
+            reacts_ahead: self.reacts_ahead,
+            reaction_buf: self.reaction_buf,
+            reactions_ahead: self.reactions_ahead,
+            answered_over: self.answered_over,
         }
     }
 
@@ -431,6 +462,11 @@ impl<O: Observer> Simulator<O> {
     /// event queue (they are among `events_processed`).
     pub fn drops_folded(&self) -> u64 {
         self.drops_folded
+    }
+    /// Arrivals at a receiving end handled ahead of their time, without an event in the
+    /// queue (they are among `events_processed`; see [`Transport::reacts_ahead`]).
+    pub fn reactions_ahead(&self) -> u64 {
+        self.reactions_ahead
     }
     pub fn packet_counters(&self) -> PacketCounters {
         self.counters
@@ -477,7 +513,32 @@ impl<O: Observer> Simulator<O> {
         f.kind = transport.kind();
         f.cc = cc.to_string();
         f.transport = transport;
+        if !self.flows[flow.index()].transport.reacts_ahead() {
+            self.stop_reactions_beside(flow);
+        }
         Ok(())
+    }
+
+    /// `flow` no longer reacts ahead of time: neither does any flow whose reactions go onto
+    /// the same link, which no longer admits ahead (its admissions would no longer all be
+    /// reactions ahead or at their time, see `enable_reactions`). Before the run starts.
+    fn stop_reactions_beside(&mut self, flow: FlowId) {
+        let routes = &self.routes;
+        let first_of_reverse = |f: &Flow| {
+            f.paths
+                .first()
+                .and_then(|p| routes[p.reverse.index()].first().copied())
+        };
+        let Some(r0) = first_of_reverse(&self.flows[flow.index()]) else {
+            return;
+        };
+        for (i, f) in self.flows.iter().enumerate() {
+            if first_of_reverse(f) == Some(r0) {
+                self.reacts_ahead[i] = false;
+            }
+        }
+        // A route's first link admits ahead only for reactions.
+        self.links[r0.index()].disable_lookahead();
     }
 
     /// The earliest instant at which the meters may next read the links and flows.
@@ -506,6 +567,7 @@ impl<O: Observer> Simulator<O> {
         for l in &mut self.links {
             l.disable_lookahead();
         }
+        self.reacts_ahead.fill(false);
         Ok(())
     }
 
@@ -524,10 +586,11 @@ impl<O: Observer> Simulator<O> {
     /// Like [`Simulator::run_until`], but processes about `max_events` events. A slice that
     /// stops on its event budget leaves `now` at the last event it processed, so a run whose
     /// simulated time does not advance (zero delays, enormous rates) can still be sliced, and
-    /// interrupted, by wall-clock work. It may go a little past the budget: until the packets
-    /// admitted ahead of time without a record have arrived (at most a hop's delay of
-    /// simulated time), so that its readings stay exact. Returns true when the run has
-    /// reached its end.
+    /// interrupted, by wall-clock work. It may go a little past the budget: until what was
+    /// done ahead of time without a record has happened (the packets admitted ahead have
+    /// arrived, and the arrivals handled ahead and their answers too: at most a round trip of
+    /// simulated time, queueing included), so that its readings stay exact. Returns true when
+    /// the run has reached its end.
     pub fn run_until_bounded(&mut self, limit: SimTime, max_events: u64) -> bool {
         if max_events == 0 {
             return self.finished;
@@ -620,6 +683,10 @@ impl<O: Observer> Simulator<O> {
         let now = self.now;
         let l = &mut self.links[link.index()];
         if l.is_scheduled() {
+            if l.has_lookahead() {
+                // A first link that admits the answers of reactions ahead of time.
+                return self.enter_answer_link_now(link, item, place);
+            }
             match l.arrive_scheduled(now, item) {
                 Ok(s) => {
                     let d = l.departure(s, now);
@@ -630,6 +697,18 @@ impl<O: Observer> Simulator<O> {
             return;
         }
         self.enter_event_driven_link(link, item);
+    }
+
+    /// [`Simulator::enter_link`] for a route's first link that admits ahead of time the
+    /// answers of reactions ahead (see `react_ahead`), at the simulator's time: an arrival
+    /// answered at its time (one that could not be handled ahead, or a traced run).
+    #[inline(never)]
+    fn enter_answer_link_now(&mut self, link: LinkId, item: QueueItem, place: RoutePlace) {
+        let scheduled = self.events.scheduled();
+        match self.links[link.index()].admit_now(self.now, scheduled, item) {
+            Ok(d) => self.launch_from(link, d, place),
+            Err(cause) => self.drop_packet(link, item, cause),
+        }
     }
 
     /// [`Simulator::enter_link`] for a link whose queue is event-driven (RED, the
@@ -733,8 +812,107 @@ impl<O: Observer> Simulator<O> {
         if hop != first {
             self.pool.get_mut(d.item.packet).hop = hop as u16;
         }
+        if data && hop + 1 == route_links.len() && self.may_react_ahead(link, d) {
+            self.react_ahead(d.item.packet, d.item.flow, d.at, d.scheduled);
+            return;
+        }
         if let Some((at, scheduled)) = self.links[link.index()].launch_departed(d) {
             self.events.push_as_of(at, scheduled, Event::Arrive(link));
+        }
+    }
+
+    /// Whether the arrival of the data packet `d` at the end of its route, over `link`, can
+    /// be handled now, ahead of its time (`react_ahead`): its flow reacts ahead, it comes
+    /// before the meters' next reading (and after now), nothing records it at its time (no
+    /// observer, no drops table) and no packet before it on `link` is still to arrive (the
+    /// answers at the first link of the reverse route then keep the order of the arrivals).
+    #[inline(always)]
+    fn may_react_ahead(&self, link: LinkId, d: Departure) -> bool {
+        self.may_react_at(d.item.flow, d.at) && self.links[link.index()].in_pipeline() == 0
+    }
+
+    /// Whether flow `f` can handle ahead of time a data packet that arrives at `at`, the
+    /// packets before it having arrived or been handled.
+    #[inline(always)]
+    fn may_react_at(&self, f: FlowId, at: SimTime) -> bool {
+        !O::ENABLED
+            && self.reacts_ahead[f.index()]
+            && at > self.now
+            && at < self.horizon
+            && !self.config.trace_drops
+    }
+
+    /// The data packet `id` of flow `f`, arriving at the end of its route at `at` (an event
+    /// scheduled at `scheduled`), is handled by the flow's receiving end now, with `at` as the
+    /// transport's `now`, instead of at an arrival event (which it still counts as).
+    /// The flow reacts ahead ([`Transport::reacts_ahead`]): its answer is what it would be
+    /// then, changes nothing the sending end or its wake-up depends on, and is admitted at
+    /// once, with that time, at the first link of the reverse route, which only such
+    /// answers reach, in the order of their arrivals (`enable_reactions`).
+    #[inline(never)]
+    fn react_ahead(&mut self, id: PacketId, f: FlowId, at: SimTime, scheduled: SimTime) {
+        // Still one of the run's events, as the arrival would have been.
+        self.events_processed += 1;
+        self.reactions_ahead += 1;
+        self.unrecorded_until = self.unrecorded_until.max(at);
+        self.counters.delivered += 1;
+        self.counters.data_delivered += 1;
+        let mut answers = std::mem::take(&mut self.reaction_buf);
+        answers.clear();
+        let flow = &mut self.flows[f.index()];
+        let mut step = Step {
+            now: at,
+            warmed: self.measure.warmed_up,
+            flow: f,
+            paths: &flow.paths,
+            meters: &mut flow.meters,
+            pool: &mut self.pool,
+            transmits: &mut answers,
+            observer: &mut self.observer,
+            changes: &self.flow_changes,
+        };
+        // The flow's wake-up stays as it is: a reaction ahead does not move it.
+        match &mut flow.transport {
+            AnyTransport::Tcp(t) => step.feed(t, Input::Packet(id)),
+            AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
+            other => step.feed(other, Input::Packet(id)),
+        }
+        debug_assert_eq!(
+            flow.transport.poll_timeout(),
+            flow.deadline,
+            "a reaction ahead moved the wake-up"
+        );
+        self.counters.created += answers.len() as u64;
+        for &answer in &answers {
+            self.admit_answer(answer, at, scheduled);
+        }
+        self.reaction_buf = answers;
+    }
+
+    /// The answer `id` of a reaction ahead enters the first link of its route at `at`, as the
+    /// arrival it answers, whose event would have been scheduled at `scheduled`. A drop there
+    /// is counted at once: nothing records its time and no reading comes first.
+    fn admit_answer(&mut self, id: PacketId, at: SimTime, scheduled: SimTime) {
+        let p = self.pool.get(id);
+        debug_assert!(
+            p.is_feedback() && p.hop == 0,
+            "an answer on the reverse route"
+        );
+        let place = RoutePlace::of(p);
+        let link = self.routes[p.route.index()][0];
+        let item = QueueItem {
+            packet: id,
+            flow: p.flow,
+            bytes: p.size_bytes,
+        };
+        let l = &mut self.links[link.index()];
+        match l.admit_ahead(self.now, at, scheduled, item, self.horizon) {
+            Ok(d) => self.launch_from(link, d, place),
+            Err(_) => {
+                self.pool.release(id);
+                self.counters.dropped += 1;
+                self.flows[item.flow.index()].meters.drops += 1;
+            }
         }
     }
 
@@ -838,10 +1016,17 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn handle_arrive(&mut self, link: LinkId) {
         let (id, next, lost) = self.links[link.index()].pop_arrival();
+        // The next arrival, if it can be handled ahead, is, after this one.
+        let mut drain = false;
         if let Some((next, scheduled)) = next {
-            self.events.push_as_of(next, scheduled, Event::Arrive(link));
+            if self.answered_over[link.index()] && self.head_reacts_ahead(link) {
+                drain = true;
+            } else {
+                self.events.push_as_of(next, scheduled, Event::Arrive(link));
+            }
         }
         if lost {
+            debug_assert!(!drain, "a link admitted ahead never fails");
             let p = self.pool.get(id);
             let item = QueueItem {
                 packet: id,
@@ -865,6 +1050,39 @@ impl<O: Observer> Simulator<O> {
         } else {
             self.counters.delivered += 1;
             self.deliver(id);
+        }
+        if drain {
+            self.drain_reactions(link);
+        }
+    }
+
+    /// Whether the packet at the head of `link`'s pipeline can have its arrival handled ahead
+    /// of time (see `may_react_ahead`; the packets before it have arrived).
+    #[inline(never)]
+    fn head_reacts_ahead(&self, link: LinkId) -> bool {
+        let Some((at, id, _)) = self.links[link.index()].peek_arrival() else {
+            return false;
+        };
+        let p = self.pool.get(id);
+        !p.is_feedback()
+            && p.hop as usize + 1 == self.routes[p.route.index()].len()
+            && self.may_react_at(p.flow, at)
+    }
+
+    /// Handles ahead of time the arrivals at the head of `link`'s pipeline that can be (they
+    /// went onto the pipeline when one before them could not, see `may_react_ahead`), and
+    /// schedules the arrival event of the first that cannot.
+    #[inline(never)]
+    fn drain_reactions(&mut self, link: LinkId) {
+        while let Some((at, id, scheduled)) = self.links[link.index()].peek_arrival() {
+            if !self.head_reacts_ahead(link) {
+                self.events.push_as_of(at, scheduled, Event::Arrive(link));
+                return;
+            }
+            let (_, _, lost) = self.links[link.index()].pop_arrival();
+            debug_assert!(!lost, "a link admitted ahead never fails");
+            let flow = self.pool.get(id).flow;
+            self.react_ahead(id, flow, at, scheduled);
         }
     }
 
@@ -1100,4 +1318,92 @@ fn enable_lookahead(
             }
         }
     }
+}
+
+/// Lets the first link of a feedback route admit ahead of time when every packet it carries
+/// answers at once a packet that arrived over one link admitted ahead (`L`): the link's every
+/// route starts on it, each is the reverse route of a one-path flow whose transport reacts
+/// ahead ([`Transport::reacts_ahead`]) and whose forward route ends on `L`, and the link is a
+/// drop-tail link that never fails or changes its loss model. Its admissions then come in the
+/// order of the arrivals over `L`, each at its time, so an arrival handled ahead of time
+/// (`Simulator::react_ahead`) can admit its answer there at once. Returns, per flow, whether
+/// it reacts ahead, and per link, whether the arrivals of such a flow come over it.
+fn enable_reactions(
+    links: &mut [Link],
+    routes: &[Box<[LinkId]>],
+    flows: &[Flow],
+    link_changes: &[LinkChange],
+    loss_changes: &[LossChange],
+) -> (Vec<bool>, Vec<bool>) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Feed {
+        Unused,
+        /// Answers to the arrivals over this link.
+        Answers(LinkId),
+        Other,
+    }
+    let mut feeds = vec![Feed::Unused; links.len()];
+    let mut mark = |b: LinkId, feed: Feed| {
+        let f = &mut feeds[b.index()];
+        *f = match *f {
+            Feed::Unused => feed,
+            same if same == feed => same,
+            _ => Feed::Other,
+        };
+    };
+    for route in routes {
+        for &b in route.iter().skip(1) {
+            mark(b, Feed::Other);
+        }
+    }
+    // Per flow: the link over which the arrivals it answers come, if it reacts ahead.
+    let answers: Vec<Option<LinkId>> = flows
+        .iter()
+        .map(|f| {
+            let [p] = f.paths.as_slice() else {
+                return None;
+            };
+            let last = *routes[p.forward.index()].last()?;
+            (f.transport.reacts_ahead() && links[last.index()].has_lookahead()).then_some(last)
+        })
+        .collect();
+    for (f, over) in flows.iter().zip(&answers) {
+        for p in &f.paths {
+            if let Some(&b) = routes[p.forward.index()].first() {
+                mark(b, Feed::Other);
+            }
+            if let Some(&b) = routes[p.reverse.index()].first() {
+                mark(b, over.map_or(Feed::Other, Feed::Answers));
+            }
+        }
+    }
+    for c in link_changes {
+        feeds[c.link.index()] = Feed::Other;
+    }
+    for c in loss_changes {
+        feeds[c.link.index()] = Feed::Other;
+    }
+    for (b, feed) in feeds.iter_mut().enumerate() {
+        if let Feed::Answers(_) = *feed {
+            if !links[b].enable_lookahead() {
+                *feed = Feed::Other;
+            }
+        }
+    }
+    let mut answered_over = vec![false; links.len()];
+    let reacts = flows
+        .iter()
+        .zip(&answers)
+        .map(|(f, over)| {
+            let reacts = over.is_some()
+                && routes[f.paths[0].reverse.index()]
+                    .first()
+                    .is_some_and(|b| matches!(feeds[b.index()], Feed::Answers(_)));
+            if let (true, Some(l)) = (reacts, over) {
+                answered_over[l.index()] = true;
+            }
+            reacts
+        })
+        .collect();
+    (reacts, answered_over)
 }

@@ -175,6 +175,21 @@ pub trait Transport {
     fn poll_event(&mut self) -> Option<TransportEvent> {
         None
     }
+    /// Whether the driver may hand the transport a packet that reaches the flow's receiving
+    /// end (`Direction::Forward`) before the simulated time of its arrival, with that time as
+    /// `now` (it does so only when nothing can tell the difference; see `docs/architecture.md`,
+    /// "Reactions ahead of time"). A transport may say so only if, for the whole run, the
+    /// handling of such a packet
+    /// - depends on nothing but the packets that reached the receiving end before it and on
+    ///   `now`, and changes nothing that the sending end, `poll_timeout` or `poll_event`
+    ///   depend on;
+    /// - sends at once whatever it sends in response (on the reverse route), and the
+    ///   receiving end sends nothing at any other time (no timer of its own).
+    ///
+    /// Off by default. Only a flow with one path uses it.
+    fn reacts_ahead(&self) -> bool {
+        false
+    }
     /// Whether to report the events only tracing needs ([`TransportEvent::Cwnd`] after every
     /// ACK, [`TransportEvent::Delivered`]); off unless the driver has an observer.
     fn set_tracing(&mut self, _enabled: bool) {}
@@ -313,6 +328,9 @@ impl Transport for AnyTransport {
     #[inline]
     fn poll_event(&mut self) -> Option<TransportEvent> {
         dispatch!(self, t => t.poll_event())
+    }
+    fn reacts_ahead(&self) -> bool {
+        dispatch!(self, t => t.reacts_ahead())
     }
     fn set_tracing(&mut self, enabled: bool) {
         dispatch!(self, t => t.set_tracing(enabled))

@@ -176,6 +176,13 @@ impl Transport for TcpFlow {
         self.tracing = enabled;
     }
 
+    /// Without delayed ACKs (and so without SACK compression) the receiver ACKs every
+    /// segment at once, from its own state alone, and arms no timer; host noise would delay
+    /// the ACK, and tracing reports each delivery at its time.
+    fn reacts_ahead(&self) -> bool {
+        self.receiver.acks_at_once() && self.noise.is_none() && !self.tracing
+    }
+
     #[inline(always)]
     fn handle_packet(&mut self, now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
         match header {

@@ -545,6 +545,13 @@ impl TcpReceiver {
         })
     }
 
+    /// Whether every segment is acknowledged at once, by an ACK that depends on nothing but
+    /// the segments received (no delayed ACKs, so no SACK compression and no use of the RTT
+    /// hint), and no timer is ever armed.
+    pub fn acks_at_once(&self) -> bool {
+        !self.delayed_ack
+    }
+
     /// Whether [`TcpReceiver::poll_transmit`] has an ACK to return.
     #[inline]
     pub fn ack_pending(&self) -> bool {
