@@ -899,14 +899,21 @@ impl TcpCore {
 
     /// The earliest deadline of the timers running: the retransmission timer and, with
     /// RACK-TLP, the reordering and probe timers.
+    #[inline]
     pub fn poll_timeout(&self) -> Option<SimTime> {
         match self.rack.as_deref() {
             None => self.rto_deadline,
-            Some(rack) => [self.rto_deadline, rack.reo_deadline(), rack.pto_deadline()]
-                .into_iter()
-                .flatten()
-                .min(),
+            Some(rack) => self.earliest_with_rack(rack),
         }
+    }
+
+    /// [`TcpCore::poll_timeout`] with RACK-TLP's timers.
+    #[inline(never)]
+    fn earliest_with_rack(&self, rack: &Rack) -> Option<SimTime> {
+        [self.rto_deadline, rack.reo_deadline(), rack.pto_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// RACK-TLP's state and counters, when it is on.

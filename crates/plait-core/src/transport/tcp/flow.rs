@@ -144,13 +144,19 @@ impl TcpFlow {
         self.started && !self.stopped
     }
 
+    #[inline]
     fn cwnd_event(&mut self) {
         if self.tracing {
-            self.events.push(TransportEvent::Cwnd {
-                path: PATH,
-                cwnd_bytes: self.sender.cwnd(),
-            });
+            self.push_cwnd();
         }
+    }
+
+    #[inline(never)]
+    fn push_cwnd(&mut self) {
+        self.events.push(TransportEvent::Cwnd {
+            path: PATH,
+            cwnd_bytes: self.sender.cwnd(),
+        });
     }
 }
 
