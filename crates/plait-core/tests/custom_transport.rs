@@ -177,3 +177,36 @@ fn a_transport_cannot_be_replaced_once_the_run_has_started() {
     let e = sim.set_transport(f, AnyTransport::Custom(Box::<Echo>::default()), "");
     assert!(e.is_err());
 }
+
+/// The datagram sink this replaces reacts ahead of time (`Transport::reacts_ahead`); the
+/// custom transport does not say it can, so its arrivals are all handled at their time, and
+/// its run untraced gives the results of the traced one.
+#[test]
+fn a_replaced_transport_no_longer_reacts_ahead() {
+    let scenario = common::scenario(SCENARIO);
+    let mut plain = build(&scenario, None).unwrap();
+    plain.run();
+    assert!(
+        plain.reactions_ahead() > 0,
+        "the datagram sink reacts ahead"
+    );
+    let mut untraced = build(&scenario, None).unwrap();
+    let mut traced = build(&scenario, None)
+        .unwrap()
+        .with_observer(Recorder::default());
+    let f = untraced.flow_id("probe").unwrap();
+    untraced
+        .set_transport(f, AnyTransport::Custom(Box::<Echo>::default()), "")
+        .unwrap();
+    traced
+        .set_transport(f, AnyTransport::Custom(Box::<Echo>::default()), "")
+        .unwrap();
+    untraced.run();
+    traced.run();
+    assert_eq!(untraced.reactions_ahead(), 0);
+    assert_eq!(untraced.events_processed(), traced.events_processed());
+    assert_eq!(
+        format!("{:?}", untraced.results()),
+        format!("{:?}", traced.results())
+    );
+}
