@@ -667,11 +667,20 @@ impl<O: Observer> Simulator<O> {
     // ---- network -------------------------------------------------------------------------
 
     /// Packet `id` enters the link of its current hop, and goes on ahead of time as far as it
-    /// can (`launch_from`). Out of line: the links' code is then compiled apart from the
-    /// transports' that call it, and changes to one no longer move the other's registers
-    /// (measured: the same instructions per packet, and a stable count across such changes).
-    #[inline(never)]
+    /// can (`launch_from`).
+    #[inline(always)]
     fn enter_link(&mut self, id: PacketId) {
+        self.enter_link_at(id, self.now, SimTime::ZERO);
+    }
+
+    /// [`Simulator::enter_link`] at `at`: the simulator's time, or, for the answer of an
+    /// arrival handled ahead (`react_ahead`), that arrival's time, whose event would have
+    /// been scheduled at `scheduled`. Out of line: the links' code is then compiled apart from
+    /// the transports' that call it, and changes to one no longer move the other's registers
+    /// (measured: the same instructions per packet, and a stable count across such changes);
+    /// and the answers share it with every other packet.
+    #[inline(never)]
+    fn enter_link_at(&mut self, id: PacketId, at: SimTime, scheduled: SimTime) {
         let p = self.pool.get(id);
         let place = RoutePlace::of(p);
         let link = self.routes[p.route.index()][p.hop as usize];
@@ -683,31 +692,60 @@ impl<O: Observer> Simulator<O> {
         let now = self.now;
         let l = &mut self.links[link.index()];
         if l.is_scheduled() {
-            if l.has_lookahead() {
+            let d = if l.has_lookahead() {
                 // A first link that admits the answers of reactions ahead of time.
-                return self.enter_answer_link_now(link, item, place);
-            }
-            match l.arrive_scheduled(now, item) {
-                Ok(s) => {
-                    let d = l.departure(s, now);
-                    self.launch_from(link, d, place);
+                match self.admit_answer(link, item, at, scheduled) {
+                    Some(d) => d,
+                    None => return,
                 }
-                Err(cause) => self.drop_packet(link, item, cause),
-            }
+            } else {
+                match l.arrive_scheduled(now, item) {
+                    Ok(s) => l.departure(s, now),
+                    Err(cause) => return self.drop_packet(link, item, cause),
+                }
+            };
+            self.launch_from(link, d, place);
             return;
         }
         self.enter_event_driven_link(link, item);
     }
 
-    /// [`Simulator::enter_link`] for a route's first link that admits ahead of time the
-    /// answers of reactions ahead (see `react_ahead`), at the simulator's time: an arrival
-    /// answered at its time (one that could not be handled ahead, or a traced run).
-    #[inline(never)]
-    fn enter_answer_link_now(&mut self, link: LinkId, item: QueueItem, place: RoutePlace) {
+    /// A packet enters `link`, the first link of a reverse route, which admits ahead of time
+    /// the answers of the arrivals handled ahead (`react_ahead`): at `at`, after now, for such
+    /// an answer (a drop is then counted at once: nothing records its time and no reading
+    /// comes first), else now. Returns its departure, unless it is dropped.
+    #[inline(always)]
+    fn admit_answer(
+        &mut self,
+        link: LinkId,
+        item: QueueItem,
+        at: SimTime,
+        scheduled: SimTime,
+    ) -> Option<Departure> {
+        debug_assert!(
+            self.pool.get(item.packet).is_feedback(),
+            "an answer on the reverse route"
+        );
+        let now = self.now;
+        if at > now {
+            let l = &mut self.links[link.index()];
+            return match l.admit_ahead(now, at, scheduled, item, self.horizon) {
+                Ok(d) => Some(d),
+                Err(_) => {
+                    self.pool.release(item.packet);
+                    self.counters.dropped += 1;
+                    self.flows[item.flow.index()].meters.drops += 1;
+                    None
+                }
+            };
+        }
         let scheduled = self.events.scheduled();
-        match self.links[link.index()].admit_now(self.now, scheduled, item) {
-            Ok(d) => self.launch_from(link, d, place),
-            Err(cause) => self.drop_packet(link, item, cause),
+        match self.links[link.index()].admit_now(now, scheduled, item) {
+            Ok(d) => Some(d),
+            Err(cause) => {
+                self.drop_packet(link, item, cause);
+                None
+            }
         }
     }
 
@@ -884,36 +922,9 @@ impl<O: Observer> Simulator<O> {
         );
         self.counters.created += answers.len() as u64;
         for &answer in &answers {
-            self.admit_answer(answer, at, scheduled);
+            self.enter_link_at(answer, at, scheduled);
         }
         self.reaction_buf = answers;
-    }
-
-    /// The answer `id` of a reaction ahead enters the first link of its route at `at`, as the
-    /// arrival it answers, whose event would have been scheduled at `scheduled`. A drop there
-    /// is counted at once: nothing records its time and no reading comes first.
-    fn admit_answer(&mut self, id: PacketId, at: SimTime, scheduled: SimTime) {
-        let p = self.pool.get(id);
-        debug_assert!(
-            p.is_feedback() && p.hop == 0,
-            "an answer on the reverse route"
-        );
-        let place = RoutePlace::of(p);
-        let link = self.routes[p.route.index()][0];
-        let item = QueueItem {
-            packet: id,
-            flow: p.flow,
-            bytes: p.size_bytes,
-        };
-        let l = &mut self.links[link.index()];
-        match l.admit_ahead(self.now, at, scheduled, item, self.horizon) {
-            Ok(d) => self.launch_from(link, d, place),
-            Err(_) => {
-                self.pool.release(id);
-                self.counters.dropped += 1;
-                self.flows[item.flow.index()].meters.drops += 1;
-            }
-        }
     }
 
     /// A drop decided ahead of time reaches its time.
