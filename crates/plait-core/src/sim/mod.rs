@@ -21,12 +21,13 @@ use crate::event::{Event, EventQueue};
 use crate::ids::{FlowId, LinkId, PacketId, PathId, RouteId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
-use crate::packet::Packet;
+use crate::packet::{Header, Packet};
 use crate::ring::Ring;
 use crate::time::SimTime;
 use crate::trace::meters::{FlowMeters, Measurements};
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
+use crate::transport::tcp::TcpFlow;
 use crate::transport::{AnyTransport, Direction, FlowChange, Transport, TransportEvent};
 
 pub use build::build;
@@ -898,22 +899,42 @@ impl<O: Observer> Simulator<O> {
         let mut answers = std::mem::take(&mut self.reaction_buf);
         answers.clear();
         let flow = &mut self.flows[f.index()];
-        let mut step = Step {
-            now: at,
-            warmed: self.measure.warmed_up,
-            flow: f,
-            paths: &flow.paths,
-            meters: &mut flow.meters,
-            pool: &mut self.pool,
-            transmits: &mut answers,
-            observer: &mut self.observer,
-            changes: &self.flow_changes,
-        };
         // The flow's wake-up stays as it is: a reaction ahead does not move it.
-        match &mut flow.transport {
-            AnyTransport::Tcp(t) => step.feed(t, Input::Packet(id)),
-            AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
-            other => step.feed(other, Input::Packet(id)),
+        if let AnyTransport::Tcp(t) = &mut flow.transport {
+            // TCP's receiver answers a data segment with its ACKs alone (`answer_data`), each
+            // put into the pool as `Step::feed` would (the segment's slot freed first).
+            let Header::TcpData(seg) = self.pool.get(id).header else {
+                unreachable!("a reaction ahead answers a data segment")
+            };
+            self.pool.release(id);
+            let (pool, route) = (&mut self.pool, flow.paths[TcpFlow::PATH.index()].reverse);
+            t.answer_data(at, &seg, |ack, size_bytes| {
+                answers.push(pool.alloc(Packet {
+                    flow: f,
+                    path: TcpFlow::PATH,
+                    direction: Direction::Reverse,
+                    route,
+                    hop: 0,
+                    size_bytes,
+                    header: Header::TcpAck(ack),
+                }))
+            });
+        } else {
+            let mut step = Step {
+                now: at,
+                warmed: self.measure.warmed_up,
+                flow: f,
+                paths: &flow.paths,
+                meters: &mut flow.meters,
+                pool: &mut self.pool,
+                transmits: &mut answers,
+                observer: &mut self.observer,
+                changes: &self.flow_changes,
+            };
+            match &mut flow.transport {
+                AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
+                other => step.feed(other, Input::Packet(id)),
+            }
         }
         debug_assert_eq!(
             flow.transport.poll_timeout(),

@@ -11,7 +11,7 @@
 //! still update it either way.
 
 use crate::ids::PathId;
-use crate::packet::Header;
+use crate::packet::{AckSegment, DataSegment, Header};
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
 use crate::transport::host_noise::HostNoise;
@@ -69,6 +69,9 @@ pub struct TcpFlow {
 }
 
 impl TcpFlow {
+    /// The path of every packet of the flow.
+    pub const PATH: PathId = PATH;
+
     pub fn new(sender: TcpSender<Controller>, receiver: TcpReceiver) -> Self {
         TcpFlow {
             header_bytes: sender.config().header_bytes,
@@ -124,6 +127,26 @@ impl TcpFlow {
             self.poll_receiver = false;
         }
         None
+    }
+
+    /// A data segment arrived at `now` at a flow that reacts ahead
+    /// ([`Transport::reacts_ahead`]): the receiver handles it and hands each ACK it owes to
+    /// `answer`, with its size on the wire. This is what handling the segment as an input and
+    /// polling the flow until it has nothing to send gives, without the rounds of the
+    /// generic contract: untraced the segment reports no event, and between inputs the sender
+    /// has nothing to send (each input's polling drained it), so only the receiver answers.
+    #[inline(always)]
+    pub(crate) fn answer_data(
+        &mut self,
+        now: SimTime,
+        seg: &DataSegment,
+        mut answer: impl FnMut(AckSegment, u32),
+    ) {
+        debug_assert!(self.reacts_ahead() && !self.poll_sender && !self.poll_receiver);
+        self.receiver.handle_data(now, seg);
+        while let Some(ack) = self.receiver.poll_transmit(now) {
+            answer(ack, self.header_bytes + ack.sack.option_bytes());
+        }
     }
 
     /// What the flow does at its stop time.
