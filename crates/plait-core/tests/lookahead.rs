@@ -285,6 +285,44 @@ fn arrivals_handled_ahead_give_the_same_results() {
     }
 }
 
+/// Untraced, a TCP flow's ACKs are handled by the sender directly (`TcpFlow::take_ack`), and
+/// the data segments handled ahead by the receiver directly (`TcpFlow::answer_data`); traced,
+/// every packet goes through the generic rounds of the transport contract (an input, then
+/// polling until nothing is left). The results are the same for each variant of TCP: SACK
+/// off, RACK-TLP with PRR, delayed ACKs, the linux profile (host noise: the generic rounds
+/// untraced too), CUBIC, a finite transfer, a stop with and without abort.
+#[test]
+fn tcp_handled_directly_gives_the_results_of_the_generic_rounds() {
+    let variants = [
+        ("", ""),
+        ("sack = false", ""),
+        ("rack_tlp = true\nrecovery_window = \"prr\"", ""),
+        ("delayed_ack = true", ""),
+        ("profile = \"linux\"", ""),
+        ("", "cc = \"cubic\""),
+        ("", "bytes = \"300KB\""),
+        ("", "stop = \"2s\""),
+        ("", "stop = \"2s\"\non_stop = \"abort\""),
+    ];
+    for (tcp, flow) in variants {
+        let toml = stress_toml_with(
+            "100ms",
+            r#"loss = { kind = "bernoulli", p = 0.01 }"#,
+            false,
+            DROPPING_ANSWERS,
+            tcp,
+        )
+        .replace("kind = \"tcp\"\n", &format!("kind = \"tcp\"\n{flow}\n"));
+        let scenario = Scenario::from_toml_str(&toml, "<stress>", &[]).expect("parses");
+        let (_, traced) = run(&scenario, true);
+        let (untraced, _) = run_untraced(&scenario, true);
+        assert!(
+            traced == untraced,
+            "tcp {tcp:?}, flow {flow:?}: traced and untraced results differ"
+        );
+    }
+}
+
 /// Untraced, the arrivals at the destination are handled ahead of time, without an event in
 /// the queue (they still count as events); the answers dropped at the reverse route's first
 /// link are counted. The results and the number of events are those of the traced run, which

@@ -79,6 +79,41 @@ impl<O: Observer> Step<'_, O> {
         t.poll_timeout()
     }
 
+    /// [`Step::run`] for the ACK in slot `id`, which arrived at a TCP flow that answers ACKs
+    /// directly ([`TcpFlow::take_ack`], untraced): the same transmits, events and meters,
+    /// without the transport's generic rounds.
+    #[inline(always)]
+    fn run_tcp_ack(&mut self, t: &mut TcpFlow, id: PacketId) -> Option<SimTime> {
+        debug_assert!(!O::ENABLED);
+        let now = self.now;
+        let Header::TcpAck(ack) = &self.pool.get(id).header else {
+            unreachable!("run_tcp_ack with an ACK")
+        };
+        let (warmed, meters) = (self.warmed, &mut *self.meters);
+        t.take_ack(now, ack, |rtt| {
+            record_rtt(meters, warmed, TcpFlow::PATH, rtt)
+        });
+        self.pool.release(id);
+        let (pool, transmits, flow) = (&mut *self.pool, &mut *self.transmits, self.flow);
+        let route = self.paths[TcpFlow::PATH.index()].forward;
+        t.send_after_ack(now, |seg, size_bytes| {
+            count_data_sent(meters, TcpFlow::PATH);
+            transmits.push(pool.alloc(Packet {
+                flow,
+                path: TcpFlow::PATH,
+                direction: Direction::Forward,
+                route,
+                hop: 0,
+                size_bytes,
+                header: Header::TcpData(seg),
+            }));
+        });
+        while let Some(event) = t.poll_event() {
+            self.on_event(event);
+        }
+        t.poll_timeout()
+    }
+
     /// [`Step::run`] without asking for the wake-up.
     #[inline(always)]
     fn feed<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input) {
@@ -96,10 +131,7 @@ impl<O: Observer> Step<'_, O> {
         }
         while let Some(x) = t.poll_transmit(now) {
             if x.direction == Direction::Forward {
-                self.meters.data_packets_sent += 1;
-                if let Some(m) = self.meters.path_mut(x.path) {
-                    m.counters.packets_sent += 1;
-                }
+                count_data_sent(self.meters, x.path);
             }
             // Into the pool now (one copy of the header); onto the first link after the
             // wake-up is re-armed.
@@ -123,12 +155,7 @@ impl<O: Observer> Step<'_, O> {
         let (time, flow) = (self.now, self.flow);
         match event {
             TransportEvent::RttSample { path, rtt } => {
-                if self.warmed {
-                    self.meters.rtt.record(rtt.as_nanos());
-                    if let Some(m) = self.meters.path_mut(path) {
-                        m.rtt.record(rtt.as_nanos());
-                    }
-                }
+                record_rtt(self.meters, self.warmed, path, rtt);
                 if O::ENABLED {
                     self.observer
                         .on_event(&TraceEvent::RttSample { time, flow, rtt });
@@ -172,6 +199,26 @@ impl<O: Observer> Step<'_, O> {
                         .on_event(&TraceEvent::Timeout { time, flow, path });
                 }
             }
+        }
+    }
+}
+
+/// A data packet sent on `path` (a transmit in the forward direction).
+#[inline(always)]
+fn count_data_sent(meters: &mut FlowMeters, path: PathId) {
+    meters.data_packets_sent += 1;
+    if let Some(m) = meters.path_mut(path) {
+        m.counters.packets_sent += 1;
+    }
+}
+
+/// An RTT sample on `path`, recorded after the warm-up.
+#[inline(always)]
+fn record_rtt(meters: &mut FlowMeters, warmed: bool, path: PathId, rtt: SimTime) {
+    if warmed {
+        meters.rtt.record(rtt.as_nanos());
+        if let Some(m) = meters.path_mut(path) {
+            m.rtt.record(rtt.as_nanos());
         }
     }
 }
@@ -1152,7 +1199,16 @@ impl<O: Observer> Simulator<O> {
         };
         // One dispatch per input: the calls inside `run` are static for the built-ins.
         let deadline = match &mut flow.transport {
-            AnyTransport::Tcp(t) => step.run(t, input),
+            AnyTransport::Tcp(t) => match input {
+                Input::Packet(id)
+                    if !O::ENABLED
+                        && t.answers_acks_directly()
+                        && matches!(step.pool.get(id).header, Header::TcpAck(_)) =>
+                {
+                    step.run_tcp_ack(t, id)
+                }
+                _ => step.run(t, input),
+            },
             AnyTransport::Datagram(t) => step.run(t, input),
             AnyTransport::Mptcp(t) => step.run(&mut **t, input),
             AnyTransport::Tfrc(t) => step.run(&mut **t, input),

@@ -149,6 +149,74 @@ impl TcpFlow {
         }
     }
 
+    /// Whether an ACK can be handled by [`TcpFlow::answer_ack`]: untraced, without host noise.
+    #[inline(always)]
+    pub(crate) fn answers_acks_directly(&self) -> bool {
+        !self.tracing && self.noise.is_none()
+    }
+
+    /// An ACK arrived at `now` at a flow that [answers ACKs
+    /// directly](TcpFlow::answers_acks_directly): the sender handles it and hands its RTT
+    /// sample, if any, to `rtt_sample`; the other events it reports (a fast retransmit, the
+    /// end of the transfer) wait in the event buffer. Then [`TcpFlow::send_after_ack`].
+    /// Together they do what handling the ACK as an input and polling the flow until it has
+    /// nothing to send does, the RTT sample apart (reported at once instead of after the
+    /// segments): between inputs the receiver has nothing to send (each input's polling
+    /// drained it), so only the sender answers an ACK.
+    #[inline(always)]
+    pub(crate) fn take_ack(
+        &mut self,
+        now: SimTime,
+        ack: &AckSegment,
+        mut rtt_sample: impl FnMut(SimTime),
+    ) {
+        debug_assert!(self.answers_acks_directly() && !self.poll_sender && !self.poll_receiver);
+        self.handle_ack(now, ack, |_, rtt| rtt_sample(rtt));
+    }
+
+    /// After [`TcpFlow::take_ack`]: hands each segment the sender sends to `send`, with its
+    /// size on the wire (`poll_ends` with only the sender to poll).
+    #[inline(always)]
+    pub(crate) fn send_after_ack(&mut self, now: SimTime, mut send: impl FnMut(DataSegment, u32)) {
+        if self.is_active() {
+            while let Some(seg) = self.sender.poll_transmit(now) {
+                send(seg, seg.len + self.header_bytes);
+                if self.sender.window_filled() {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The sender's handling of an ACK and what the flow reports of it, the RTT sample to
+    /// `on_rtt` (with the event buffer), first.
+    #[inline(always)]
+    fn handle_ack(
+        &mut self,
+        now: SimTime,
+        ack: &AckSegment,
+        on_rtt: impl FnOnce(&mut EventBuffer, SimTime),
+    ) {
+        let fast_retransmits = self.sender.stats().fast_retransmits;
+        let outcome = self.sender.handle_ack(now, ack);
+        if let Some(rtt) = outcome.rtt {
+            on_rtt(&mut self.events, rtt);
+        }
+        if self.sender.stats().fast_retransmits > fast_retransmits {
+            self.events.push(TransportEvent::Loss { path: PATH });
+        }
+        if !self.finished && self.sender.is_finished() {
+            self.finished = true;
+            self.events.push(TransportEvent::Finished);
+        }
+        self.cwnd_event();
+        // The receiver of a bulk flow measures no RTT of its own; Linux's receiver
+        // estimates one from timestamps. The sender's smoothed RTT stands for it.
+        if outcome.rtt.is_some() {
+            self.receiver.set_rtt_hint(self.sender.srtt());
+        }
+    }
+
     /// What the flow does at its stop time.
     pub fn with_stop_mode(mut self, mode: StopMode) -> Self {
         self.stop_mode = mode;
@@ -226,25 +294,9 @@ impl Transport for TcpFlow {
                 self.poll_receiver = true;
             }
             Header::TcpAck(ack) => {
-                let fast_retransmits = self.sender.stats().fast_retransmits;
-                let outcome = self.sender.handle_ack(now, ack);
-                if let Some(rtt) = outcome.rtt {
-                    self.events
-                        .push(TransportEvent::RttSample { path: PATH, rtt });
-                }
-                if self.sender.stats().fast_retransmits > fast_retransmits {
-                    self.events.push(TransportEvent::Loss { path: PATH });
-                }
-                if !self.finished && self.sender.is_finished() {
-                    self.finished = true;
-                    self.events.push(TransportEvent::Finished);
-                }
-                self.cwnd_event();
-                // The receiver of a bulk flow measures no RTT of its own; Linux's receiver
-                // estimates one from timestamps. The sender's smoothed RTT stands for it.
-                if outcome.rtt.is_some() {
-                    self.receiver.set_rtt_hint(self.sender.srtt());
-                }
+                self.handle_ack(now, ack, |events, rtt| {
+                    events.push(TransportEvent::RttSample { path: PATH, rtt })
+                });
                 self.poll_sender = true;
             }
             _ => {}
