@@ -270,6 +270,9 @@ pub struct Link {
     /// `8e9 / rate` when it is a whole number of nanoseconds per byte (100 Mb/s: 80), so that
     /// serialisation is a multiplication with no remainder to carry.
     ns_per_byte: Option<u64>,
+    /// A packet of fewer bytes than this fits the drop-tail queue when nothing waits (0 for
+    /// an event-driven queue): the limit's verdict on a lone arrival, for `admit_ahead`.
+    lone_fits_below: u64,
     /// A `TransmitDone` event is pending for `busy_until` (event-driven queues only).
     done_pending: bool,
     last_change: SimTime,
@@ -307,6 +310,14 @@ impl Link {
         loss: Option<LossModel>,
         rng: SimRng,
     ) -> Self {
+        let lone_fits_below = match &queue {
+            Queue::DropTail(d) => match d.limit() {
+                Limit::Packets(0) => 0,
+                Limit::Packets(_) => u64::MAX,
+                Limit::Bytes(n) => n.saturating_add(1),
+            },
+            _ => 0,
+        };
         let discipline = match queue {
             Queue::DropTail(d) => Discipline::Scheduled(ScheduledFifo {
                 limit: d.limit(),
@@ -331,6 +342,7 @@ impl Link {
             carry: 0,
             ns_per_byte: (rate.bps() > 0 && 8_000_000_000 % rate.bps() == 0)
                 .then(|| 8_000_000_000 / rate.bps()),
+            lone_fits_below,
             done_pending: false,
             last_change: SimTime::ZERO,
             counters: LinkCounters::default(),
@@ -526,6 +538,23 @@ impl Link {
             .lookahead
             .as_deref_mut()
             .expect("admit_ahead on a link without lookahead");
+        // The common case, the general path below reduced to what it does then: an arrival
+        // before the next reading with nothing pending before it (not kept), no loss model,
+        // the link idle at the arrival (nothing waits) and the queue's room for a lone packet,
+        // a whole number of nanoseconds per byte.
+        if la.ledger.is_empty()
+            && at < horizon
+            && self.busy_until <= at
+            && self.loss.is_none()
+            && (item.bytes as u64) < self.lone_fits_below
+        {
+            if let Some(k) = self.ns_per_byte {
+                self.counters.arrivals += 1;
+                let started = self.transmit_whole(at, item, k);
+                self.arrived_busy_until = started.tx_end;
+                return Ok(self.departure(started, at));
+            }
+        }
         if !la.ledger.is_empty() {
             la.realize(
                 &mut self.counters,
@@ -958,6 +987,18 @@ impl Link {
             Some(k) => SimTime(item.bytes as u64 * k),
             None => self.tx_time_carry(item.bytes),
         };
+        self.transmit_for(start, item, tx)
+    }
+
+    /// [`Link::transmit`] at `k` nanoseconds per byte (`ns_per_byte`).
+    #[inline(always)]
+    fn transmit_whole(&mut self, start: SimTime, item: QueueItem, k: u64) -> Started {
+        self.transmit_for(start, item, SimTime(item.bytes as u64 * k))
+    }
+
+    /// Puts `item` on the wire at `start` for `tx`.
+    #[inline(always)]
+    fn transmit_for(&mut self, start: SimTime, item: QueueItem, tx: SimTime) -> Started {
         let tx_end = start.saturating_add(tx);
         self.busy_until = tx_end;
         self.counters.tx_packets += 1;
@@ -1364,5 +1405,37 @@ mod tests {
         // One on the wire, two waiting (2000 B <= 2500 B), the rest dropped.
         assert_eq!(started, vec![true, true, true, false, false]);
         assert_eq!(d.len(), 2);
+    }
+
+    /// Admitted ahead to an idle link (the common case's shortcut), a lone packet is held to
+    /// the queue's limit as any other: one of exactly the byte limit goes, one byte more is
+    /// dropped, and a queue of no packets drops every arrival; the counters say so.
+    #[test]
+    fn a_lone_packet_admitted_ahead_meets_the_queue_limit() {
+        let sized = |i: u32, bytes: u32| QueueItem { bytes, ..item(i) };
+        let horizon = SimTime::from_secs(1);
+        let mut l = link(Queue::from(DropTail::new(Limit::Bytes(1000))));
+        assert!(l.enable_lookahead());
+        let at = SimTime::from_millis(1);
+        let d = l
+            .admit_ahead(SimTime::ZERO, at, at, sized(0, 1000), horizon)
+            .expect("fits exactly");
+        assert_eq!(d.tx_end, SimTime::from_millis(2));
+        assert_eq!(d.at, SimTime::from_millis(7));
+        let at = SimTime::from_millis(10);
+        assert_eq!(
+            l.admit_ahead(SimTime::ZERO, at, at, sized(1, 1001), horizon),
+            Err((DropCause::Queue, true))
+        );
+        let c = l.counters_at(SimTime::from_millis(20));
+        assert_eq!((c.arrivals, c.tx_packets, c.queue_drops), (2, 1, 1));
+        assert_eq!((c.tx_bytes, c.busy_ns), (1000, 1_000_000));
+
+        let mut none = link(Queue::from(DropTail::new(Limit::Packets(0))));
+        assert!(none.enable_lookahead());
+        assert_eq!(
+            none.admit_ahead(SimTime::ZERO, at, at, item(2), horizon),
+            Err((DropCause::Queue, true))
+        );
     }
 }
