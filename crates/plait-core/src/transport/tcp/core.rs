@@ -702,6 +702,13 @@ impl TcpCore {
         tag: u64,
         new_data: bool,
     ) -> Option<DataSegment> {
+        if self.recovery.phase() == RecoveryPhase::Open
+            && self.rack.is_none()
+            && self.prr.is_none()
+            && self.log.is_none()
+        {
+            return self.transmit_open(now, cc, app_end, new_data);
+        }
         self.window_filled = false;
         let new_len = self.new_data_len(app_end);
         if self.recovery.phase() == RecoveryPhase::Open
@@ -865,6 +872,51 @@ impl TcpCore {
             len: t.len,
             sent_at: now,
             is_retransmission: t.is_retransmission(),
+        })
+    }
+
+    /// [`TcpCore::transmit`] outside recovery without RACK-TLP, PRR or the sent log, the
+    /// per-ACK case, reduced to what it does then: only new data goes (`next_segment`'s rule
+    /// (2)), if it is wanted and fits the window; it adds its length to `pipe` and is no
+    /// retransmission.
+    #[inline(always)]
+    fn transmit_open<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        new_data: bool,
+    ) -> Option<DataSegment> {
+        self.window_filled = false;
+        let len = self.new_data_len(app_end);
+        if !new_data || self.nothing_fits(cc, len) {
+            return None;
+        }
+        let seq = self.snd_nxt;
+        self.snd_nxt = seq + len as u64;
+        if self.recovery.dupacks() > 0 {
+            self.limited_transmit_bytes += len as u64;
+        }
+        self.pipe += len as u64;
+        debug_assert_eq!(
+            self.pipe,
+            self.recovery
+                .pipe(&self.scoreboard, self.snd_una, self.snd_nxt, None)
+        );
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        cc.on_packet_sent(now, len, self.pipe);
+        // RFC 6298 (5.1): "if the timer is not running, start it running".
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        // What the fast path at the top of the next call would find.
+        self.window_filled = self.nothing_fits(cc, self.new_data_len(app_end));
+        Some(DataSegment {
+            seq,
+            len,
+            sent_at: now,
+            is_retransmission: false,
         })
     }
 
@@ -1452,5 +1504,74 @@ mod tests {
         // Resending the first unacknowledged segment restarted the retransmission timer (it
         // ran from the ACK at 40 ms, to 240 ms).
         assert_eq!(c.poll_timeout(), Some(ms(255)));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+
+        /// The per-ACK shortcut of `transmit` (outside recovery, without RACK-TLP, PRR or the
+        /// sent log) sends what the general path sends: a core with the sent log (the general
+        /// path throughout) and one without, given the same random ACKs (new cumulative
+        /// points, duplicates, SACK blocks, Karn-excluded echoes) and timeouts, with or
+        /// without SACK and with a finite or unbounded offer, send the same segments and keep
+        /// the same state.
+        #[test]
+        fn the_open_shortcut_sends_what_the_general_path_sends(
+            sack in proptest::bool::ANY,
+            app_end in proptest::prop_oneof![proptest::strategy::Just(u64::MAX), 1u64..5_000],
+            ops in proptest::collection::vec((0u8..10, 0u64..1_000, 0u64..1_000, proptest::bool::ANY), 1..120),
+        ) {
+            let config = TcpConfig {
+                mss: MSS,
+                initial_window: 4,
+                receive_buffer: 1_000_000,
+                sack,
+                ..TcpConfig::default()
+            };
+            let mut plain = (TcpCore::new(config), TestReno::new(MSS, 4));
+            let mut logged = (TcpCore::new(config).with_sent_log(), TestReno::new(MSS, 4));
+            let mut now = ms(0);
+            for (op, a, b, retransmitted) in ops {
+                now = now + ms(1);
+                let (una, nxt) = (plain.0.snd_una(), plain.0.snd_nxt());
+                if op == 0 {
+                    let t = plain.0.poll_timeout();
+                    if let Some(t) = t {
+                        now = now.max(t);
+                        plain.0.handle_timeout(now, &mut plain.1);
+                        logged.0.handle_timeout(now, &mut logged.1);
+                    }
+                } else if nxt > una {
+                    // A cumulative point in [una, nxt] (a duplicate one time in three) and a
+                    // SACK block above it.
+                    let span = nxt - una;
+                    let cum = if op % 3 == 0 { una } else { una + a % (span + 1) };
+                    let mut a = ack(cum, &[], now.saturating_sub(ms(b % 50)));
+                    if sack && cum < nxt && op % 2 == 0 {
+                        let start = cum + 1 + b % (nxt - cum);
+                        a.sack.push(start.min(nxt - 1), nxt);
+                    }
+                    a.echo_is_retransmission = retransmitted;
+                    plain.0.handle_ack(now, &a, &mut plain.1);
+                    logged.0.handle_ack(now, &a, &mut logged.1);
+                }
+                loop {
+                    let x = plain.0.poll_transmit(now, &mut plain.1, app_end, 0);
+                    let y = logged.0.poll_transmit(now, &mut logged.1, app_end, 0);
+                    proptest::prop_assert_eq!(x, y);
+                    proptest::prop_assert_eq!(plain.0.window_filled(), logged.0.window_filled());
+                    if x.is_none() {
+                        break;
+                    }
+                }
+                proptest::prop_assert_eq!(
+                    (plain.0.snd_nxt(), plain.0.bytes_in_flight(), plain.0.poll_timeout()),
+                    (logged.0.snd_nxt(), logged.0.bytes_in_flight(), logged.0.poll_timeout())
+                );
+                proptest::prop_assert_eq!(plain.0.stats(), logged.0.stats());
+                proptest::prop_assert_eq!(plain.0.limited_transmit_bytes(), logged.0.limited_transmit_bytes());
+                proptest::prop_assert_eq!(plain.1.cwnd(), logged.1.cwnd());
+            }
+        }
     }
 }
