@@ -1532,7 +1532,7 @@ mod tests {
             let mut logged = (TcpCore::new(config).with_sent_log(), TestReno::new(MSS, 4));
             let mut now = ms(0);
             for (op, a, b, retransmitted) in ops {
-                now = now + ms(1);
+                now += ms(1);
                 let (una, nxt) = (plain.0.snd_una(), plain.0.snd_nxt());
                 if op == 0 {
                     let t = plain.0.poll_timeout();
