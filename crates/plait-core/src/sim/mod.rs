@@ -943,20 +943,21 @@ impl<O: Observer> Simulator<O> {
         self.unrecorded_until = self.unrecorded_until.max(at);
         self.counters.delivered += 1;
         self.counters.data_delivered += 1;
-        let mut answers = std::mem::take(&mut self.reaction_buf);
-        answers.clear();
         let flow = &mut self.flows[f.index()];
         // The flow's wake-up stays as it is: a reaction ahead does not move it.
         if let AnyTransport::Tcp(t) = &mut flow.transport {
             // TCP's receiver answers a data segment with its ACKs alone (`answer_data`), each
-            // put into the pool as `Step::feed` would (the segment's slot freed first).
+            // put into the pool as `Step::feed` would (the segment's slot freed first): one
+            // ACK (it acknowledges every segment at once), any further one kept aside.
             let Header::TcpData(seg) = self.pool.get(id).header else {
                 unreachable!("a reaction ahead answers a data segment")
             };
             self.pool.release(id);
             let (pool, route) = (&mut self.pool, flow.paths[TcpFlow::PATH.index()].reverse);
+            let (mut first, more) = (None, &mut self.reaction_buf);
+            more.clear();
             t.answer_data(at, &seg, |ack, size_bytes| {
-                answers.push(pool.alloc(Packet {
+                let id = pool.alloc(Packet {
                     flow: f,
                     path: TcpFlow::PATH,
                     direction: Direction::Reverse,
@@ -964,30 +965,54 @@ impl<O: Observer> Simulator<O> {
                     hop: 0,
                     size_bytes,
                     header: Header::TcpAck(ack),
-                }))
+                });
+                if first.is_none() {
+                    first = Some(id);
+                } else {
+                    more.push(id);
+                }
             });
-        } else {
-            let mut step = Step {
-                now: at,
-                warmed: self.measure.warmed_up,
-                flow: f,
-                paths: &flow.paths,
-                meters: &mut flow.meters,
-                pool: &mut self.pool,
-                transmits: &mut answers,
-                observer: &mut self.observer,
-                changes: &self.flow_changes,
-            };
-            match &mut flow.transport {
-                AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
-                other => step.feed(other, Input::Packet(id)),
+            debug_assert_eq!(flow.transport.poll_timeout(), flow.deadline);
+            if let Some(answer) = first {
+                self.counters.created += 1;
+                self.enter_link_at(answer, at, scheduled);
             }
+            if !self.reaction_buf.is_empty() {
+                self.enter_answers(at, scheduled);
+            }
+            return;
+        }
+        let mut answers = std::mem::take(&mut self.reaction_buf);
+        answers.clear();
+        let mut step = Step {
+            now: at,
+            warmed: self.measure.warmed_up,
+            flow: f,
+            paths: &flow.paths,
+            meters: &mut flow.meters,
+            pool: &mut self.pool,
+            transmits: &mut answers,
+            observer: &mut self.observer,
+            changes: &self.flow_changes,
+        };
+        match &mut flow.transport {
+            AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
+            other => step.feed(other, Input::Packet(id)),
         }
         debug_assert_eq!(
             flow.transport.poll_timeout(),
             flow.deadline,
             "a reaction ahead moved the wake-up"
         );
+        self.reaction_buf = answers;
+        self.enter_answers(at, scheduled);
+    }
+
+    /// The answers of a reaction ahead in `reaction_buf` enter the first link of their route
+    /// (`react_ahead`).
+    #[inline(never)]
+    fn enter_answers(&mut self, at: SimTime, scheduled: SimTime) {
+        let answers = std::mem::take(&mut self.reaction_buf);
         self.counters.created += answers.len() as u64;
         for &answer in &answers {
             self.enter_link_at(answer, at, scheduled);
