@@ -221,7 +221,32 @@ impl TcpReceiver {
     /// A data segment arrived. Returns the bytes it delivered in order to the owner,
     /// `[previous rcv_nxt, rcv_nxt)` (empty when it landed out of order or was a duplicate):
     /// what a connection above this receiver (an MPTCP connection) reassembles.
+    #[inline(always)]
     pub fn handle_data(&mut self, now: SimTime, segment: &DataSegment) -> Range<u64> {
+        let (start, end) = (segment.seq, segment.seq + segment.len as u64);
+        if segment.len > 0
+            && start == self.rcv_nxt
+            && !self.delayed_ack
+            && self.sack_block_count == 0
+            && self.out_of_order.is_empty()
+            && end <= self.rcv_nxt.saturating_add(self.receive_buffer)
+        {
+            // The common case, the general path reduced to what it does then: the next
+            // segment in order, nothing held out of order or reported in SACK blocks, within
+            // the window, without delayed ACKs: delivered at once and acknowledged at once.
+            self.segments_received += 1;
+            self.echo_sent_at = segment.sent_at;
+            self.echo_is_retransmission = segment.is_retransmission;
+            self.rcv_nxt = end;
+            self.ack_now = true;
+            return start..end;
+        }
+        self.handle_data_general(now, segment)
+    }
+
+    /// [`TcpReceiver::handle_data`] in every case.
+    #[inline(never)]
+    fn handle_data_general(&mut self, now: SimTime, segment: &DataSegment) -> Range<u64> {
         if segment.len == 0 {
             return self.rcv_nxt..self.rcv_nxt;
         }
@@ -1432,6 +1457,59 @@ mod owner_tests {
             len,
             sent_at: SimTime::ZERO,
             is_retransmission: false,
+        }
+    }
+
+    proptest::proptest! {
+        /// The in-order shortcut of `handle_data` leaves the receiver as the general path
+        /// does: two receivers given the same segments (in order, out of order, duplicated,
+        /// beyond the window, a buffer smaller than a segment), one through `handle_data`,
+        /// one always through the general path, report the same deliveries and send the same
+        /// ACKs, with or without SACK and delayed ACKs.
+        #[test]
+        fn the_in_order_shortcut_does_what_the_general_path_does(
+            sack in proptest::bool::ANY,
+            delayed_ack in proptest::bool::ANY,
+            buffer in proptest::prop_oneof![
+                proptest::strategy::Just(70u64),
+                proptest::strategy::Just(750),
+                proptest::strategy::Just(1 << 20),
+            ],
+            segments in proptest::collection::vec((0u64..40, 0u32..3, proptest::bool::ANY), 1..150),
+        ) {
+            let config = TcpConfig {
+                mss: 100,
+                sack,
+                delayed_ack,
+                receive_buffer: buffer,
+                ..TcpConfig::default()
+            };
+            let (mut fast, mut general) = (TcpReceiver::new(&config), TcpReceiver::new(&config));
+            for (i, &(slot, kind, retransmitted)) in segments.iter().enumerate() {
+                let now = SimTime::from_millis(i as u64);
+                // Mostly the next segment in order, else one at a random slot.
+                let seq = if kind == 0 { slot * 100 } else { fast.rcv_nxt() };
+                let s = DataSegment {
+                    seq,
+                    len: if kind == 2 { 50 } else { 100 },
+                    sent_at: SimTime::from_micros(i as u64),
+                    is_retransmission: retransmitted,
+                };
+                proptest::prop_assert_eq!(fast.handle_data(now, &s), general.handle_data_general(now, &s));
+                for r in [&mut fast, &mut general] {
+                    if r.poll_timeout().is_some_and(|t| t <= now) {
+                        r.handle_timeout(now);
+                    }
+                }
+                loop {
+                    let (a, b) = (fast.poll_transmit(now), general.poll_transmit(now));
+                    proptest::prop_assert_eq!(a, b);
+                    if a.is_none() {
+                        break;
+                    }
+                }
+                proptest::prop_assert_eq!(format!("{fast:?}"), format!("{general:?}"));
+            }
         }
     }
 
