@@ -241,11 +241,64 @@ impl TcpReceiver {
             self.ack_now = true;
             return start..end;
         }
+        self.handle_data_out_of_line(now, segment)
+    }
+
+    /// [`TcpReceiver::handle_data`] but for the next segment in order.
+    #[inline(never)]
+    fn handle_data_out_of_line(&mut self, now: SimTime, segment: &DataSegment) -> Range<u64> {
+        let (start, end) = (segment.seq, segment.seq + segment.len as u64);
+        if let Some((_, top_end)) = self.out_of_order.last() {
+            if segment.len > 0
+                && start >= top_end
+                && !self.delayed_ack
+                && end <= self.rcv_nxt.saturating_add(self.receive_buffer)
+            {
+                // The common case out of order, the general path reduced to what it does
+                // then: the segment lands at or above the end of the highest range held (it
+                // extends that range or starts a new one, all of it new), within the window,
+                // without delayed ACKs (so no SACK compression); it is acknowledged at once,
+                // its range leading the SACK blocks.
+                self.segments_received += 1;
+                self.echo_sent_at = segment.sent_at;
+                self.echo_is_retransmission = segment.is_retransmission;
+                let (_, merged) = self.out_of_order.insert(start, end);
+                if self.sack {
+                    self.lead_sack_blocks_with(merged);
+                }
+                self.ack_now = true;
+                return self.rcv_nxt..self.rcv_nxt;
+            }
+        }
         self.handle_data_general(now, segment)
     }
 
+    /// `refresh_sack_blocks(Some(merged))` when `merged` is the highest range held and the
+    /// only one changed since the blocks were last refreshed (each block then is a range
+    /// held): `merged` first, then the blocks it did not swallow, as before, up to the
+    /// capacity.
+    #[inline(always)]
+    fn lead_sack_blocks_with(&mut self, merged: (u64, u64)) {
+        let mut blocks = [(0, 0); SACK_BLOCKS_PER_ACK];
+        blocks[0] = merged;
+        let mut count = 1;
+        for &block in &self.sack_blocks[..self.sack_block_count] {
+            if count == SACK_BLOCKS_PER_ACK {
+                break;
+            }
+            if block.0 >= merged.0 && block.0 < merged.1 {
+                continue; // the range `merged` extended
+            }
+            debug_assert_eq!(self.out_of_order.range_containing(block.0), Some(block));
+            blocks[count] = block;
+            count += 1;
+        }
+        debug_assert_eq!((blocks, count), self.widened_blocks(Some(merged)));
+        (self.sack_blocks, self.sack_block_count) = (blocks, count);
+    }
+
     /// [`TcpReceiver::handle_data`] in every case.
-    #[inline(never)]
+    #[inline(always)]
     fn handle_data_general(&mut self, now: SimTime, segment: &DataSegment) -> Range<u64> {
         if segment.len == 0 {
             return self.rcv_nxt..self.rcv_nxt;
@@ -1461,13 +1514,14 @@ mod owner_tests {
     }
 
     proptest::proptest! {
-        /// The in-order shortcut of `handle_data` leaves the receiver as the general path
-        /// does: two receivers given the same segments (in order, out of order, duplicated,
+        /// The shortcuts of `handle_data` (the next segment in order, a segment at or above the
+        /// highest range held) leave the receiver as the general path does: two receivers
+        /// given the same segments (in order, out of order, duplicated,
         /// beyond the window, a buffer smaller than a segment), one through `handle_data`,
         /// one always through the general path, report the same deliveries and send the same
         /// ACKs, with or without SACK and delayed ACKs.
         #[test]
-        fn the_in_order_shortcut_does_what_the_general_path_does(
+        fn the_shortcuts_do_what_the_general_path_does(
             sack in proptest::bool::ANY,
             delayed_ack in proptest::bool::ANY,
             buffer in proptest::prop_oneof![
@@ -1475,7 +1529,7 @@ mod owner_tests {
                 proptest::strategy::Just(750),
                 proptest::strategy::Just(1 << 20),
             ],
-            segments in proptest::collection::vec((0u64..40, 0u32..3, proptest::bool::ANY), 1..150),
+            segments in proptest::collection::vec((0u64..40, 0u32..4, proptest::bool::ANY), 1..150),
         ) {
             let config = TcpConfig {
                 mss: 100,
@@ -1487,8 +1541,14 @@ mod owner_tests {
             let (mut fast, mut general) = (TcpReceiver::new(&config), TcpReceiver::new(&config));
             for (i, &(slot, kind, retransmitted)) in segments.iter().enumerate() {
                 let now = SimTime::from_millis(i as u64);
-                // Mostly the next segment in order, else one at a random slot.
-                let seq = if kind == 0 { slot * 100 } else { fast.rcv_nxt() };
+                // The next segment in order, one at a random slot, or one at the end of the
+                // highest range held out of order.
+                let top = fast.out_of_order_ranges().last().map_or(fast.rcv_nxt(), |r| r.1);
+                let seq = match kind {
+                    0 => slot * 100,
+                    3 => top,
+                    _ => fast.rcv_nxt(),
+                };
                 let s = DataSegment {
                     seq,
                     len: if kind == 2 { 50 } else { 100 },
