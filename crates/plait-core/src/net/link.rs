@@ -42,23 +42,27 @@ use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
 
 /// Counters of a link direction. Time integrals are in packet·ns and byte·ns.
+///
+/// The counters every transmission adds to alternate with the drop counters: adjacent, the
+/// compiler adds to two at once through a vector register, which takes more instructions than
+/// two additions to memory.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkCounters {
     pub arrivals: u64,
+    /// Packets dropped by the queue discipline.
+    pub queue_drops: u64,
     /// Packets and bytes whose transmission has started.
     pub tx_packets: u64,
+    /// Packets dropped by the loss model.
+    pub loss_drops: u64,
     pub tx_bytes: u64,
+    /// Packets dropped because the link was down: at its input while down, waiting in its
+    /// queue or on the wire when it went down.
+    pub down_drops: u64,
     /// Time spent serialising, in ns: the sum of the packets' serialisation times (with the
     /// carried fractional nanoseconds, so exact to below 1 ns over any number of packets).
     /// Transmissions never overlap, so this never exceeds the elapsed time.
     pub busy_ns: u64,
-    /// Packets dropped by the queue discipline.
-    pub queue_drops: u64,
-    /// Packets dropped by the loss model.
-    pub loss_drops: u64,
-    /// Packets dropped because the link was down: at its input while down, waiting in its
-    /// queue or on the wire when it went down.
-    pub down_drops: u64,
     pub queue_area_packets_ns: u128,
     pub queue_area_bytes_ns: u128,
     pub max_queue_packets: u64,

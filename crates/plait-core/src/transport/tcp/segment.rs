@@ -17,7 +17,9 @@ pub const MAX_SACK_BLOCKS: usize = 3;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     blocks: [(u64, u64); MAX_SACK_BLOCKS],
-    len: u8,
+    /// A whole word (the struct's size is the same): an ACK is copied without byte-sized
+    /// pieces of padding.
+    len: u64,
 }
 
 impl SackBlocks {
