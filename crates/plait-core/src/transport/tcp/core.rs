@@ -719,17 +719,7 @@ impl TcpCore {
             // it is not wanted or it does not fit the window.
             return None;
         }
-        if self.recovery.phase() != RecoveryPhase::Open
-            && self.pipe > 0
-            && self.pipe >= self.send_window(cc)
-            && self.rack.as_deref().is_none_or(|r| !r.probe_pending())
-            && !self
-                .recovery
-                .head_retransmit_due(self.snd_una, self.snd_nxt)
-        {
-            // Recovering with a full window: only the fast retransmit and a probe go whatever
-            // the window, and neither is due; any other segment, at least one byte, would not
-            // fit.
+        if self.recovery.phase() != RecoveryPhase::Open && self.recovery_window_full(cc) {
             return None;
         }
         // RFC 8985 §7.3: a due tail loss probe goes first, whatever the congestion window:
@@ -863,10 +853,13 @@ impl TcpCore {
             }
         }
         // What the fast path at the top of the next call would find, when this call sent
-        // by the window: that call can be skipped.
-        self.window_filled = new_data
-            && self.recovery.phase() == RecoveryPhase::Open
-            && self.nothing_fits(cc, self.new_data_len(app_end));
+        // by the window, or, recovering, its check of a full window: that call can be
+        // skipped.
+        self.window_filled = if self.recovery.phase() == RecoveryPhase::Open {
+            new_data && self.nothing_fits(cc, self.new_data_len(app_end))
+        } else {
+            self.recovery_window_full(cc)
+        };
         Some(DataSegment {
             seq: t.seq,
             len: t.len,
@@ -920,6 +913,18 @@ impl TcpCore {
         })
     }
 
+    /// Recovering with a full window: only the fast retransmit and a probe go whatever the
+    /// window, and neither is due; any other segment, at least one byte, would not fit.
+    #[inline(always)]
+    fn recovery_window_full<C: CongestionControl + ?Sized>(&self, cc: &C) -> bool {
+        self.pipe > 0
+            && self.pipe >= self.send_window(cc)
+            && self.rack.as_deref().is_none_or(|r| !r.probe_pending())
+            && !self
+                .recovery
+                .head_retransmit_due(self.snd_una, self.snd_nxt)
+    }
+
     /// Outside recovery, with no probe due, only new data goes (`LossRecovery::next_segment`'s
     /// rule (2)): whether a new segment of `new_len` bytes (0: none is offered or the peer's
     /// window is closed) cannot go.
@@ -933,7 +938,8 @@ impl TcpCore {
     /// Whether the segment the last [`TcpCore::poll_transmit`] returned filled what may be
     /// sent: a call with the same offer, with no input in between, would return nothing
     /// (outside recovery, no probe due, and the next new segment does not fit the window or
-    /// there is none). A driver may then skip that call; `false` says nothing.
+    /// there is none; recovering, the window is full and neither the fast retransmit nor a
+    /// probe is due). A driver may then skip that call; `false` says nothing.
     #[inline]
     pub fn window_filled(&self) -> bool {
         self.window_filled
