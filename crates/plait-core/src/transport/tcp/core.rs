@@ -694,6 +694,8 @@ impl TcpCore {
         self.transmit(now, cc, app_end, tag, false)
     }
 
+    /// The shortcut outside recovery (`transmit_open`) inline, the general path apart.
+    #[inline(always)]
     fn transmit<C: CongestionControl + ?Sized>(
         &mut self,
         now: SimTime,
@@ -709,6 +711,18 @@ impl TcpCore {
         {
             return self.transmit_open(now, cc, app_end, new_data);
         }
+        self.transmit_general(now, cc, app_end, tag, new_data)
+    }
+
+    #[inline(never)]
+    fn transmit_general<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        tag: u64,
+        new_data: bool,
+    ) -> Option<DataSegment> {
         self.window_filled = false;
         let new_len = self.new_data_len(app_end);
         if self.recovery.phase() == RecoveryPhase::Open
