@@ -289,7 +289,9 @@ impl TcpCore {
         self
     }
 
-    /// Processes an acknowledgement.
+    /// Processes an acknowledgement: the no-holes path (`ack_without_holes`) inline, the
+    /// general path apart.
+    #[inline(always)]
     pub fn handle_ack<C: CongestionControl + ?Sized>(
         &mut self,
         now: SimTime,
@@ -299,6 +301,34 @@ impl TcpCore {
         if ack.ack < self.snd_una || ack.ack > self.snd_nxt {
             return AckOutcome::default();
         }
+        // The per-ACK fast path: a cumulative ACK outside recovery with nothing SACKed before
+        // or now (no holes) changes the scoreboard and the recovery state only as
+        // `ack_without_holes` does, and leaves `pipe` equal to FlightSize.
+        if ack.ack > self.snd_una
+            && ack.sack.is_empty()
+            && self.scoreboard.is_empty()
+            && self.rack.is_none()
+            && self.prr.is_none()
+            && self.recovery.phase() == RecoveryPhase::Open
+        {
+            let is_cwnd_limited = self.pipe + self.config.mss as u64 >= self.send_window(cc);
+            let newly_acked = ack.ack - self.snd_una;
+            self.snd_una = ack.ack;
+            self.rwnd = ack.rwnd;
+            return self.ack_without_holes(now, ack, cc, newly_acked, is_cwnd_limited);
+        }
+        self.handle_ack_general(now, ack, cc)
+    }
+
+    /// [`TcpCore::handle_ack`] for an ACK inside the window that does not take the no-holes
+    /// path: a duplicate, SACK information before or now, recovery, RACK-TLP or PRR.
+    #[inline(never)]
+    fn handle_ack_general<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        ack: &AckSegment,
+        cc: &mut C,
+    ) -> AckOutcome {
         let mss = self.config.mss as u64;
         let is_cwnd_limited = self.pipe + mss >= self.send_window(cc);
 
@@ -312,20 +342,8 @@ impl TcpCore {
                 tlp_basis = Some(self.ssthresh_basis(cc));
             }
         }
-        // The per-ACK fast path: a cumulative ACK outside recovery with nothing SACKed before
-        // or now (no holes) changes the scoreboard and the recovery state only as below, and
-        // leaves `pipe` equal to FlightSize (see `ack_without_holes`).
-        let without_holes = newly_acked > 0
-            && ack.sack.is_empty()
-            && self.scoreboard.is_empty()
-            && self.rack.is_none()
-            && self.prr.is_none()
-            && self.recovery.phase() == RecoveryPhase::Open;
         self.snd_una = ack.ack;
         self.rwnd = ack.rwnd;
-        if without_holes {
-            return self.ack_without_holes(now, ack, cc, newly_acked, is_cwnd_limited);
-        }
         let newly_sacked = if self.config.sack {
             self.scoreboard
                 .update(ack.ack, self.snd_nxt, ack.sack.as_slice())
