@@ -732,6 +732,7 @@ impl TcpCore {
         self.transmit_general(now, cc, app_end, tag, new_data)
     }
 
+    /// [`TcpCore::transmit`] in recovery, with RACK-TLP, PRR or the sent log.
     #[inline(never)]
     fn transmit_general<C: CongestionControl + ?Sized>(
         &mut self,
