@@ -254,6 +254,10 @@ pub struct TcpCore {
     /// When the controller last reduced its window for fast recovery (its start, or a lost
     /// retransmission RACK found during it).
     reduced_at: SimTime,
+    /// Tests only: every call takes the general path, none of the shortcuts, so that the
+    /// shortcuts can be compared with it.
+    #[cfg(test)]
+    general_only: bool,
 }
 
 impl TcpCore {
@@ -280,7 +284,19 @@ impl TcpCore {
             prr: None,
             rack: (config.rack_tlp && config.sack).then(|| Box::new(Rack::new(&config))),
             reduced_at: SimTime::ZERO,
+            #[cfg(test)]
+            general_only: false,
         }
+    }
+
+    /// Whether the shortcuts of the common cases may be taken (always, but in the tests that
+    /// compare them with the general path).
+    #[inline(always)]
+    fn shortcuts_allowed(&self) -> bool {
+        #[cfg(test)]
+        return !self.general_only;
+        #[cfg(not(test))]
+        return true;
     }
 
     /// Keeps the sent log (tags, acknowledged and lost segments, delivery-rate samples).
@@ -310,12 +326,13 @@ impl TcpCore {
             && self.rack.is_none()
             && self.prr.is_none()
             && self.recovery.phase() == RecoveryPhase::Open
+            && self.shortcuts_allowed()
         {
             let is_cwnd_limited = self.pipe + self.config.mss as u64 >= self.send_window(cc);
             let newly_acked = ack.ack - self.snd_una;
             self.snd_una = ack.ack;
             self.rwnd = ack.rwnd;
-            return self.ack_without_holes(now, ack, cc, newly_acked, is_cwnd_limited);
+            return self.ack_without_holes(now, ack, cc, newly_acked, is_cwnd_limited, false);
         }
         self.handle_ack_general(now, ack, cc)
     }
@@ -333,6 +350,20 @@ impl TcpCore {
         let is_cwnd_limited = self.pipe + mss >= self.send_window(cc);
 
         let newly_acked = ack.ack - self.snd_una;
+        if newly_acked > 0
+            && ack.sack.is_empty()
+            && self.recovery.phase() == RecoveryPhase::Timeout
+            && self.rack.is_none()
+            && self.prr.is_none()
+            && self.scoreboard.highest_sacked().is_none_or(|end| end <= ack.ack)
+            && self.shortcuts_allowed()
+        {
+            // Go-back-N after a timeout, acknowledged in order: as the no-holes path, but for
+            // the end of the timeout phase and its `pipe`.
+            self.snd_una = ack.ack;
+            self.rwnd = ack.rwnd;
+            return self.ack_without_holes(now, ack, cc, newly_acked, is_cwnd_limited, true);
+        }
         // RACK notes what the ACK SACKs for the first time; a loss a tail probe may have
         // repaired is reduced for from the flight before this ACK.
         let mut tlp_basis = None;
@@ -463,6 +494,12 @@ impl TcpCore {
     /// and `HighRxt` (`LossRecovery::on_ack`, which can start no episode: no duplicate, nothing
     /// SACKed for `IsLost`) and `pipe = snd_nxt - snd_una` (SetPipe with nothing SACKed,
     /// nothing lost and nothing retransmitted above `snd_una`).
+    ///
+    /// With `after_timeout`, the same ACK in the timeout phase, when the scoreboard holds
+    /// nothing above it: the scoreboard is then empty too, and `LossRecovery::on_ack` and
+    /// SetPipe reduce to [`LossRecovery::on_cumulative_ack_after_timeout`]. Fast recovery is
+    /// not active before or after, so the controller sees an ACK outside recovery.
+    #[inline(always)]
     fn ack_without_holes<C: CongestionControl + ?Sized>(
         &mut self,
         now: SimTime,
@@ -470,17 +507,24 @@ impl TcpCore {
         cc: &mut C,
         newly_acked: u64,
         is_cwnd_limited: bool,
+        after_timeout: bool,
     ) -> AckOutcome {
         self.scoreboard.advance(ack.ack);
+        debug_assert!(self.scoreboard.is_empty());
         self.stats.bytes_acked += newly_acked;
         // Karn (RFC 6298 §3).
         let rtt = (!ack.echo_is_retransmission).then(|| now.saturating_sub(ack.echo_sent_at));
         if let Some(sample) = rtt {
             self.rtt.on_sample(sample);
         }
-        self.recovery.on_cumulative_ack_in_open(self.snd_una);
         self.limited_transmit_bytes = 0;
-        self.pipe = self.snd_nxt - self.snd_una;
+        self.pipe = if after_timeout {
+            self.recovery
+                .on_cumulative_ack_after_timeout(self.snd_una, self.snd_nxt)
+        } else {
+            self.recovery.on_cumulative_ack_in_open(self.snd_una);
+            self.snd_nxt - self.snd_una
+        };
         debug_assert_eq!(
             self.pipe,
             self.recovery
@@ -726,6 +770,7 @@ impl TcpCore {
             && self.rack.is_none()
             && self.prr.is_none()
             && self.log.is_none()
+            && self.shortcuts_allowed()
         {
             return self.transmit_open(now, cc, app_end, new_data);
         }
@@ -1548,14 +1593,16 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
 
-        /// The per-ACK shortcut of `transmit` (outside recovery, without RACK-TLP, PRR or the
-        /// sent log) sends what the general path sends: a core with the sent log (the general
-        /// path throughout) and one without send the same segments and keep the same state,
-        /// given the same ACKs, those of a receiver that gets what they send but the segments
-        /// a random loss pattern drops (and timeouts when nothing is left in flight), with or
-        /// without SACK and with a finite or unbounded offer.
+        /// The shortcuts of the common cases (`transmit` outside recovery, `handle_ack`
+        /// without holes in the Open phase and after a timeout) do what the general path does:
+        /// a core that takes them, one that never does (`general_only`) and one with the sent
+        /// log send the same segments and keep the same state (recovery, scoreboard, `pipe`,
+        /// timers, estimator, counters, the controller's window), given the same ACKs, those of
+        /// a receiver that gets what they send but the segments a random loss pattern drops
+        /// (and timeouts when nothing is left in flight), with or without SACK and with a
+        /// finite or unbounded offer.
         #[test]
-        fn the_open_shortcut_sends_what_the_general_path_sends(
+        fn the_shortcuts_do_what_the_general_path_does(
             sack in proptest::bool::ANY,
             app_end in proptest::prop_oneof![proptest::strategy::Just(u64::MAX), 1u64..20_000],
             loss_percent in 0u8..40,
@@ -1569,6 +1616,8 @@ mod tests {
                 ..TcpConfig::default()
             };
             let mut plain = (TcpCore::new(config), TestReno::new(MSS, 4));
+            let mut general = (TcpCore::new(config), TestReno::new(MSS, 4));
+            general.0.general_only = true;
             let mut logged = (TcpCore::new(config).with_sent_log(), TestReno::new(MSS, 4));
             let mut receiver = crate::transport::tcp::TcpReceiver::new(&config);
             let mut in_flight = std::collections::VecDeque::new();
@@ -1578,8 +1627,11 @@ mod tests {
                 loop {
                     let x = plain.0.poll_transmit(now, &mut plain.1, app_end, 0);
                     let y = logged.0.poll_transmit(now, &mut logged.1, app_end, 0);
+                    let z = general.0.poll_transmit(now, &mut general.1, app_end, 0);
                     proptest::prop_assert_eq!(x, y);
+                    proptest::prop_assert_eq!(x, z);
                     proptest::prop_assert_eq!(plain.0.window_filled(), logged.0.window_filled());
+                    proptest::prop_assert_eq!(plain.0.window_filled(), general.0.window_filled());
                     let Some(seg) = x else { break };
                     if draws[sent % draws.len()] >= loss_percent {
                         in_flight.push_back(seg);
@@ -1592,24 +1644,35 @@ mod tests {
                     while let Some(ack) = receiver.poll_transmit(now) {
                         plain.0.handle_ack(now, &ack, &mut plain.1);
                         logged.0.handle_ack(now, &ack, &mut logged.1);
+                        general.0.handle_ack(now, &ack, &mut general.1);
                     }
                 } else if let Some(t) = plain.0.poll_timeout() {
                     now = now.max(t);
                     plain.0.handle_timeout(now, &mut plain.1);
                     logged.0.handle_timeout(now, &mut logged.1);
+                    general.0.handle_timeout(now, &mut general.1);
                 } else {
                     break;
                 }
-                proptest::prop_assert_eq!(
-                    (plain.0.snd_nxt(), plain.0.bytes_in_flight(), plain.0.poll_timeout()),
-                    (logged.0.snd_nxt(), logged.0.bytes_in_flight(), logged.0.poll_timeout())
-                );
-                proptest::prop_assert_eq!(plain.0.stats(), logged.0.stats());
-                proptest::prop_assert_eq!(
-                    plain.0.limited_transmit_bytes(),
-                    logged.0.limited_transmit_bytes()
-                );
-                proptest::prop_assert_eq!(plain.1.cwnd(), logged.1.cwnd());
+                for other in [&logged, &general] {
+                    proptest::prop_assert_eq!(
+                        (plain.0.snd_una(), plain.0.snd_nxt(), plain.0.bytes_in_flight()),
+                        (other.0.snd_una(), other.0.snd_nxt(), other.0.bytes_in_flight())
+                    );
+                    proptest::prop_assert_eq!(plain.0.poll_timeout(), other.0.poll_timeout());
+                    proptest::prop_assert_eq!(plain.0.recovery(), other.0.recovery());
+                    proptest::prop_assert_eq!(plain.0.scoreboard(), other.0.scoreboard());
+                    proptest::prop_assert_eq!(plain.0.rtt_estimator(), other.0.rtt_estimator());
+                    proptest::prop_assert_eq!(plain.0.stats(), other.0.stats());
+                    proptest::prop_assert_eq!(
+                        plain.0.limited_transmit_bytes(),
+                        other.0.limited_transmit_bytes()
+                    );
+                    proptest::prop_assert_eq!(
+                        (plain.1.cwnd(), plain.1.ssthresh()),
+                        (other.1.cwnd(), other.1.ssthresh())
+                    );
+                }
             }
         }
     }

@@ -327,6 +327,31 @@ impl LossRecovery {
         self.high_rxt = snd_una;
     }
 
+    /// What [`LossRecovery::on_ack`] and then [`LossRecovery::pipe`] do for an ACK that
+    /// acknowledges new data and SACKs nothing, after a timeout, leaving the scoreboard empty
+    /// (everything SACKed lay below the new `snd_una`), without RACK: the duplicate count
+    /// restarts; at the recovery point the phase is Open again (no episode can start: no
+    /// duplicate and nothing SACKed for `IsLost`) and `pipe` is FlightSize; before it,
+    /// `HighRxt` follows the cumulative point, and `pipe` is what lies above the recovery point
+    /// (not lost) plus what was resent above `snd_una`. Returns `pipe`.
+    #[inline]
+    pub fn on_cumulative_ack_after_timeout(&mut self, snd_una: u64, snd_nxt: u64) -> u64 {
+        debug_assert_eq!(self.phase, RecoveryPhase::Timeout);
+        self.dupacks = 0;
+        // `on_timeout` set the point.
+        let point = self.recovery_point.unwrap_or(snd_una);
+        if snd_una >= point {
+            self.phase = RecoveryPhase::Open;
+            self.high_rxt = snd_una;
+            return snd_nxt - snd_una;
+        }
+        self.high_rxt = self.high_rxt.max(snd_una);
+        // SetPipe with nothing SACKed: (a) the octets at or above the lost boundary (the
+        // recovery point), (b) those below `HighRxt`.
+        let lost = point.min(snd_nxt);
+        (snd_nxt - lost) + (self.high_rxt.min(snd_nxt) - snd_una)
+    }
+
     /// RFC 6675 step (4) / RFC 6582 step 3: start a fast-recovery episode.
     fn enter(&mut self, snd_una: u64, snd_nxt: u64) {
         self.phase = RecoveryPhase::FastRecovery;
