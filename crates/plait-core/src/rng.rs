@@ -14,8 +14,13 @@ pub type SimRng = Pcg64Mcg;
 
 /// FNV-1a over bytes (64-bit): stable across platforms and compiler versions.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    fnv1a64_of([bytes])
+}
+
+/// FNV-1a (64-bit) over the concatenation of `parts`, without building it.
+fn fnv1a64_of<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
+    for &b in parts.into_iter().flatten() {
         hash ^= b as u64;
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
@@ -47,7 +52,16 @@ impl RngStreams {
 
     /// The 128-bit seed of the stream called `name`.
     pub fn stream_seed(&self, name: &str) -> u128 {
-        let h = fnv1a64(name.as_bytes());
+        self.seed_of_hash(fnv1a64(name.as_bytes()))
+    }
+
+    /// The 128-bit seed of the stream whose name is `parts` joined: the same as
+    /// [`RngStreams::stream_seed`] of that name.
+    pub fn stream_seed_of(&self, parts: &[&str]) -> u128 {
+        self.seed_of_hash(fnv1a64_of(parts.iter().map(|p| p.as_bytes())))
+    }
+
+    fn seed_of_hash(&self, h: u64) -> u128 {
         let hi = splitmix64(self.master_seed ^ splitmix64(h));
         let lo = splitmix64(hi ^ h.rotate_left(32));
         ((hi as u128) << 64) | lo as u128
@@ -56,6 +70,11 @@ impl RngStreams {
     /// A fresh generator for the stream called `name`.
     pub fn stream(&self, name: &str) -> SimRng {
         SimRng::new(self.stream_seed(name))
+    }
+
+    /// [`RngStreams::stream`] of the name `parts` joined, without building it.
+    pub fn stream_of(&self, parts: &[&str]) -> SimRng {
+        SimRng::new(self.stream_seed_of(parts))
     }
 }
 
@@ -101,6 +120,21 @@ mod tests {
         let z: u64 = RngStreams::new(43).stream("a").gen();
         assert_ne!(x, y);
         assert_ne!(x, z);
+    }
+
+    #[test]
+    fn a_name_in_parts_gives_the_stream_of_the_whole_name() {
+        let s = RngStreams::new(7);
+        for parts in [
+            &["flow.", "f3", ".start"][..],
+            &["link.", "bottleneck", ".", "reverse"],
+            &[""],
+            &[],
+            &["a", "", "b", "c", "d", "e", "f", "g", "h", "i"],
+        ] {
+            assert_eq!(s.stream_seed_of(parts), s.stream_seed(&parts.concat()));
+        }
+        assert_ne!(s.stream_seed_of(&["flow.", "f3"]), s.stream_seed("flow.f4"));
     }
 
     #[test]

@@ -57,16 +57,17 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         .enumerate()
         .map(|(i, n)| (n.name.clone(), NodeId::from_index(i)))
         .collect();
-    let node = |name: &str, path: String| {
+    // The error's path is formatted only for an error.
+    let node = |name: &str, path: &dyn Fn() -> String| {
         ids.get(name)
             .copied()
-            .ok_or_else(|| err(path, format!("unknown node '{name}'")))
+            .ok_or_else(|| err(path(), format!("unknown node '{name}'")))
     };
     // (spec index, is_reverse) of each link direction, in id order.
     let mut directions: Vec<(usize, bool)> = Vec::new();
     for (i, l) in scenario.links.iter().enumerate() {
-        let from = node(&l.from, format!("link[{i}].from"))?;
-        let to = node(&l.to, format!("link[{i}].to"))?;
+        let from = node(&l.from, &|| format!("link[{i}].from"))?;
+        let to = node(&l.to, &|| format!("link[{i}].to"))?;
         topo.add_link(from, to, l.delay.as_nanos());
         directions.push((i, false));
         if l.duplex {
@@ -91,9 +92,9 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
     // hand can name a link direction that does not exist.
     let mut flow_paths: Vec<(NodeId, NodeId, &[PathSpec])> = Vec::new();
     for f in &scenario.flows {
-        let at = format!("flow '{}'", f.name);
-        let src = node(&f.src, format!("{at}.src"))?;
-        let dst = node(&f.dst, format!("{at}.dst"))?;
+        let at = || format!("flow '{}'", f.name);
+        let src = node(&f.src, &|| format!("{}.src", at()))?;
+        let dst = node(&f.dst, &|| format!("{}.dst", at()))?;
         let valid = |links: &[LinkId]| links.iter().all(|l| l.index() < directions.len());
         if f.paths.is_empty()
             || f.paths
@@ -101,7 +102,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 .any(|p| p.forward.is_empty() || !valid(&p.forward) || !valid(&p.reverse))
         {
             return Err(err(
-                format!("{at}.route"),
+                format!("{}.route", at()),
                 "the flow's paths were not resolved against this scenario's links".into(),
             ));
         }
@@ -154,7 +155,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 default_hold: hold,
             }),
             loss_spec.as_ref().map(|l| l.build(())),
-            streams.stream(&format!("link.{}.{dir}", spec.name)),
+            streams.stream_of(&["link.", &spec.name, ".", dir]),
         ));
     }
 
@@ -163,7 +164,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         let start = match f.start {
             StartSpec::At(t) => t,
             StartSpec::Uniform(a, b) => {
-                let mut rng = streams.stream(&format!("flow.{}.start", f.name));
+                let mut rng = streams.stream_of(&["flow.", &f.name, ".start"]);
                 let span = b.saturating_sub(a).as_nanos();
                 a + SimTime(if span == 0 {
                     0
@@ -173,7 +174,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             }
         };
         let context = SourceContext {
-            rng: streams.stream(&format!("flow.{}.{}", f.name, f.kind.name())),
+            rng: streams.stream_of(&["flow.", &f.name, ".", f.kind.name()]),
         };
         let (cc, transport) = match f.kind.build(context) {
             Source::Tcp {

@@ -355,7 +355,10 @@ impl TcpCore {
             && self.recovery.phase() == RecoveryPhase::Timeout
             && self.rack.is_none()
             && self.prr.is_none()
-            && self.scoreboard.highest_sacked().is_none_or(|end| end <= ack.ack)
+            && self
+                .scoreboard
+                .highest_sacked()
+                .is_none_or(|end| end <= ack.ack)
             && self.shortcuts_allowed()
         {
             // Go-back-N after a timeout, acknowledged in order: as the no-holes path, but for
