@@ -248,29 +248,80 @@ impl TcpReceiver {
     #[inline(never)]
     fn handle_data_out_of_line(&mut self, now: SimTime, segment: &DataSegment) -> Range<u64> {
         let (start, end) = (segment.seq, segment.seq + segment.len as u64);
-        if let Some((_, top_end)) = self.out_of_order.last() {
-            if segment.len > 0
-                && start >= top_end
-                && !self.delayed_ack
-                && end <= self.rcv_nxt.saturating_add(self.receive_buffer)
-            {
-                // The common case out of order, the general path reduced to what it does
-                // then: the segment lands at or above the end of the highest range held (it
-                // extends that range or starts a new one, all of it new), within the window,
-                // without delayed ACKs (so no SACK compression); it is acknowledged at once,
-                // its range leading the SACK blocks.
-                self.segments_received += 1;
-                self.echo_sent_at = segment.sent_at;
-                self.echo_is_retransmission = segment.is_retransmission;
-                let (_, merged) = self.out_of_order.insert(start, end);
-                if self.sack {
-                    self.lead_sack_blocks_with(merged);
-                }
-                self.ack_now = true;
-                return self.rcv_nxt..self.rcv_nxt;
+        if segment.len == 0
+            || self.delayed_ack
+            || end > self.rcv_nxt.saturating_add(self.receive_buffer)
+        {
+            return self.handle_data_general(now, segment);
+        }
+        // The common cases out of order, within the window, without delayed ACKs (so no SACK
+        // compression), each the general path reduced to what it does then. The segment is
+        // acknowledged at once.
+        let first = self.out_of_order.first();
+        // Above it, the segment lands at or above the end of the highest range held (or, with
+        // none held, above `rcv_nxt`).
+        let above = self
+            .out_of_order
+            .last()
+            .map_or(self.rcv_nxt.saturating_add(1), |(_, top_end)| top_end);
+        if start >= above {
+            // It extends the highest range or starts a new one, all of it new; its range
+            // leads the SACK blocks.
+            self.accept_segment(segment);
+            let (_, merged) = self.out_of_order.insert(start, end);
+            if self.sack {
+                self.lead_sack_blocks_with(merged);
             }
+            self.ack_now = true;
+            return self.rcv_nxt..self.rcv_nxt;
+        }
+        if let Some((_, first_end)) = first.filter(|&(_, e)| start == self.rcv_nxt && end <= e) {
+            // It fills the hole at `rcv_nxt` and reaches at most the end of the first range
+            // held: the segment, and that range if the segment reaches it, are delivered
+            // (what it overlaps of the range counts as duplicate); the range's SACK block,
+            // if reported, goes.
+            self.accept_segment(segment);
+            let previous_rcv_nxt = self.rcv_nxt;
+            match self.out_of_order.pop_first_if_starts_by(end) {
+                Some(range) => {
+                    debug_assert_eq!(range.1, first_end);
+                    self.duplicate_bytes += end - range.0;
+                    self.rcv_nxt = range.1;
+                    if self.sack {
+                        self.drop_sack_block(range);
+                    }
+                }
+                None => self.rcv_nxt = end,
+            }
+            self.ack_now = true;
+            return previous_rcv_nxt..self.rcv_nxt;
         }
         self.handle_data_general(now, segment)
+    }
+
+    /// Counts a data segment received and keeps what its ACK echoes.
+    #[inline(always)]
+    fn accept_segment(&mut self, segment: &DataSegment) {
+        self.segments_received += 1;
+        self.echo_sent_at = segment.sent_at;
+        self.echo_is_retransmission = segment.is_retransmission;
+    }
+
+    /// `refresh_sack_blocks(None)` when the only change of the ranges since the blocks were
+    /// last refreshed is that `range` was delivered: its block, if reported, goes, the others
+    /// keep their order (each block is a range held).
+    #[inline(always)]
+    fn drop_sack_block(&mut self, range: (u64, u64)) {
+        let count = self.sack_block_count;
+        if let Some(i) = self.sack_blocks[..count].iter().position(|&b| b == range) {
+            self.sack_blocks.copy_within(i + 1..count, i);
+            self.sack_blocks[count - 1] = (0, 0);
+            self.sack_block_count = count - 1;
+        }
+        debug_assert_eq!(
+            (self.sack_blocks, self.sack_block_count),
+            self.widened_blocks(None)
+        );
     }
 
     /// `refresh_sack_blocks(Some(merged))` when `merged` is the highest range held and the
@@ -1515,7 +1566,8 @@ mod owner_tests {
 
     proptest::proptest! {
         /// The shortcuts of `handle_data` (the next segment in order, a segment at or above the
-        /// highest range held) leave the receiver as the general path does: two receivers
+        /// highest range held, one that fills the hole at `rcv_nxt` up to at most the end of the
+        /// first range held) leave the receiver as the general path does: two receivers
         /// given the same segments (in order, out of order, duplicated,
         /// beyond the window, a buffer smaller than a segment), one through `handle_data`,
         /// one always through the general path, report the same deliveries and send the same
@@ -1529,7 +1581,7 @@ mod owner_tests {
                 proptest::strategy::Just(750),
                 proptest::strategy::Just(1 << 20),
             ],
-            segments in proptest::collection::vec((0u64..40, 0u32..4, proptest::bool::ANY), 1..150),
+            segments in proptest::collection::vec((0u64..40, 0u32..5, proptest::bool::ANY), 1..150),
         ) {
             let config = TcpConfig {
                 mss: 100,
@@ -1541,17 +1593,21 @@ mod owner_tests {
             let (mut fast, mut general) = (TcpReceiver::new(&config), TcpReceiver::new(&config));
             for (i, &(slot, kind, retransmitted)) in segments.iter().enumerate() {
                 let now = SimTime::from_millis(i as u64);
-                // The next segment in order, one at a random slot, or one at the end of the
-                // highest range held out of order.
+                // The next segment in order (whole or half), one at a random slot, a short one
+                // at a random place (ranges shorter than a segment, holes a segment at the
+                // hole overlaps beyond), or one at the end of the highest range held out of
+                // order.
                 let top = fast.out_of_order_ranges().last().map_or(fast.rcv_nxt(), |r| r.1);
-                let seq = match kind {
-                    0 => slot * 100,
-                    3 => top,
-                    _ => fast.rcv_nxt(),
+                let (seq, len) = match kind {
+                    0 => (slot * 100, 100),
+                    2 => (fast.rcv_nxt(), 50),
+                    3 => (top, 100),
+                    4 => (slot * 50 + 10, 30),
+                    _ => (fast.rcv_nxt(), 100),
                 };
                 let s = DataSegment {
                     seq,
-                    len: if kind == 2 { 50 } else { 100 },
+                    len,
                     sent_at: SimTime::from_micros(i as u64),
                     is_retransmission: retransmitted,
                 };

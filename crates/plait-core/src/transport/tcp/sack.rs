@@ -25,11 +25,21 @@
 use crate::fifo::Fifo;
 
 /// Sorted, disjoint, non-adjacent half-open byte ranges with a running byte total.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct RangeSet {
     /// In one contiguous slice, so that searches need no wrap-around arithmetic.
     ranges: Fifo<(u64, u64)>,
     total: u64,
+}
+
+/// The ranges and their total, not how the queue holding them is laid out (as `PartialEq`).
+impl std::fmt::Debug for RangeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RangeSet")
+            .field("ranges", &self.ranges.as_slice())
+            .field("total", &self.total)
+            .finish()
+    }
 }
 
 impl RangeSet {
