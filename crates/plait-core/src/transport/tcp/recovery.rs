@@ -405,6 +405,30 @@ impl LossRecovery {
         }
     }
 
+    /// The lost boundary clipped to `snd_nxt`, as in SetPipe, and the bytes SACKed from it to
+    /// `snd_nxt`. With SACK outside the timeout phase the walk that finds the boundary sums
+    /// those bytes on its way down, when the boundary is the start of the range it stopped at
+    /// and no range lies above `snd_nxt` (always, for a scoreboard the sender updated);
+    /// otherwise they are searched for.
+    #[inline(always)]
+    fn lost_boundary_and_sacked_from(
+        &self,
+        scoreboard: &Scoreboard,
+        snd_una: u64,
+        snd_nxt: u64,
+    ) -> (u64, u64) {
+        if self.sack && self.phase != RecoveryPhase::Timeout {
+            let (boundary, sacked_from) =
+                scoreboard.lost_boundary_and_sacked_from(self.dupack_threshold, self.mss);
+            let lost = boundary.max(snd_una).min(snd_nxt);
+            if lost == boundary && scoreboard.highest_sacked().is_some_and(|e| e <= snd_nxt) {
+                return (lost, sacked_from);
+            }
+        }
+        let lost = self.lost_boundary(scoreboard, snd_una).min(snd_nxt);
+        (lost, scoreboard.sacked_between(lost, snd_nxt))
+    }
+
     /// RFC 6675 `SetPipe()` (FlightSize without SACK), computed over holes; with RACK-TLP,
     /// extended as the module documentation says.
     #[inline(always)]
@@ -452,9 +476,12 @@ impl LossRecovery {
             let lost = self.lost_boundary(scoreboard, snd_una).min(snd_nxt);
             return (snd_nxt - lost) + (retransmitted_end - snd_una);
         }
-        let lost = self.lost_boundary(scoreboard, snd_una).min(snd_nxt);
+        let (lost, sacked_from_lost) =
+            self.lost_boundary_and_sacked_from(scoreboard, snd_una, snd_nxt);
+        debug_assert_eq!(lost, self.lost_boundary(scoreboard, snd_una).min(snd_nxt));
+        debug_assert_eq!(sacked_from_lost, scoreboard.sacked_between(lost, snd_nxt));
         // (a) "If IsLost (S1) returns false: Pipe is incremented by 1 octet."
-        let not_lost = (snd_nxt - lost) - scoreboard.sacked_between(lost, snd_nxt);
+        let not_lost = (snd_nxt - lost) - sacked_from_lost;
         // (b) "If S1 <= HighRxt: Pipe is incremented by 1 octet."
         let retransmitted =
             (retransmitted_end - snd_una) - scoreboard.sacked_between(snd_una, retransmitted_end);
@@ -1022,6 +1049,44 @@ mod tests {
                 r.pipe(&sb, 0, 1_000, None),
                 pipe_by_octets(&r, &sb, 0, 1_000),
                 "{blocks:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// SetPipe over holes (with the SACKed bytes above the lost boundary summed by the walk
+        /// that finds it) equals the octet-by-octet definition, for scoreboards built by the
+        /// updates of random ACKs, in every phase, with any `HighRxt`.
+        #[test]
+        fn pipe_matches_the_octet_definition_for_random_scoreboards(
+            acks in proptest::collection::vec(
+                (0u64..300, proptest::collection::vec((0u64..1_000, 1u64..300), 0..4)),
+                1..6,
+            ),
+            high_rxt in 0u64..1_100,
+            phase in 0u8..3,
+        ) {
+            let snd_nxt = 1_000;
+            let mut sb = Scoreboard::new();
+            let mut snd_una = 0;
+            for (advance, blocks) in &acks {
+                snd_una = (snd_una + advance).min(snd_nxt);
+                let blocks: Vec<_> = blocks.iter().map(|&(s, len)| (s, s + len)).collect();
+                sb.update(snd_una, snd_nxt, &blocks);
+            }
+            let mut r = LossRecovery::new(&config(true));
+            match phase {
+                0 => {}
+                1 => {
+                    r.phase = RecoveryPhase::FastRecovery;
+                    r.recovery_point = Some(snd_nxt);
+                }
+                _ => r.on_timeout(snd_una.min(500), snd_nxt.min(800)),
+            }
+            r.high_rxt = high_rxt;
+            proptest::prop_assert_eq!(
+                r.pipe(&sb, snd_una, snd_nxt, None),
+                pipe_by_octets(&r, &sb, snd_una, snd_nxt)
             );
         }
     }

@@ -334,16 +334,24 @@ impl Scoreboard {
     /// down from the highest SACKed range until the ranges seen so far make the hole below them
     /// lost: at most DupThresh steps.
     pub fn lost_boundary(&self, dupack_threshold: u32, mss: u32) -> u64 {
+        self.lost_boundary_and_sacked_from(dupack_threshold, mss).0
+    }
+
+    /// [`Scoreboard::lost_boundary`], and the bytes of the ranges starting at or above its
+    /// range (those its walk down from the top passed; all of them when it found no lost
+    /// hole).
+    #[inline]
+    pub fn lost_boundary_and_sacked_from(&self, dupack_threshold: u32, mss: u32) -> (u64, u64) {
         let limit = lost_bytes_threshold(dupack_threshold, mss);
         let mut bytes = 0;
         for (count, (s, e)) in self.sacked.iter().rev().enumerate() {
             bytes += e - s;
             if count + 1 >= dupack_threshold as usize || bytes > limit {
                 // The hole just below this range is lost, and so is everything below it.
-                return s.max(self.high_ack);
+                return (s.max(self.high_ack), bytes);
             }
         }
-        self.high_ack
+        (self.high_ack, bytes)
     }
 
     /// Forgets all SACK state (keeps `HighACK`).
