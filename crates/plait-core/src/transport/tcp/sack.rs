@@ -83,7 +83,9 @@ impl RangeSet {
     }
 
     /// Adds `[start, end)`, merging with ranges it overlaps or touches. Returns the bytes that
-    /// were not covered before and the merged range now holding `[start, end)`.
+    /// were not covered before and the merged range now holding `[start, end)`. The common
+    /// case (at or above the highest range) is inline, the rest apart.
+    #[inline(always)]
     pub fn insert(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         if start >= end {
             return (0, (start, start));
@@ -109,6 +111,12 @@ impl RangeSet {
             }
             Some(_) => {}
         }
+        self.insert_below_top(start, end)
+    }
+
+    /// [`RangeSet::insert`] of a non-empty range starting below the highest range.
+    #[inline(never)]
+    fn insert_below_top(&mut self, start: u64, end: u64) -> (u64, (u64, u64)) {
         // First range that overlaps or touches [start, end): its end is at least `start`.
         let first = self.ranges.as_slice().partition_point(|&(_, e)| e < start);
         let mut merged_start = start;
