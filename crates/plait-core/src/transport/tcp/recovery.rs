@@ -240,6 +240,7 @@ impl LossRecovery {
     /// Processes an ACK the sender has already applied: `snd_una` is the new cumulative point,
     /// the scoreboard is updated, `newly_acked`/`newly_sacked` are what this ACK added, and
     /// `rack` (if RACK-TLP is on) has marked what it found lost.
+    #[inline(always)]
     pub fn on_ack(
         &mut self,
         scoreboard: &Scoreboard,
@@ -498,6 +499,7 @@ impl LossRecovery {
     /// The next segment to send, if any, before any window check. `new_data_len` is the
     /// length of the next new segment the application data and the peer's window allow (zero
     /// if none).
+    #[inline(always)]
     pub fn next_segment(
         &self,
         scoreboard: &Scoreboard,
