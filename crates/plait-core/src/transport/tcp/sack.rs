@@ -248,6 +248,7 @@ impl Scoreboard {
     /// RFC 6675 `Update()`: moves `HighACK` to `cumulative_ack` (forgetting SACK state below
     /// it) and records `blocks`, clipped to `(HighACK, high_data]` since a receiver cannot SACK
     /// data that was never sent. Returns the bytes SACKed for the first time.
+    #[inline(always)]
     pub fn update(&mut self, cumulative_ack: u64, high_data: u64, blocks: &[(u64, u64)]) -> u64 {
         self.advance(cumulative_ack);
         let mut newly = 0;
