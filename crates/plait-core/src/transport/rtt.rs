@@ -91,6 +91,7 @@ impl RttEstimator {
     }
 
     /// Feeds one RTT measurement (the caller applies Karn's rule, RFC 6298 §3).
+    #[inline(always)]
     pub fn on_sample(&mut self, rtt: SimTime) {
         let r = rtt.as_nanos();
         if self.has_sample {
