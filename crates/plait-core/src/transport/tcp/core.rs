@@ -790,6 +790,14 @@ impl TcpCore {
         tag: u64,
         new_data: bool,
     ) -> Option<DataSegment> {
+        if self.recovery.phase() != RecoveryPhase::Open
+            && self.rack.is_none()
+            && self.prr.is_none()
+            && self.log.is_none()
+            && self.shortcuts_allowed()
+        {
+            return self.transmit_repair(now, cc, app_end, new_data);
+        }
         self.window_filled = false;
         let new_len = self.new_data_len(app_end);
         if self.recovery.phase() == RecoveryPhase::Open
@@ -941,6 +949,64 @@ impl TcpCore {
         } else {
             self.recovery_window_full(cc)
         };
+        Some(DataSegment {
+            seq: t.seq,
+            len: t.len,
+            sent_at: now,
+            is_retransmission: t.is_retransmission(),
+        })
+    }
+
+    /// [`TcpCore::transmit`] in fast recovery or after a timeout, without RACK-TLP, PRR or the
+    /// sent log, reduced to what it does then: no probe; unless the window is full and the
+    /// fast retransmit is not due, the segment `next_segment` chooses, if it fits the window
+    /// (or ignores it) and is wanted; no limited transmit (that is the Open phase's).
+    #[inline(always)]
+    fn transmit_repair<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        new_data: bool,
+    ) -> Option<DataSegment> {
+        self.window_filled = false;
+        if self.recovery_window_full(cc) {
+            return None;
+        }
+        let t = self.recovery.next_segment(
+            &self.scoreboard,
+            self.snd_una,
+            self.snd_nxt,
+            self.new_data_len(app_end),
+            None,
+        )?;
+        if !t.ignores_window() && self.pipe > 0 && self.pipe + t.len as u64 > self.send_window(cc) {
+            return None;
+        }
+        if !new_data && t.kind == SegmentKind::NewData {
+            return None;
+        }
+        self.pipe += self.recovery.on_transmit(&t);
+        if t.kind == SegmentKind::NewData {
+            self.snd_nxt = t.end();
+        }
+        debug_assert_eq!(
+            self.pipe,
+            self.recovery
+                .pipe(&self.scoreboard, self.snd_una, self.snd_nxt, None)
+        );
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += t.len as u64;
+        if t.is_retransmission() {
+            self.stats.retransmitted_segments += 1;
+        }
+        cc.on_packet_sent(now, t.len, self.pipe);
+        // RFC 6298 (5.1): "if the timer is not running, start it running".
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        // What the check of a full window at the top of the next call would find.
+        self.window_filled = self.recovery_window_full(cc);
         Some(DataSegment {
             seq: t.seq,
             len: t.len,
@@ -1596,20 +1662,24 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
 
-        /// The shortcuts of the common cases (`transmit` outside recovery, `handle_ack`
-        /// without holes in the Open phase and after a timeout) do what the general path does:
+        /// The shortcuts of the common cases (`transmit` outside recovery and repairing
+        /// without RACK-TLP, PRR or the sent log, `handle_ack` without holes in the Open phase
+        /// and after a timeout) do what the general path does:
         /// a core that takes them, one that never does (`general_only`) and one with the sent
         /// log send the same segments and keep the same state (recovery, scoreboard, `pipe`,
         /// timers, estimator, counters, the controller's window), given the same ACKs, those of
         /// a receiver that gets what they send but the segments a random loss pattern drops
         /// (and timeouts when nothing is left in flight), with or without SACK and with a
-        /// finite or unbounded offer.
+        /// finite or unbounded offer, a window of whole segments or not, asked now and then
+        /// only for what recovery resends.
         #[test]
         fn the_shortcuts_do_what_the_general_path_does(
             sack in proptest::bool::ANY,
             app_end in proptest::prop_oneof![proptest::strategy::Just(u64::MAX), 1u64..20_000],
             loss_percent in 0u8..40,
             draws in proptest::collection::vec(0u8..100, 64),
+            // A window that is not a whole number of segments leaves room for less than one.
+            window_extra in proptest::prop_oneof![proptest::strategy::Just(0u64), 1..MSS as u64],
         ) {
             let config = TcpConfig {
                 mss: MSS,
@@ -1618,19 +1688,36 @@ mod tests {
                 sack,
                 ..TcpConfig::default()
             };
-            let mut plain = (TcpCore::new(config), TestReno::new(MSS, 4));
-            let mut general = (TcpCore::new(config), TestReno::new(MSS, 4));
+            let window = 4 * MSS as u64 + window_extra;
+            let mut plain = (TcpCore::new(config), TestReno::with_window(MSS, window));
+            let mut general = (TcpCore::new(config), TestReno::with_window(MSS, window));
             general.0.general_only = true;
-            let mut logged = (TcpCore::new(config).with_sent_log(), TestReno::new(MSS, 4));
+            let mut logged = (
+                TcpCore::new(config).with_sent_log(),
+                TestReno::with_window(MSS, window),
+            );
             let mut receiver = crate::transport::tcp::TcpReceiver::new(&config);
             let mut in_flight = std::collections::VecDeque::new();
             let mut now = ms(0);
             let mut sent = 0usize;
-            for _ in 0..300 {
+            for step in 0..300 {
+                // Now and then only what recovery resends (an owner that places new data
+                // itself), else whatever may go.
+                let resend_only = draws[step % draws.len()] % 5 == 0;
                 loop {
-                    let x = plain.0.poll_transmit(now, &mut plain.1, app_end, 0);
-                    let y = logged.0.poll_transmit(now, &mut logged.1, app_end, 0);
-                    let z = general.0.poll_transmit(now, &mut general.1, app_end, 0);
+                    let (x, y, z) = if resend_only {
+                        (
+                            plain.0.poll_retransmission(now, &mut plain.1, app_end, 0),
+                            logged.0.poll_retransmission(now, &mut logged.1, app_end, 0),
+                            general.0.poll_retransmission(now, &mut general.1, app_end, 0),
+                        )
+                    } else {
+                        (
+                            plain.0.poll_transmit(now, &mut plain.1, app_end, 0),
+                            logged.0.poll_transmit(now, &mut logged.1, app_end, 0),
+                            general.0.poll_transmit(now, &mut general.1, app_end, 0),
+                        )
+                    };
                     proptest::prop_assert_eq!(x, y);
                     proptest::prop_assert_eq!(x, z);
                     proptest::prop_assert_eq!(plain.0.window_filled(), logged.0.window_filled());

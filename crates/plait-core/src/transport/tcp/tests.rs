@@ -78,6 +78,14 @@ impl TestReno {
         }
     }
 
+    /// Starting from a window of `window_bytes`, any number of bytes.
+    pub(crate) fn with_window(mss: u32, window_bytes: u64) -> Self {
+        TestReno {
+            cwnd: window_bytes,
+            ..TestReno::new(mss, 1)
+        }
+    }
+
     pub(crate) fn fixed(mss: u32, window_bytes: u64) -> Self {
         TestReno {
             cwnd: window_bytes,
