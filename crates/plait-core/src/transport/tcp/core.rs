@@ -759,7 +759,7 @@ impl TcpCore {
         self.transmit(now, cc, app_end, tag, false)
     }
 
-    /// The shortcut outside recovery (`transmit_open`) inline, the general path apart.
+    /// The shortcut outside recovery (`transmit_open`) inline, the rest apart.
     #[inline(always)]
     fn transmit<C: CongestionControl + ?Sized>(
         &mut self,
@@ -769,18 +769,20 @@ impl TcpCore {
         tag: u64,
         new_data: bool,
     ) -> Option<DataSegment> {
-        if self.recovery.phase() == RecoveryPhase::Open
-            && self.rack.is_none()
-            && self.prr.is_none()
-            && self.log.is_none()
-            && self.shortcuts_allowed()
-        {
+        if self.recovery.phase() == RecoveryPhase::Open && self.transmits_plainly() {
             return self.transmit_open(now, cc, app_end, new_data);
         }
         self.transmit_general(now, cc, app_end, tag, new_data)
     }
 
-    /// [`TcpCore::transmit`] in recovery, with RACK-TLP, PRR or the sent log.
+    /// Whether the shortcuts of `transmit` apply: no RACK-TLP, PRR or sent log.
+    #[inline(always)]
+    fn transmits_plainly(&self) -> bool {
+        self.rack.is_none() && self.prr.is_none() && self.log.is_none() && self.shortcuts_allowed()
+    }
+
+    /// [`TcpCore::transmit`] in recovery (the shortcut `transmit_repair` without RACK-TLP,
+    /// PRR or the sent log), or with any of them.
     #[inline(never)]
     fn transmit_general<C: CongestionControl + ?Sized>(
         &mut self,
@@ -790,12 +792,7 @@ impl TcpCore {
         tag: u64,
         new_data: bool,
     ) -> Option<DataSegment> {
-        if self.recovery.phase() != RecoveryPhase::Open
-            && self.rack.is_none()
-            && self.prr.is_none()
-            && self.log.is_none()
-            && self.shortcuts_allowed()
-        {
+        if self.recovery.phase() != RecoveryPhase::Open && self.transmits_plainly() {
             return self.transmit_repair(now, cc, app_end, new_data);
         }
         self.window_filled = false;
