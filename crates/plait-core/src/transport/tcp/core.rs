@@ -890,11 +890,6 @@ impl TcpCore {
             )
         );
 
-        self.stats.segments_sent += 1;
-        self.stats.bytes_sent += t.len as u64;
-        if t.is_retransmission() {
-            self.stats.retransmitted_segments += 1;
-        }
         if let Some(log) = self.log.as_deref_mut() {
             let (delivered, delivered_at) = (log.delivered, log.delivered_at);
             if t.kind == SegmentKind::NewData {
@@ -920,11 +915,7 @@ impl TcpCore {
                 }
             }
         }
-        cc.on_packet_sent(now, t.len, self.pipe);
-        // RFC 6298 (5.1): "if the timer is not running, start it running".
-        if self.rto_deadline.is_none() {
-            self.rto_deadline = Some(now + self.rtt.rto());
-        }
+        self.count_sent(now, cc, &t);
         if self.rack.is_some() {
             if probe.is_none() && t.kind == SegmentKind::NewData {
                 // RFC 8985 §7.2: "after transmitting new data (that was not itself a loss
@@ -946,12 +937,7 @@ impl TcpCore {
         } else {
             self.recovery_window_full(cc)
         };
-        Some(DataSegment {
-            seq: t.seq,
-            len: t.len,
-            sent_at: now,
-            is_retransmission: t.is_retransmission(),
-        })
+        Some(t.sent_at(now))
     }
 
     /// [`TcpCore::transmit`] in fast recovery or after a timeout, without RACK-TLP, PRR or the
@@ -992,24 +978,30 @@ impl TcpCore {
             self.recovery
                 .pipe(&self.scoreboard, self.snd_una, self.snd_nxt, None)
         );
+        self.count_sent(now, cc, &t);
+        // What the check of a full window at the top of the next call would find.
+        self.window_filled = self.recovery_window_full(cc);
+        Some(t.sent_at(now))
+    }
+
+    /// What sending `t` does besides choosing it: the counters, the controller's hook, and
+    /// RFC 6298 (5.1): "if the timer is not running, start it running".
+    #[inline(always)]
+    fn count_sent<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        t: &Transmission,
+    ) {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += t.len as u64;
         if t.is_retransmission() {
             self.stats.retransmitted_segments += 1;
         }
         cc.on_packet_sent(now, t.len, self.pipe);
-        // RFC 6298 (5.1): "if the timer is not running, start it running".
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
-        // What the check of a full window at the top of the next call would find.
-        self.window_filled = self.recovery_window_full(cc);
-        Some(DataSegment {
-            seq: t.seq,
-            len: t.len,
-            sent_at: now,
-            is_retransmission: t.is_retransmission(),
-        })
     }
 
     /// [`TcpCore::transmit`] outside recovery without RACK-TLP, PRR or the sent log, the

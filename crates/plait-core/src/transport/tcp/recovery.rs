@@ -102,6 +102,8 @@
 use super::rack::{Lostness, Rack};
 use super::sack::Scoreboard;
 use super::TcpConfig;
+use crate::packet::DataSegment;
+use crate::time::SimTime;
 
 /// Where the sender stands with respect to loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +151,17 @@ impl Transmission {
     pub fn end(&self) -> u64 {
         self.seq + self.len as u64
     }
+
+    /// The segment as sent at `now`.
+    pub fn sent_at(&self, now: SimTime) -> DataSegment {
+        DataSegment {
+            seq: self.seq,
+            len: self.len,
+            sent_at: now,
+            is_retransmission: self.is_retransmission(),
+        }
+    }
+
     pub fn is_retransmission(&self) -> bool {
         self.kind != SegmentKind::NewData
     }
