@@ -234,9 +234,7 @@ impl TcpReceiver {
             // The common case, the general path reduced to what it does then: the next
             // segment in order, nothing held out of order or reported in SACK blocks, within
             // the window, without delayed ACKs: delivered at once and acknowledged at once.
-            self.segments_received += 1;
-            self.echo_sent_at = segment.sent_at;
-            self.echo_is_retransmission = segment.is_retransmission;
+            self.accept_segment(segment);
             self.rcv_nxt = end;
             self.ack_now = true;
             return start..end;
@@ -357,9 +355,7 @@ impl TcpReceiver {
         if segment.len == 0 {
             return self.rcv_nxt..self.rcv_nxt;
         }
-        self.segments_received += 1;
-        self.echo_sent_at = segment.sent_at;
-        self.echo_is_retransmission = segment.is_retransmission;
+        self.accept_segment(segment);
 
         let start = segment.seq;
         let end = start + segment.len as u64;
