@@ -4,6 +4,7 @@ from the data."""
 
 from __future__ import annotations
 
+import io
 import math
 import sys
 
@@ -162,6 +163,21 @@ def _summary(values: dict[tuple[str, str], list[float]], rto: dict[str, float]) 
                 }
             )
     return lf.summarize(pd.DataFrame(rows))
+
+
+def test_utilisation_figure_with_five_equal_seeds():
+    """Regression: `plait reproduce linux-fidelity` with its default five seeds failed in the
+    figure ("'yerr' must not contain negative values"): the rfc profile often gives every
+    seed the same result, and the mean of five copies of 0.83 is 1.1e-16 below 0.83, so
+    mean - min was negative."""
+    same = {("linux", "reno"): [0.81, 0.82, 0.83, 0.84, 0.85], ("rfc", "reno"): [0.83] * 5}
+    summary = _summary(same, {"linux": 0.0, "rfc": 0.0})
+    rfc = summary[summary.profile == "rfc"].iloc[0]
+    assert rfc.util_mean < rfc.util_min  # the rounding the figure must tolerate
+    fig = lf.utilization_figure(summary)
+    png = io.BytesIO()
+    lf._save(fig, png)
+    assert png.getvalue().startswith(b"\x89PNG")
 
 
 def test_verdicts_follow_the_data():

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, register, sweep_all
+from plait.experiments import Experiment, Options, error_bars, register, sweep_all
 from plait.output import FolderTarget, Outputs
 from plait.report import Claim, Figure, Section, figure_png
 
@@ -363,7 +363,7 @@ def figure(shared: pd.DataFrame, disjoint: pd.DataFrame, khalili: pd.DataFrame):
         mean, lo, hi = g.mean().reindex(labels), g.min().reindex(labels), g.max().reindex(labels)
         x = np.arange(len(labels))
         ax.bar(x, mean, color=["C0" if c in COUPLED else "C3" for c in labels])
-        ax.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="k", capsize=3)
+        ax.errorbar(x, mean, yerr=error_bars(mean, lo, hi), fmt="none", ecolor="k", capsize=3)
         ax.set_xticks(x)
         ax.set_xticklabels([c.replace("uncoupled:", "unc. ") for c in labels], rotation=20)
         ax.grid(axis="y", alpha=0.3)

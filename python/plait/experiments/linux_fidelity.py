@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, register
+from plait.experiments import Experiment, Options, error_bars, register
 from plait.output import FolderTarget, Outputs
 from plait.report import Claim, Figure, Section, figure_png
 from plait.sweeps import ProgressSink, Summary
@@ -484,7 +484,7 @@ def _panels(summary: pd.DataFrame, value: str, low: str | None, high: str | None
                     y = sub[value].to_numpy(dtype=float)
                     yerr = None
                     if low and high:
-                        yerr = [y - sub[low].to_numpy(), sub[high].to_numpy() - y]
+                        yerr = error_bars(y, sub[low], sub[high])
                     ax.errorbar(
                         x,
                         y,

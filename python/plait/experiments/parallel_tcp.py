@@ -190,6 +190,8 @@ def utilization_figure(rows: pd.DataFrame):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from plait.experiments import error_bars
+
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     ns = sorted(rows.n.unique())
     fine = [1 + i * (max(ns) - 1) / 200 for i in range(201)]
@@ -201,7 +203,7 @@ def utilization_figure(rows: pd.DataFrame):
             ax.errorbar(
                 sub.index,
                 sub["mean"],
-                yerr=[sub["mean"] - sub["min"], sub["max"] - sub["mean"]],
+                yerr=error_bars(sub["mean"], sub["min"], sub["max"]),
                 marker=markers[i % len(markers)],
                 ls="--",
                 capsize=2,

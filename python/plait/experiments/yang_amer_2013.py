@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, register
+from plait.experiments import Experiment, Options, error_bars, register
 from plait.output import FolderTarget, Outputs
 from plait.report import Claim, Figure, Section, figure_png
 
@@ -436,7 +436,7 @@ def throughput_figure(summary: pd.DataFrame):
         t = summary[summary.table == table].reset_index(drop=True)
         x = np.arange(len(t))
         mean = t.throughput_MBps_mean.to_numpy()
-        err = [mean - t.throughput_MBps_min.to_numpy(), t.throughput_MBps_max.to_numpy() - mean]
+        err = error_bars(mean, t.throughput_MBps_min, t.throughput_MBps_max)
         ax.bar(x - 0.2, mean, 0.4, yerr=err, capsize=3, label="plait (10 Mb/s links)")
         ax.bar(x + 0.2, t.throughput_MBps_paper, 0.4, label="paper")
         ax.set_xticks(x)
