@@ -595,6 +595,59 @@ def test_experiment_rejects_bad_arguments(capsys, tmp_path, args, message):
     assert not out_dir.exists()
 
 
+# --- internal errors ------------------------------------------------------------------------
+
+
+def _matplotlib_refuses(args):
+    """A command that hands matplotlib negative error bars, as `plait reproduce` once did."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots()
+    try:
+        ax.errorbar([1.0], [0.83], yerr=[[-1e-16], [0.0]])
+    finally:
+        plt.close("all")
+    return 0
+
+
+def _bug(args):
+    return {}["missing"]
+
+
+def _input_mistake(args):
+    raise ValueError("x.toml: flow.cc: expected a controller name")
+
+
+@pytest.mark.parametrize(
+    ("func", "code", "line"),
+    [
+        (_matplotlib_refuses, 70, "plait: internal error: ValueError: 'yerr' must not contain"),
+        (_bug, 70, "plait: internal error: KeyError: 'missing'"),
+        (_input_mistake, 2, "plait: error: x.toml: flow.cc: expected a controller name"),
+    ],
+    ids=["library-value-error", "key-error", "plait-value-error"],
+)
+def test_an_internal_error_is_not_reported_as_an_input_mistake(
+    capsys, monkeypatch, func, code, line
+):
+    """Regression: a ValueError raised inside matplotlib (a bug in plait's figure) exited 2 with
+    one line, as if the input were wrong. A bug exits 70 (EX_SOFTWARE) with its traceback and
+    a request to report it; plait's own checks still exit 2 with one line."""
+    import plait.cli.listing
+
+    monkeypatch.setattr(plait.cli.listing, "main", func)
+    got, _, err = cli(capsys, "list")
+    assert got == code, err
+    assert line in err
+    if code == 70:
+        assert "Traceback" in err and "please report it" in err
+    else:
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
 # --- interruption ---------------------------------------------------------------------------
 
 

@@ -1,8 +1,9 @@
 """The `plait` command line. Each subcommand lives in its own module with a `register`.
 
 Exit codes: 0 success, 1 some runs of a sweep failed (each recorded), 2 a usage or input
-mistake (one line on standard error, nothing written), 130 interrupted by Ctrl-C (nothing
-written; a sweep keeps the runs it finished).
+mistake (one line on standard error, nothing written), 70 an internal error (a bug in plait,
+not in the input: the traceback and one line asking to report it), 130 interrupted by Ctrl-C
+(nothing written; a sweep keeps the runs it finished).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import os
 import sys
 
 EXIT_USAGE = 2
+#: EX_SOFTWARE of sysexits.h: an internal software error.
+EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 
 #: The subcommands, in the order `plait --help` lists them, and the modules that define them
@@ -85,6 +88,40 @@ def fail(message: str) -> int:
     return EXIT_USAGE
 
 
+def _raised_in_a_library(e: BaseException) -> bool:
+    """Whether `e` was raised in a third-party library's code (matplotlib, pandas, numpy,
+    dask, ...) rather than in plait's or the standard library's: plait checks its input and
+    raises ValueError itself, naming the file or option; a ValueError from inside a library
+    is plait handing it something wrong, a bug."""
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    where = os.path.realpath(tb.tb_frame.f_code.co_filename)
+    if where.startswith(os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep):
+        return False
+    parts = where.split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def internal_error(e: BaseException) -> int:
+    """Prints the traceback of `e` and `plait: internal error: ...` asking to report it;
+    returns :data:`EXIT_INTERNAL`."""
+    import traceback
+
+    from plait.cli.text import safe
+
+    traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    print(
+        f"plait: internal error: {safe(type(e).__name__)}: {safe(str(e))}\n"
+        "This is a bug in plait, not a mistake in the input: please report it with the "
+        "command line and the output above.",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
+
+
 def _interrupted() -> int:
     from plait import _interrupt
 
@@ -118,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (ScenarioError, ValueError) as e:
         # Scenario mistakes, bad argument values, unwritable outputs, resource limits.
+        if not isinstance(e, ScenarioError) and _raised_in_a_library(e):
+            return internal_error(e)
         return fail(str(e))
     except KeyboardInterrupt:
         return _interrupted()
@@ -127,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as e:  # noqa: BLE001 - anything else is a bug, never the user's mistake
+        return internal_error(e)
 
 
 if __name__ == "__main__":

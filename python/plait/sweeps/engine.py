@@ -109,7 +109,8 @@ def connect(
     if scheduler is not None:
         try:
             c = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:
+            # ValueError: distributed's word for an address it cannot parse ("notaurl").
             raise ValueError(f"--scheduler {scheduler}: cannot connect ({e})") from None
         try:
             yield Cluster(c, f"Dask scheduler {scheduler}", _link(c), c.close)
