@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 
 import matplotlib
 
@@ -64,3 +65,199 @@ def test_parallel_tcp_figure_with_five_equal_seeds():
     fig.savefig(png, format="png")
     plt.close(fig)
     assert png.getvalue().startswith(b"\x89PNG")
+
+
+# ---- Every experiment end to end, through the command line, with the default seeds -----------
+#
+# `plait reproduce NAME` with its default options (seeds 1..5, the report in
+# results/reproduce/ under the current folder) on each experiment cut down to a few seconds:
+# its grids and run lengths shortened here, its seeds and every step after the runs (tables,
+# claims, figures, report) as they are. The full version, `plait reproduce all`, is the check
+# before a release (docs/sweeps.md).
+
+
+def _shorten_times(text: str, factor: float) -> str:
+    """The scenario's text with every time in whole seconds divided by `factor`."""
+    return re.sub(r'"(\d+)s"', lambda m: f'"{int(m.group(1)) / factor:g}s"', text)
+
+
+def _shrunk_files(monkeypatch, tmp_path, module, scenarios, edit) -> None:
+    """Writes `edit(text)` of each scenario file (attributes of `module` by name) to tmp_path
+    and points the module at the copies."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir(exist_ok=True)
+    for attribute in scenarios:
+        original = getattr(module, attribute)
+        copy = folder / original.name
+        copy.write_text(edit(original.read_text(encoding="utf-8")), encoding="utf-8")
+        monkeypatch.setattr(module, attribute, copy)
+
+
+def _shrink_parallel_tcp(monkeypatch, tmp_path):
+    from plait.experiments import parallel_tcp_claims as pc
+
+    monkeypatch.setattr(
+        pc, "scale", lambda o: {"ns": [1, 2], "duration": 20.0, "warmup": 5.0, "events": 2000}
+    )
+
+
+def _shrink_linux_fidelity(monkeypatch, tmp_path):
+    from plait.experiments import linux_fidelity as lf
+
+    monkeypatch.setattr(lf, "NS", (1, 3))
+    monkeypatch.setattr(lf, "BUFFERS", (5,))
+    monkeypatch.setattr(lf, "RTTS_MS", (20,))
+    monkeypatch.setattr(lf, "scale", lambda o: lf.Scale(3.0, 1.0, list(o.seeds)))
+
+
+def _shrink_yang_amer(monkeypatch, tmp_path):
+    from plait.experiments import yang_amer_2013 as ya
+
+    monkeypatch.setattr(ya, "FILE_BYTES", 3 * 2**20)
+    monkeypatch.setattr(
+        ya,
+        "SETTINGS",
+        {
+            "I": ["default", (0.5, 1.0), (0.9, 1.4)],
+            "II": ["default", (0.5, 1.0), (0.9, 1.0)],
+        },
+    )
+    small = tmp_path / "scenarios"
+    small.mkdir()
+    scenarios = {}
+    for key, path in ya.SCENARIOS.items():
+        text = path.read_text(encoding="utf-8").replace('bytes = "150MiB"', 'bytes = "3MiB"')
+        (small / path.name).write_text(text.replace('duration = "300s"', 'duration = "20s"'))
+        scenarios[key] = small / path.name
+    monkeypatch.setattr(ya, "SCENARIOS", scenarios)
+
+
+def _shrink_coupled_basics(monkeypatch, tmp_path):
+    from plait.experiments import coupled_basics as cb
+
+    monkeypatch.setattr(cb, "scale", lambda o: cb.Scale(4.0, 1.0, list(o.seeds)))
+
+
+def _shrink_mpfast(monkeypatch, tmp_path):
+    """Every time divided by 50: 6 s runs whose background flows come at 2 s and leave at
+    4 s, and the phases measured on the same scale."""
+    from plait.experiments import mpfast as mf
+
+    k = 50.0
+    _shrunk_files(
+        monkeypatch,
+        tmp_path,
+        mf,
+        ("EFFICIENCY", "FAIRNESS", "LOADBALANCE"),
+        lambda text: _shorten_times(text, k).replace(
+            'sample_interval = "2s"', 'sample_interval = "40ms"'
+        ),
+    )
+    for name in ("BEFORE", "DURING", "AFTER"):
+        monkeypatch.setattr(mf, name, tuple(t / k for t in getattr(mf, name)))
+    monkeypatch.setattr(mf, "BG_END", mf.BG_END / k)
+    monkeypatch.setattr(
+        mf, "scale", lambda o: mf.Scale(list(o.seeds), mf.BACKGROUND_CCS[:1], 200.0 / k)
+    )
+
+
+def _shrink_multfrc(monkeypatch, tmp_path):
+    from plait.experiments import multfrc as mt
+
+    monkeypatch.setattr(mt, "SMOOTH_FROM", 2.0)
+    monkeypatch.setattr(mt, "EQ_WARMUP_S", 2.0)
+    monkeypatch.setattr(mt, "EQ_DURATION_S", 8.0)
+    monkeypatch.setattr(
+        mt,
+        "scale",
+        lambda o: mt.Scale(
+            list(o.seeds), (1, 4), (0.5, 1.0), (8,), (2,), (0.02,), (2,), (8,), (5,)
+        ),
+    )
+
+    def edit(text: str) -> str:
+        text = re.sub(r'(?m)^duration = "[^"]*"', 'duration = "8s"', text)
+        return re.sub(r'(?m)^warmup = "[^"]*"', 'warmup = "2s"', text)
+
+    _shrunk_files(
+        monkeypatch,
+        tmp_path,
+        mt,
+        ("FRIENDLINESS", "FRIENDLINESS_MULTCP", "FRACTIONAL", "INFLUENCE", "SMOOTHNESS"),
+        edit,
+    )
+
+
+def _shrink_mpat(monkeypatch, tmp_path):
+    """As test_mpat's quick test: 26 s runs, two N, one pair, shares changing every 6 s and
+    the transients at 30 and 45 s of 60."""
+    from plait.experiments import mpat as mp
+
+    monkeypatch.setattr(
+        mp,
+        "scale",
+        lambda o: mp.Scale(list(o.seeds), 26.0, 26.0, 26.0, 26.0, (1, 16), ("multcp",), ((4, 1),)),
+    )
+    for name, value in (
+        ("SHARE_PERIOD", 6.0),
+        ("SHARE_SETTLE", 1.0),
+        ("T_ON", 30.0),
+        ("T_OFF", 45.0),
+        ("T_END", 60.0),
+        ("JUST_BEFORE", 5.0),
+        ("DIP_WINDOW", 5.0),
+    ):
+        monkeypatch.setattr(mp, name, value)
+    shares = {f"{60 * k}s": f"{6 * k}s" for k in range(1, 10)}
+    transient = {"120s": "30s", "240s": "45s", "360s": "60s"}
+
+    def times(table):
+        return lambda text: re.sub(
+            r'"(\d+s)"', lambda m: f'"{table.get(m.group(1), m.group(1))}"', text
+        )
+
+    _shrunk_files(monkeypatch, tmp_path, mp, ("SHARES",), times(shares))
+    _shrunk_files(monkeypatch, tmp_path, mp, ("TRANSIENT_CBR", "TRANSIENT_TCP"), times(transient))
+
+
+SHRINK = {
+    "parallel-tcp": _shrink_parallel_tcp,
+    "linux-fidelity": _shrink_linux_fidelity,
+    "yang-amer-2013": _shrink_yang_amer,
+    "coupled-basics": _shrink_coupled_basics,
+    "mpfast": _shrink_mpfast,
+    "multfrc": _shrink_multfrc,
+    "mpat": _shrink_mpat,
+}
+
+
+def test_every_experiment_is_tested_end_to_end():
+    from plait.experiments import MODULES
+
+    assert set(SHRINK) == set(MODULES)
+
+
+@pytest.mark.parametrize("name", list(SHRINK))
+def test_reproduce_end_to_end_with_default_options(name, tmp_path, monkeypatch, capsys, client):
+    """`plait reproduce NAME` in a fresh folder, default options but the shortened runs: exit 0,
+    a report with every claim given a verdict, and the stored runs."""
+    import plait.cli.reproduce
+    from plait.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    SHRINK[name](monkeypatch, tmp_path)
+    # The runs go to the tests' one-worker Dask cluster rather than a new cluster per test.
+    monkeypatch.setattr(plait.cli.reproduce, "cluster_options", lambda args: {"client": client})
+    monkeypatch.setenv("COLUMNS", "200")
+    code = main(["reproduce", name])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    report = tmp_path / "results" / "reproduce" / "report.html"
+    html = report.read_text(encoding="utf-8")
+    assert "seeds 1, 2, 3, 4, 5" in html
+    claims = html.count('<td class="verdict"><span class="badge')
+    assert claims > 0 and f"of {claims} claims agree" in out
+    assert f"report: {report}" in out.replace("\n", "")
+    folder = tmp_path / "results" / "reproduce" / name
+    assert any((folder / "runs").rglob("sweep.json"))
+    assert f'<span class="name">{name}</span>' in html
