@@ -151,7 +151,18 @@ def render(sections: list[Section], title: str, generated: str) -> str:
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """`text` escaped for HTML. The page is UTF-8: bytes of a file name that are not UTF-8
+    (decoded with surrogate escapes, as `--out $'\\xff'` is) are shown as `\\xff`."""
+    text = str(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+            raw = text.encode("utf-8", "backslashreplace")
+        text = raw.decode("utf-8", "backslashreplace")
+    return html.escape(text, quote=True)
 
 
 def _section_ids(sections: list[Section]) -> list[str]:

@@ -204,6 +204,17 @@ def test_setup_paragraphs_and_runs():
     assert "<dt>runs</dt><dd>400</dd>" in text
 
 
+def test_paths_that_are_not_utf8_show_their_bytes():
+    """Regression: `plait reproduce --out $'\\xff'` ran every run, then failed to write the
+    report ("'utf-8' codec can't encode character '\\udcff'"): the folder's name, decoded with
+    a surrogate escape, was in the page."""
+    s = Section("a", "T", "P", "", [], [], [], {"results": "out\udcff/runs", "odd": "x\ud800"})
+    text = render([s], "Report", "today")
+    text.encode("utf-8")
+    assert "<dt>results</dt><dd>out\\xff/runs</dd>" in text
+    assert "<dt>odd</dt><dd>x\\ud800</dd>" in text
+
+
 def test_empty_section_and_empty_report():
     empty = Section("empty", "Nothing here", "A paper", "", [], [], [], {})
     text = render([empty], "Report", "today")
