@@ -1,4 +1,4 @@
-"""Tests of the `plait` command line: run, validate, list, bench and experiment.
+"""Tests of the `plait` command line: run, validate, list, bench and reproduce.
 
 Most tests call `plait.cli.main([...])` in-process and read the output with capsys; a few run
 the command in a fresh interpreter to check the exit code the shell sees.
@@ -492,109 +492,6 @@ def test_bench_short_duration(capsys):
     check_bench_report(json.loads(out), flows=2, duration=1.0)
 
 
-# --- plait experiment -----------------------------------------------------------------------
-
-
-def test_experiment_parallel_tcp(capsys, tmp_path):
-    out_dir = tmp_path / "results"
-    code, out, _ = cli(
-        capsys,
-        "experiment",
-        "parallel-tcp",
-        "--n",
-        "1,2",
-        "--duration",
-        "30",
-        "--warmup",
-        "10",
-        "--out",
-        out_dir,
-    )
-    assert code == 0
-    assert sorted(p.name for p in out_dir.iterdir()) == [
-        "runs",
-        "utilization.csv",
-        "utilization.md",
-        "utilization.png",
-    ]
-    # One stored run per (queue, N), for resuming an interrupted sweep: a sweep's folder.
-    runs = out_dir / "runs"
-    assert len(list((runs / "links").glob("*.parquet"))) == 16
-    assert len(list((runs / "flows").glob("*.parquet"))) == 16
-    assert json.loads((runs / "sweep.json").read_text(encoding="utf-8"))["runs"] == 16
-    rows = pd.read_csv(out_dir / "utilization.csv")
-    assert len(rows) == 16  # 8 queue configurations x 2 values of N
-    assert sorted(rows.n.unique()) == [1, 2]
-    assert rows.groupby("queue").size().tolist() == [2] * 8
-    assert (rows.utilization > 0).all() and (rows.utilization <= 1).all()
-    assert (rows.seed == 1).all()
-    theorem1 = 1 - 1 / (1 + 3 * rows.n)
-    assert rows.theorem1.tolist() == pytest.approx(theorem1.tolist(), rel=1e-12)
-    # Every N = 2 run has two flows with (nearly) equal shares.
-    assert rows[rows.n == 2].jain.between(0.9, 1.0).all()
-
-    markdown = (out_dir / "utilization.md").read_text(encoding="utf-8").splitlines()
-    assert markdown[0].startswith("| N | theorem 1 | threshold-dropper, rate-independent |")
-    assert [line.split(" | ")[0] for line in markdown[2:]] == ["| 1", "| 2"]
-    assert (out_dir / "utilization.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-    # The printed table has one row per N: Theorem 1, then each queue in the CSV's order.
-    assert "Bottleneck utilisation vs N" in out
-    printed = {}
-    for line in out.splitlines():
-        cells = [c.strip() for c in line.strip().strip("\u2502").split("\u2502")]
-        if len(cells) == 10 and cells[0].isdigit():
-            printed[int(cells[0])] = cells[1:]
-    for n in (1, 2):
-        expected = [f"{1 - 1 / (1 + 3 * n):.3f}"]
-        expected += [f"{u:.3f}" for u in rows[rows.n == n].utilization]
-        assert printed[n] == expected
-    assert str(out_dir / "utilization.csv") in out.replace("\n", "")
-
-
-def test_experiment_results_do_not_depend_on_jobs(capsys, tmp_path):
-    tables = []
-    for jobs in ("1", "2"):
-        out_dir = tmp_path / f"jobs{jobs}"
-        code, _, _ = cli(
-            capsys,
-            "experiment",
-            "parallel-tcp",
-            "--n",
-            "1",
-            "--duration",
-            "20",
-            "--warmup",
-            "5",
-            "--jobs",
-            jobs,
-            "--out",
-            out_dir,
-        )
-        assert code == 0
-        tables.append((out_dir / "utilization.csv").read_text(encoding="utf-8"))
-    assert tables[0] == tables[1]
-
-
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--n", "0,1"], "whole numbers in [1, 10000]"),
-        (["--n", "1..100000"], "at most 1000 values"),
-        (["--n", "one"], "expected a range"),
-        (["--duration", "10", "--warmup", "10"], "--duration 10 must exceed --warmup 10"),
-        (["--duration", "inf"], "--duration: expected a number in (0, 1e+07]"),
-        (["--jobs", "0"], "--jobs: expected a whole number in [1, 1024]"),
-    ],
-)
-def test_experiment_rejects_bad_arguments(capsys, tmp_path, args, message):
-    out_dir = tmp_path / "results"
-    code, _, err = cli(capsys, "experiment", "parallel-tcp", *args, "--out", out_dir)
-    assert code == 2
-    assert message in err
-    assert not out_dir.exists()
-
-
 # --- internal errors ------------------------------------------------------------------------
 
 
@@ -726,6 +623,17 @@ def test_reproduce_writes_a_report_that_renders_in_a_browser(capsys, tmp_path):
     assert "of 11 claims agree" in out
     stored = list((out_dir / "parallel-tcp" / "runs" / "links").glob("*.parquet"))
     assert len(stored) == 8 * 4 * 2  # queues x N x seeds
+    # The utilisation table (one row per run) and its Markdown and figure, beside the runs.
+    rows = pd.read_csv(out_dir / "parallel-tcp" / "utilization.csv")
+    assert len(rows) == 8 * 4 * 2 and sorted(rows.n.unique()) == [1, 2, 4, 8]
+    assert sorted(rows.seed.unique()) == [1, 2]
+    assert (rows.utilization > 0).all() and (rows.utilization <= 1).all()
+    theorem1 = 1 - 1 / (1 + 3 * rows.n)
+    assert rows.theorem1.tolist() == pytest.approx(theorem1.tolist(), rel=1e-12)
+    markdown = (out_dir / "parallel-tcp" / "utilization.md").read_text(encoding="utf-8")
+    assert markdown.startswith("| N | theorem 1 | threshold-dropper, rate-independent |")
+    png = (out_dir / "parallel-tcp" / "utilization.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
     code, _, _ = cli(capsys, *args)
     assert code == 0
     assert report.read_text(encoding="utf-8").count("stored earlier") == 1

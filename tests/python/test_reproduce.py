@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from pathlib import Path
 
 import matplotlib
 
@@ -244,6 +245,7 @@ def test_reproduce_end_to_end_with_default_options(name, tmp_path, monkeypatch, 
     import plait.cli.reproduce
     from plait.cli import main
 
+    before = _source_experiments()
     monkeypatch.chdir(tmp_path)
     SHRINK[name](monkeypatch, tmp_path)
     # The runs go to the tests' one-worker Dask cluster rather than a new cluster per test.
@@ -261,3 +263,31 @@ def test_reproduce_end_to_end_with_default_options(name, tmp_path, monkeypatch, 
     folder = tmp_path / "results" / "reproduce" / name
     assert any((folder / "runs").rglob("sweep.json"))
     assert f'<span class="name">{name}</span>' in html
+    # Nothing written into the source tree (`plait experiment parallel-tcp` wrote its tables
+    # into experiments/parallel-tcp/results/ by default, over the tracked ones).
+    assert _source_experiments() == before
+
+
+def _source_experiments() -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file under the source tree's experiments/."""
+    root = Path(__file__).resolve().parents[2] / "experiments"
+    return {
+        p.relative_to(root).as_posix(): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+def test_plait_experiment_is_gone(tmp_path, monkeypatch, capsys):
+    """`plait experiment` is folded into `plait reproduce`: the name is refused (exit 2) and
+    nothing is written, in the current folder or the source tree."""
+    from plait.cli import COMMANDS, main
+
+    assert "experiment" not in COMMANDS
+    before = _source_experiments()
+    monkeypatch.chdir(tmp_path)
+    code = main(["experiment", "parallel-tcp"])
+    err = capsys.readouterr().err
+    assert code == 2 and "invalid choice: 'experiment'" in err
+    assert list(tmp_path.iterdir()) == []
+    assert _source_experiments() == before

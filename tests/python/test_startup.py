@@ -142,7 +142,7 @@ def _parse(parser_of, argv: list[str]):
         ["list", "--json"],
         ["bench", "dumbbell", "--flows", "1e3"],
         ["bench", "nope"],
-        ["experiment", "parallel-tcp", "--n", "1..3"],
+        ["reproduce", "parallel-tcp", "--seeds", "1,7", "--quick"],
         ["model", "altman", "--n", "1..4"],
         ["model"],
         ["model", "tfrc", "--p", "nan"],

@@ -27,7 +27,6 @@ COMMANDS = {
     "reproduce": "plait.cli.reproduce",
     "list": "plait.cli.listing",
     "bench": "plait.cli.bench",
-    "experiment": "plait.cli.experiment",
     "model": "plait.cli.model",
     "fluid": "plait.cli.fluid",
 }

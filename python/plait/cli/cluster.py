@@ -1,5 +1,5 @@
-"""Options that say where a sweep's runs go, shared by `plait sweep`, `plait experiment` and
-`plait reproduce`: this machine (default), an existing Dask scheduler, or SLURM/PBS jobs."""
+"""Options that say where a sweep's runs go, shared by `plait sweep` and `plait reproduce`:
+this machine (default), an existing Dask scheduler, or SLURM/PBS jobs."""
 
 from __future__ import annotations
 

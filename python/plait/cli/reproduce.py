@@ -4,7 +4,8 @@ For each claim of the paper the report gives the paper's value, plait's value wi
 over seeds, and a verdict: agrees within the stated tolerance, or differs and how; with the
 figures and tables. Packet-level runs are a sweep (`plait sweep`): they use every core, or a
 Dask cluster, and are stored under OUT/<experiment>/runs, so a second call reuses them and an
-interrupted one resumes.
+interrupted one resumes. Nothing is written into the source tree: by default everything goes
+to results/reproduce under the current folder.
 """
 
 from __future__ import annotations
@@ -64,6 +65,23 @@ def _seeds(text: str) -> list[int]:
     return values
 
 
+class BarProgress:
+    """Advances a rich progress task by one for every run that ends (a sweep's progress)."""
+
+    def __init__(self, bar, task) -> None:
+        self.bar = bar
+        self.task = task
+
+    def start(self, total: int, reused: int, cluster) -> None:
+        self.bar.update(self.task, total=total, completed=reused)
+
+    def advance(self, ok: bool) -> None:
+        self.bar.advance(self.task)
+
+    def stop(self) -> None:
+        pass
+
+
 def main(args: argparse.Namespace) -> int:
     import datetime
     from pathlib import Path
@@ -73,7 +91,6 @@ def main(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from plait import __version__
-    from plait.cli.experiment import BarProgress
     from plait.cli.text import plain
     from plait.experiments import Options, experiments
     from plait.output import Outputs

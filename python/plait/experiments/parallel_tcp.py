@@ -18,6 +18,7 @@ import pandas as pd
 from plait.output import FolderTarget, Outputs
 from plait.sweeps import ProgressSink, Summary
 
+#: The experiment's scenario folder in the source tree (read only: results go elsewhere).
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "parallel-tcp"
 
 

@@ -350,6 +350,9 @@ def reproduce(options: Options) -> Section:
         progress=options.progress,
         **options.where,
     )
+    # The utilisation table (CSV per run, Markdown of the means) and its figure, beside the
+    # stored runs.
+    files = exp.write_outputs(rows, options.out)
     fl = fluid_runs(sc["ns"], options.seeds, sc["events"])
     ex1 = example1_runs(options.seeds, sc["events"])
     claims = formula_claims(sc["ns"], fl, ex1) + packet_claims(rows)
@@ -410,6 +413,7 @@ def reproduce(options: Options) -> Section:
             "where": summary.cluster or "nothing to run",
             "wall time": f"{time.perf_counter() - started:.0f} s",
             "results": str(options.out / "runs"),
+            "tables and figures": ", ".join(str(p) for p in files.values()),
         },
     )
 
