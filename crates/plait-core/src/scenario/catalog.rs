@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 
+use super::schema::settings_section;
 use super::units::{format_duration, format_rate, format_size};
 use crate::registry::{Category, Default, Entry, Param, ParamType, Scalar};
 
@@ -118,7 +119,9 @@ fn param_info(entry: Entry, p: &Param) -> ParamInfo {
             ParamType::Choice(options) => Some(options.iter().map(|o| o.to_string()).collect()),
             _ => None,
         },
-        section: p.in_section.then(|| entry.name.to_string()),
+        section: p
+            .in_section
+            .then(|| settings_section(entry.name).to_string()),
         description: p.doc.to_string(),
     }
 }
@@ -209,7 +212,7 @@ pub fn reference_block(name: &str) -> Option<String> {
             out.push_str(&format!(
                 "\nAnd every key of [`[{0}]`](#{0}-optional) ({shared} settings), which overrides \
                  the section for this flow.\n",
-                entry.name
+                settings_section(entry.name)
             ));
         }
         out.push('\n');

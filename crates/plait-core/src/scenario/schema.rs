@@ -215,6 +215,16 @@ pub(crate) const SECTIONS: &[&str] = &[
     "sweep",
 ];
 
+/// The section that gives a source's parameters declared `in_section` their defaults: the
+/// source's own (`[tcp]` for `tcp`), except that MPTCP subflows and MPAT windows are TCP
+/// connections, whose defaults come from `[tcp]`.
+pub(crate) fn settings_section(source: &'static str) -> &'static str {
+    match source {
+        "mptcp" | "mpat" => "tcp",
+        other => other,
+    }
+}
+
 pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "loss", "flow", "n", "shares"];
 /// The keys of a link event and of a flow event.
 pub(crate) const LINK_EVENT_KEYS: &[&str] = &["at", "link", "action"];

@@ -1458,6 +1458,39 @@ fn catalog_defaults_are_what_the_parser_uses() {
 
 // ---- The reference page ---------------------------------------------------------------------
 
+/// A source's settings come from a section the parser accepts: `[tcp]` for the subflows of an
+/// MPTCP flow and the windows of an MPAT aggregate, never a `[mptcp]` or `[mpat]` that
+/// validation rejects as an unknown section (`plait list` and the reference page named them).
+#[test]
+fn catalog_names_only_sections_a_scenario_accepts() {
+    let mut named = 0;
+    for entry in catalog() {
+        for p in &entry.params {
+            if let Some(section) = &p.section {
+                named += 1;
+                assert!(
+                    schema::SECTIONS.contains(&section.as_str()),
+                    "{} {}: section [{section}] is not a scenario section",
+                    entry.name,
+                    p.name
+                );
+            }
+        }
+    }
+    assert!(named > 0);
+    for source in ["mptcp", "mpat"] {
+        let block = reference_block("sources").unwrap();
+        let start = block.find(&format!("**`{source}`**")).unwrap();
+        let rest = &block[start..];
+        let end = rest[2..].find("**`").map_or(rest.len(), |i| i + 2);
+        assert!(
+            rest[..end].contains("[`[tcp]`](#tcp-optional)"),
+            "{source}: {}",
+            &rest[..end]
+        );
+    }
+}
+
 /// The parameter tables of `docs/scenario.md` are generated from the registry, between
 /// `<!-- registry:NAME -->` and `<!-- /registry -->`. `make docs` (`PLAIT_BLESS=1` on this
 /// test) rewrites them.

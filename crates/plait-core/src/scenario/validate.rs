@@ -754,11 +754,7 @@ fn flow(
     }
     let route = route(entry, topology, src_id, dst_id)?;
     // The MPTCP source's subflows are TCP: the `[tcp]` section gives them their defaults.
-    let section_name = if is_mptcp || source.name == "mpat" {
-        "tcp"
-    } else {
-        source.name
-    };
+    let section_name = settings_section(source.name);
     let section = sections
         .iter()
         .find(|(name, _)| *name == section_name)
