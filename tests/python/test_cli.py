@@ -159,6 +159,95 @@ def test_run_without_goodput_prints_jain_as_undefined(capsys, tmp_path, scenario
     assert data["jain_fairness"] is None
 
 
+# An MPTCP connection over two disjoint paths, a>b and a>c>b; link c-b is down from 1 s to
+# 2 s, so the second subflow loses packets to the outage.
+MULTIPATH_OUTAGE_TOML = """\
+[simulation]
+duration = "3s"
+seed = 2
+
+[[link]]
+name = "direct"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "10ms"
+
+[[link]]
+name = "via1"
+from = "a"
+to = "c"
+rate = "10Mbps"
+delay = "20ms"
+
+[[link]]
+name = "via2"
+from = "c"
+to = "b"
+rate = "10Mbps"
+delay = "1ms"
+
+[[flow]]
+name = "mp"
+kind = "mptcp"
+src = "a"
+dst = "b"
+subflows = [ { route = ["a", "b"] }, { route = ["a", "c", "b"] } ]
+
+[[event]]
+at = "1s"
+link = "via2"
+action = "down"
+
+[[event]]
+at = "2s"
+link = "via2"
+action = "up"
+"""
+
+
+def table_rows(out: str, title: str) -> list[list[str]]:
+    """The body rows of the rich table titled `title` in `out`, as lists of cell texts."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == title)
+    rows = []
+    for line in lines[start + 1 :]:
+        if line.startswith("└"):
+            break
+        if line.startswith("│"):
+            rows.append([cell.strip() for cell in line.strip("│").split("│")])
+    return rows
+
+
+@pytest.mark.parametrize("parquet", [False, True], ids=["rows", "dataframes"])
+def test_run_prints_subflows_and_link_down_drops(capsys, tmp_path, parquet):
+    path = tmp_path / "mp.toml"
+    path.write_text(MULTIPATH_OUTAGE_TOML, encoding="utf-8")
+    expected = plait.run(path)
+    extra = ["--out", tmp_path / "tables"] if parquet else []
+    code, out, _ = cli(capsys, "run", path, *extra)
+    assert code == 0
+    # One row per subflow: its flow, index and route, the share of new data it carried.
+    subflows = table_rows(out, "paths of multipath flows")
+    assert [row[:3] for row in subflows] == [["mp", "0", "a>b"], ["mp", "1", "a>c>b"]]
+    shares = [f"{100 * s:.1f}%" for s in expected.paths.data_share]
+    assert [row[4] for row in subflows] == shares
+    assert [row[5] for row in subflows] == [str(n) for n in expected.paths.retransmissions]
+    # The links table has a column for the packets lost while a link was down.
+    links = table_rows(out, "links")
+    down = {(r.name, r.direction): r.down_drops for r in expected.links.itertuples()}
+    assert down[("via2", "forward")] > 0
+    assert {(row[0], row[1]): int(row[5]) for row in links} == down
+    assert "down drops" in out
+
+
+def test_run_prints_no_paths_table_without_multipath_flows(capsys, scenario):
+    code, out, _ = cli(capsys, "run", scenario)
+    assert code == 0
+    assert "paths of multipath flows" not in out
+    assert "down drops" in out
+
+
 @pytest.mark.parametrize(
     ("extra", "fragments"),
     [
@@ -323,6 +412,30 @@ PARAM_KEYS = {
     "section",
     "description",
 }
+
+
+def test_list_table_shows_every_entry_of_the_json(capsys):
+    # The table view lists the same registry as --json: the coupled controllers and the
+    # schedulers included, each under its own title.
+    code, listing, _ = cli(capsys, "list", "--json")
+    assert code == 0
+    entries = json.loads(listing)
+    code, out, _ = cli(capsys, "list")
+    assert code == 0
+    assert "coupled controllers" in out
+    assert "packet schedulers" in out
+    names = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}
+    for e in entries:
+        assert e["name"] in names, e
+    for name in ("lia", "olia", "balia", "wvegas", "mpfast", "min_rtt", "redundant", "capacity"):
+        assert name in names
+    # MPTCP subflows and MPAT windows take their defaults from [tcp]: no section the scenario
+    # parser would reject as unknown is named.
+    assert "[mptcp]" not in out
+    assert "[mpat]" not in out
+    for e in entries:
+        for p in e["params"]:
+            assert p["section"] in (None, "tcp"), (e["name"], p)
 
 
 def test_list_json(capsys):

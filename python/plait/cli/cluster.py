@@ -48,7 +48,7 @@ def add_cluster_options(p: argparse.ArgumentParser, workers_flag: str = "--worke
         "--batch",
         type=bounded_int(1, 100_000),
         metavar="N",
-        help="runs per task (default: sized so a task takes about 0.1 s)",
+        help="runs per task (default: sized so a task takes about 1 s)",
     )
 
 

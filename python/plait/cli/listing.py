@@ -1,6 +1,7 @@
-"""`plait list`: the controllers, queues, sources and loss models a scenario can name, with
-every parameter's type, unit, default and allowed range. Both the table and `--json` print the
-registry the scenario parser itself reads."""
+"""`plait list`: the congestion controllers (single-path and coupled), packet schedulers, queues,
+sources and loss models a scenario can name, with every parameter's type, unit, default and
+allowed range. Both the table and `--json` print the registry the scenario parser itself
+reads."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import json
 # Category, and the title of its table.
 TITLES = {
     "controller": "congestion controllers (flow cc)",
+    "coupled": "coupled controllers (mptcp flow cc; or uncoupled:<controller>)",
+    "scheduler": "packet schedulers (mptcp flow scheduler)",
     "queue": "queues (link queue)",
     "source": "sources (flow kind)",
     "loss": "loss models (link loss)",
@@ -17,7 +20,10 @@ TITLES = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("list", help="list controllers, queues, sources, loss models")
+    p = sub.add_parser(
+        "list",
+        help="list controllers, coupled controllers, schedulers, queues, sources, loss models",
+    )
     p.add_argument(
         "--json",
         action="store_true",
@@ -55,8 +61,13 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(entries, indent=2))
         return 0
+    # Every category of the registry has a table: one added to the registry and not here
+    # gets its own name as the title rather than going missing.
+    titles = dict(TITLES)
+    for e in entries:
+        titles.setdefault(e["category"], e["category"])
     console = Console()
-    for category, title in TITLES.items():
+    for category, title in titles.items():
         table = Table(title=title, show_lines=True)
         table.add_column("name")
         table.add_column("parameters: name = default, type, range")

@@ -40,7 +40,8 @@ def _rows(table: Any) -> Iterable[Any]:
 
 
 def print_result(result, title: str = "", console: Console | None = None) -> None:
-    """Prints the flows and links of a :class:`plait.Result` or a :class:`plait.api.RunRows`."""
+    """Prints the flows, the paths of multipath flows (when there are any) and the links of a
+    :class:`plait.Result` or a :class:`plait.api.RunRows`."""
     console = console or Console()
     flows = Table(
         title=plain(f"{title} — flows over [{result.warmup_s:g}s, {result.duration_s:g}s]")
@@ -59,8 +60,19 @@ def print_result(result, title: str = "", console: Console | None = None) -> Non
             _fmt(r.rtt_p99_s, "ms"),
         )
     console.print(flows)
+    paths = list(_rows(result.paths))
+    if paths:
+        console.print(_paths_table(paths))
     links = Table(title="links")
-    for col in ("link", "direction", "utilisation", "drops", "loss drops", "mean queue (pkts)"):
+    for col in (
+        "link",
+        "direction",
+        "utilisation",
+        "drops",
+        "loss drops",
+        "down drops",
+        "mean queue (pkts)",
+    ):
         links.add_column(col, justify="left" if col in ("link", "direction") else "right")
     for r in _rows(result.links):
         links.add_row(
@@ -69,6 +81,7 @@ def print_result(result, title: str = "", console: Console | None = None) -> Non
             _fmt(r.utilization, "%"),
             str(r.drops),
             str(r.loss_drops),
+            str(r.down_drops),
             f"{r.mean_queue_packets:.1f}",
         )
     console.print(links)
@@ -78,6 +91,28 @@ def print_result(result, title: str = "", console: Console | None = None) -> Non
             f"{result.events:,} events  ·  {result.wall_seconds:.2f} s wall"
         )
     )
+
+
+def _paths_table(paths: list[Any]) -> Table:
+    """One row per path of each multipath flow (an MPTCP subflow, an MPAT window): its route,
+    what it carried and how it fared (the `paths` table, docs/results.md)."""
+    table = Table(title="paths of multipath flows")
+    columns = ("flow", "path", "route", "wire", "data share", "retx", "RTOs", "RTT ms", "cwnd KB")
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("flow", "route") else "right")
+    for r in paths:
+        table.add_row(
+            plain(r.flow),
+            str(r.path),
+            plain(r.route),
+            _fmt(r.throughput_bps, "bps"),
+            _fmt(r.data_share, "%"),
+            str(r.retransmissions),
+            str(r.timeouts),
+            _fmt(r.rtt_mean_s, "ms"),
+            "-" if math.isnan(r.cwnd_mean_bytes) else f"{r.cwnd_mean_bytes / 1e3:.1f}",
+        )
+    return table
 
 
 def _jain(value: float) -> str:
