@@ -291,3 +291,26 @@ def test_plait_experiment_is_gone(tmp_path, monkeypatch, capsys):
     assert code == 2 and "invalid choice: 'experiment'" in err
     assert list(tmp_path.iterdir()) == []
     assert _source_experiments() == before
+
+
+def test_failed_runs_exit_1_not_2(tmp_path, monkeypatch, capsys, client):
+    """Runs that fail inside an experiment are not a mistake in the command line: exit 1 (as
+    `plait sweep`), the failures recorded, no report. They exited 2 ("a mistake in the
+    input")."""
+    import plait.cli.reproduce
+    import plait.sweeps
+    from plait.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _shrink_linux_fidelity(monkeypatch, tmp_path)
+    monkeypatch.setattr(plait.cli.reproduce, "cluster_options", lambda args: {"client": client})
+    real = plait.sweeps.sweep
+    # A memory limit no run fits in: every run fails, each recorded.
+    monkeypatch.setattr(plait.sweeps, "sweep", lambda *a, **k: real(*a, **k, max_memory=1024))
+    code = main(["reproduce", "linux-fidelity", "--seeds", "2"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "plait: error: linux-fidelity: 16 runs failed" in err and "Traceback" not in err
+    runs = tmp_path / "results" / "reproduce" / "linux-fidelity" / "runs"
+    assert len(list((runs / "failures").glob("*.json"))) == 16
+    assert not (tmp_path / "results" / "reproduce" / "report.html").exists()

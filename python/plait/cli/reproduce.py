@@ -6,6 +6,10 @@ figures and tables. Packet-level runs are a sweep (`plait sweep`): they use ever
 Dask cluster, and are stored under OUT/<experiment>/runs, so a second call reuses them and an
 interrupted one resumes. Nothing is written into the source tree: by default everything goes
 to results/reproduce under the current folder.
+
+Exit codes: 0 the report is written (whatever the verdicts), 1 some runs failed (each recorded;
+the next call runs them again; no report), 2 a mistake in the command line (nothing written),
+70 an internal error (a bug in plait: its traceback), 130 interrupted (finished runs kept).
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ class BarProgress:
 
 def main(args: argparse.Namespace) -> int:
     import datetime
+    import sys
     from pathlib import Path
 
     from rich.console import Console
@@ -91,8 +96,8 @@ def main(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from plait import __version__
-    from plait.cli.text import plain
-    from plait.experiments import Options, experiments
+    from plait.cli.text import plain, safe
+    from plait.experiments import Options, RunsFailed, experiments
     from plait.output import Outputs
     from plait.report import render
 
@@ -116,7 +121,15 @@ def main(args: argparse.Namespace) -> int:
         with Progress(console=console, transient=True) as bar:
             task = bar.add_task(f"{name}: {total} packet-level runs", total=total)
             options.progress = BarProgress(bar, task)
-            sections.append(experiment.reproduce(options))
+            try:
+                sections.append(experiment.reproduce(options))
+            except RunsFailed as e:
+                print(
+                    f"plait: error: {safe(str(e))}; the runs that ended are stored, the next "
+                    "call runs the failed ones again; no report written",
+                    file=sys.stderr,
+                )
+                return 1
     generated = (
         f"plait {__version__}, {datetime.date.today().isoformat()}"
         + (", quick version" if args.quick else "")

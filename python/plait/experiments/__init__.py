@@ -57,15 +57,23 @@ class Experiment:
 _REGISTRY: dict[str, Experiment] = {}
 
 
+class RunsFailed(RuntimeError):
+    """Some of an experiment's packet-level runs failed: each is recorded in its sweep's
+    folder (`failures/`), the others are stored, and the next call runs the failed ones
+    again. Not a mistake in the command line: `plait reproduce` exits 1, as `plait sweep`
+    does when runs fail."""
+
+
 def sweep_all(name: str, scenario: Any, grid: dict[str, list], **kwargs: Any) -> Any:
     """Runs an experiment's packet-level sweep through :func:`plait.sweep` (`kwargs` go there)
-    and returns its result; a failed run fails the experiment, with the commonest reason."""
+    and returns its result; a failed run fails the experiment (:class:`RunsFailed`), with the
+    commonest reason."""
     from plait.sweeps import sweep
 
     result = sweep(scenario, grid=grid, **kwargs)
     if result.summary.failed:
         reason, count = result.summary.reasons()[0]
-        raise ValueError(f"{name}: {result.summary.failed} runs failed ({count}: {reason})")
+        raise RunsFailed(f"{name}: {result.summary.failed} runs failed ({count}: {reason})")
     return result
 
 
