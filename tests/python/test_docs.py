@@ -12,8 +12,9 @@
   stand for the user's own scenarios), python blocks of a page sharing one namespace. A
   `plait` command runs in this process and must exit 0; commands that take minutes or need a
   cluster (`NOT_RUN`) are only parsed by plait's own parser, and `make` targets must exist.
-- A block marked `<!-- long: ARGS -->` takes long as written; its `plait` commands run with ARGS
-  added (a shorter duration, fewer seeds).
+- Examples are written to run in seconds as they stand (the multipath page's runs 10 s of its
+  testbed, overriding the duration); the subcommands that take minutes are marked here
+  (`NOT_RUN`) and only parsed.
 - Blocks without a language are output, formulas and layouts: not run.
 
 Links between the pages (`[text](file.md#anchor)`) must lead to a file and a heading that
@@ -55,7 +56,6 @@ PLACEHOLDERS = {
 NOT_RUN = {
     "bench": "a benchmark, measured alone (test_cli.py runs it short)",
     "reproduce": "minutes of runs (test_cli.py and the experiments' tests run it quick)",
-    "experiment": "minutes of runs (test_cli.py runs it quick)",
 }
 #: Options that need a cluster: a command with one of them is only parsed.
 CLUSTER_OPTIONS = ("--scheduler", "--slurm", "--pbs")
@@ -136,14 +136,17 @@ def test_every_block_has_a_language_that_is_tested_or_none():
     markers = [
         b
         for b in ALL
-        if b.marker
-        and not (
-            b.marker in ("fragment", "fragment: link")
-            or b.marker.startswith("long:")
-            and b.lang in ("sh", "python")
-        )
+        if b.marker and not (b.marker in ("fragment", "fragment: link") and b.lang == "toml")
     ]
     assert not markers, [f"{b.where}: <!-- {b.marker} -->" for b in markers]
+    # A block of plait commands is tagged so that it runs; an untagged one may only be a
+    # synopsis (with [optional] parts) or output (`plait: error: ...`).
+    untagged = [
+        b.where
+        for b in ALL
+        if b.lang == "" and re.match(r"(\.venv/bin/)?plait ", b.text) and "[" not in b.text
+    ]
+    assert not untagged, f"commands in blocks without ```sh: {untagged}"
     # The pages have examples of every kind tested here.
     assert {b.lang for b in ALL} >= {"toml", "json", "python", "sh"}
 
@@ -244,7 +247,7 @@ def makefile_targets() -> set[str]:
     return {m.group(1) for m in re.finditer(r"^([A-Za-z][\w.-]*)\s*:", text, re.M)}
 
 
-def run_command(words: list[str], extra: list[str], where: str) -> None:
+def run_command(words: list[str], where: str) -> None:
     program, args = words[0], words[1:]
     if program == "make":
         missing = set(args) - makefile_targets()
@@ -262,7 +265,7 @@ def run_command(words: list[str], extra: list[str], where: str) -> None:
         return
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([*args, *extra])
+        code = main(args)
     assert code == 0, f"{where}: `{shown}` exited {code}: {err.getvalue().strip()[-2000:]}"
 
 
@@ -287,13 +290,12 @@ def test_examples_run(page: Path, tmp_path, monkeypatch, capsys):
         assert main(["sweep", "sweep.toml", "--out", "OUT", "--quiet"]) == 0
     namespace: dict = {"__name__": "__main__"}
     for block in blocks(page):
-        extra = shlex.split(block.marker.removeprefix("long:")) if block.marker else []
         if block.lang == "python":
             code = compile(block.text, block.where, "exec")
             exec(code, namespace)  # noqa: S102 - the page's own example
         elif block.lang == "sh":
             for words in commands(block.text):
-                run_command(words, extra, block.where)
+                run_command(words, block.where)
         capsys.readouterr()
 
 
