@@ -15,7 +15,9 @@
 - Examples are written to run in seconds as they stand (the multipath page's runs 10 s of its
   testbed, overriding the duration); the subcommands that take minutes are marked here
   (`NOT_RUN`) and only parsed.
-- Blocks without a language are output, formulas and layouts: not run.
+- Blocks without a language are output, formulas and layouts: not run. One marked
+  `<!-- output of: COMMAND ; COMMAND ... -->` is what those plait commands print: each of its
+  lines must appear in their output (spaces as any run of white space, `...` as anything).
 
 Links between the pages (`[text](file.md#anchor)`) must lead to a file and a heading that
 exist. The whole module takes a few seconds (about 15 s on a loaded 2-core machine).
@@ -50,6 +52,11 @@ PLACEHOLDERS = {
     "big.toml": SCENARIO_TOML,
     "sweep.toml": SCENARIO_TOML + _SMALL_SWEEP,
     "dumbbell.toml": (REPO / "experiments" / "dumbbell" / "dumbbell.toml").read_text("utf-8"),
+    "s.toml": (
+        '[simulation]\nduration = "10s"\n\n'
+        '[[link]]\nname = "l"\nfrom = "a"\nto = "b"\nrate = "10Mbps"\ndelay = "10ms"\n\n'
+        '[[flow]]\nname = "f"\nkind = "tcp"\nsrc = "a"\ndst = "b"\n'
+    ),
 }
 
 #: Subcommands only parsed, never run here, and why (each has its own tests in quick form).
@@ -136,7 +143,9 @@ def test_every_block_has_a_language_that_is_tested_or_none():
     markers = [
         b
         for b in ALL
-        if b.marker and not (b.marker in ("fragment", "fragment: link") and b.lang == "toml")
+        if b.marker
+        and not (b.marker in ("fragment", "fragment: link") and b.lang == "toml")
+        and not (b.marker.startswith("output of:") and b.lang == "")
     ]
     assert not markers, [f"{b.where}: <!-- {b.marker} -->" for b in markers]
     # A block of plait commands is tagged so that it runs; an untagged one may only be a
@@ -297,6 +306,30 @@ def test_examples_run(page: Path, tmp_path, monkeypatch, capsys):
             for words in commands(block.text):
                 run_command(words, block.where)
         capsys.readouterr()
+
+
+OUTPUTS = [b for b in ALL if b.marker.startswith("output of:")]
+
+
+@pytest.mark.parametrize("block", OUTPUTS, ids=[b.where for b in OUTPUTS])
+def test_output_is_what_the_commands_print(block: Block, tmp_path, monkeypatch):
+    monkeypatch.chdir(workspace(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
+    printed = []
+    for command in block.marker.removeprefix("output of:").split(" ; "):
+        words = shlex.split(command)
+        assert words[0] == "plait", f"{block.where}: not a plait command: {command}"
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(words[1:])
+        printed.append(out.getvalue() + err.getvalue())
+    output = " ".join(" ".join(printed).split())
+    for line in block.text.splitlines():
+        if line.strip():
+            pattern = r"\s+".join(
+                ".*?".join(map(re.escape, word.split("..."))) for word in line.split()
+            )
+            assert re.search(pattern, output), f"{block.where}: not printed: {line.strip()}"
 
 
 # --- Links ----------------------------------------------------------------------------------
