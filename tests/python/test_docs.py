@@ -20,7 +20,7 @@
   lines must appear in their output (spaces as any run of white space, `...` as anything).
 
 Links between the pages (`[text](file.md#anchor)`) must lead to a file and a heading that
-exist. The whole module takes a few seconds (about 15 s on a loaded 2-core machine).
+exist. The whole module takes about 10 s on a loaded 2-core machine.
 """
 
 from __future__ import annotations
@@ -35,10 +35,14 @@ from pathlib import Path
 
 import plait
 import pytest
-import tomllib
 from conftest import SCENARIO_TOML
 from plait.cli import COMMANDS, build_parser, main
 from plait.sweeps import spec as sweep_spec
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
