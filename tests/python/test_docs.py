@@ -392,3 +392,48 @@ def test_batch_size_target_is_what_the_help_and_the_page_say(capsys):
     assert f"--batch N runs per task (default: sized so a task takes {said})" in help_text
     page = " ".join((REPO / "docs" / "sweeps.md").read_text(encoding="utf-8").split())
     assert f"each task carries {said} of work" in page
+
+
+def test_sweep_tables_listed_are_the_result_tables():
+    from plait.api import TABLES
+
+    text = (REPO / "docs" / "sweeps.md").read_text(encoding="utf-8")
+    item = text[text.index("- **`tables`**: any of") :].split("\n- ")[0]
+    listed = [t for t in re.findall(r"`(\w+)`", item) if t != "tables"]
+    assert [t for t in listed if t in TABLES] == list(TABLES)
+
+
+def test_flow_drops_count_every_cause_as_the_page_says():
+    # A TCP flow over one link that is down from 3 s to 5 s: its drops are the links' queue,
+    # loss-model and link-down drops together.
+    scenario = {
+        "simulation": {"duration": "8s"},
+        "link": [
+            {
+                "name": "l",
+                "from": "a",
+                "to": "b",
+                "rate": "10Mbps",
+                "delay": "10ms",
+                "queue": {"packets": 100},
+                "loss": {"kind": "periodic", "every": 500},
+            }
+        ],
+        "flow": [{"name": "f", "kind": "tcp", "src": "a", "dst": "b"}],
+        "event": [
+            {"at": "3s", "link": "l", "action": "down"},
+            {"at": "5s", "link": "l", "action": "up"},
+        ],
+    }
+    r = plait.run(scenario)
+    links = r.links[["drops", "loss_drops", "down_drops"]].sum()
+    assert (links > 0).all(), links
+    assert r.flows.drops.sum() == links.sum()
+    text = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
+    row = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| drops | packets | W | packets of the flow")
+    )
+    for cause in ("queue discipline", "loss model", "down"):
+        assert cause in row
