@@ -215,8 +215,9 @@ table! {
         reason: String,
         /// The segment's first data sequence number (connection-relative, from 0).
         dsn: u64,
-        /// 1 for data sent again at the data level (a reinjection or an opportunistic
-        /// retransmission), 0 for new data.
+        /// 1 for data sent again at the data level (a reinjection, an opportunistic
+        /// retransmission or a redundant copy for a subflow that had not carried it), 0 for
+        /// new data.
         reinjection: u64,
     }
 }

@@ -20,10 +20,11 @@
 //! the right edge of the peer's data-level window (`DATA_ACK + window`, never moved left). The
 //! send loop, run after every input: each subflow first sends what its own TCP has to resend
 //! (subflow sequence integrity: a subflow repairs its own losses), then, repeatedly, the
-//! connection takes the next segment (the head of the reinjection queue, else the next new
-//! chunk), asks the scheduler which subflow carries it, and hands it over if that subflow is
-//! usable and has room in its congestion window; it stops when the scheduler says wait or
-//! nothing is left. A chunk is not cut shorter to fit the peer's window while data is in
+//! connection takes the next segment (the head of the reinjection queue, else, when the
+//! scheduler wants every subflow to carry the whole stream, the oldest chunk a subflow with
+//! room has not carried yet, else the next new chunk), asks the scheduler which subflow
+//! carries it, and hands it over if that subflow is usable and has room in its congestion
+//! window; it stops when the scheduler says wait or nothing is left. A chunk is not cut shorter to fit the peer's window while data is in
 //! flight (data-level silly-window avoidance).
 //!
 //! **Reinjection** (§4.4, v0.9x triggers). When a subflow's retransmission timer fires, every
@@ -189,6 +190,10 @@ struct Subflow {
     /// v0.9x `pf`: its timer fired and its data was reinjected; cleared by an ACK on it.
     potentially_failed: bool,
     poll_receiver: bool,
+    /// How far along the data sequence space this subflow has carried the stream (the end of
+    /// the last chunk it took in order): the redundant scheduler's cursor (reference §3.3).
+    /// Below the DATA_ACK it counts as the DATA_ACK: a lagging subflow skips delivered data.
+    carried_to: u64,
     loss_events: u64,
     last_penalised_at: Option<SimTime>,
     stats: SubflowStats,
@@ -202,6 +207,9 @@ pub struct MptcpFlow {
     subflows: Vec<Subflow>,
     cc: Coupled,
     scheduler: Scheduler,
+    /// The scheduler wants every subflow to carry the whole stream
+    /// ([`PacketScheduler::copies_to_every_subflow`]).
+    copies: bool,
     mss: u32,
     header_bytes: u32,
     send_buffer: u64,
@@ -266,6 +274,7 @@ impl MptcpFlow {
                 established: false,
                 potentially_failed: false,
                 poll_receiver: false,
+                carried_to: 0,
                 loss_events: 0,
                 last_penalised_at: None,
                 stats: SubflowStats::default(),
@@ -276,6 +285,7 @@ impl MptcpFlow {
         MptcpFlow {
             subflows,
             cc,
+            copies: scheduler.copies_to_every_subflow(),
             scheduler,
             mss: tcp.mss,
             header_bytes: tcp.header_bytes,
@@ -690,8 +700,12 @@ impl MptcpFlow {
             while self.reinject.front().is_some_and(|&d| d < self.data_una) {
                 self.reinject.pop_front();
             }
-            let (dsn, len, is_reinjection, carried) = match self.reinject.front() {
-                Some(&dsn) => match self.chunk_index(dsn) {
+            let next_copy = match self.reinject.front() {
+                None if self.copies => self.next_copy(&mut fresh),
+                _ => None,
+            };
+            let (dsn, len, is_reinjection, carried) = match (self.reinject.front(), next_copy) {
+                (Some(&dsn), _) => match self.chunk_index(dsn) {
                     Some(k) => {
                         let c = self.chunks[k];
                         (c.dsn, c.len, true, c.carried)
@@ -701,7 +715,10 @@ impl MptcpFlow {
                         continue;
                     }
                 },
-                None => match self.next_new_chunk(now) {
+                // A copy for the subflows that have not carried it: not a reinjection, some
+                // subflow's `carried` set.
+                (None, Some(c)) => (c.dsn, c.len, false, c.carried),
+                (None, None) => match self.next_new_chunk(now) {
                     Some(len) => (self.data_nxt, len, false, SubflowSet::EMPTY),
                     None => {
                         if !optimised && self.is_blocked() {
@@ -743,9 +760,13 @@ impl MptcpFlow {
                 }
                 Decision::Several(set) => set,
             };
+            let is_copy = next_copy.is_some();
             let mut sent = SubflowSet::EMPTY;
             for i in targets.iter().filter(|&i| i < n) {
-                if self.views[i].can_send(len) {
+                // A copy only to a subflow that has not carried it or passed it.
+                let owes = !is_copy
+                    || (!carried.contains(i) && self.subflows[i].carried_to < dsn + u64::from(len));
+                if owes && self.views[i].can_send(len) {
                     fresh.remove(i);
                     if self.send_on(now, i, dsn, len) {
                         sent.insert(i);
@@ -758,28 +779,40 @@ impl MptcpFlow {
                     subflows: sent,
                     reason: pick.reason,
                     dsn,
-                    is_reinjection,
+                    is_reinjection: is_reinjection || is_copy,
                 });
             }
             if sent.is_empty() {
                 break;
             }
-            self.account_sent(now, dsn, len, is_reinjection, sent);
+            self.account_sent(now, dsn, len, is_reinjection, is_copy, sent);
         }
     }
 
-    /// Bookkeeping after `[dsn, dsn + len)` went out on the subflows in `sent`.
+    /// Bookkeeping after `[dsn, dsn + len)` went out on the subflows in `sent` (as a
+    /// reinjection, as a copy for subflows that had not carried it, or as new data).
     fn account_sent(
         &mut self,
         now: SimTime,
         dsn: u64,
         len: u32,
         is_reinjection: bool,
+        is_copy: bool,
         sent: SubflowSet,
     ) {
         let copies = u64::from(sent.len());
-        if is_reinjection {
-            self.reinject.pop_front();
+        if !is_reinjection {
+            // New data and copies move the subflows' cursors past the chunk; a reinjection
+            // does not (the cursor skips it later, as carried).
+            for i in sent.iter() {
+                let s = &mut self.subflows[i];
+                s.carried_to = s.carried_to.max(dsn + u64::from(len));
+            }
+        }
+        if is_reinjection || is_copy {
+            if is_reinjection {
+                self.reinject.pop_front();
+            }
             if let Some(k) = self.chunk_index(dsn) {
                 self.chunks[k].carried.0 |= sent.0;
             }
@@ -941,6 +974,43 @@ impl MptcpFlow {
             self.scheduler.on_receive_buffer_optimisation();
         }
         resent
+    }
+
+    /// The chunk to offer as a copy, when the scheduler wants every subflow to carry the
+    /// whole stream (reference §3.3): for each usable non-backup subflow, the first chunk
+    /// from its cursor (or the DATA_ACK, if that is further: delivered data is skipped) that
+    /// it has not carried; of those whose subflow has window space for them, the oldest.
+    /// `None` when there is none: every such subflow has carried all it can now. Brings the
+    /// views up to date (their `carried` flags aside).
+    fn next_copy(&mut self, fresh: &mut SubflowSet) -> Option<Chunk> {
+        self.refresh_views(SubflowSet::EMPTY, fresh);
+        let mut oldest: Option<usize> = None;
+        for i in 0..self.subflows.len() {
+            let v = self.views[i];
+            if !v.usable || v.backup {
+                continue;
+            }
+            let from = self.subflows[i].carried_to.max(self.data_una);
+            if from >= self.data_nxt {
+                continue;
+            }
+            let mut k = self
+                .chunks
+                .as_slice()
+                .partition_point(|c| c.dsn + u64::from(c.len) <= from);
+            // Chunks it carried already (reinjections) are passed over for good.
+            while let Some(c) = self.chunks.get(k).filter(|c| c.carried.contains(i)) {
+                self.subflows[i].carried_to = c.dsn + u64::from(c.len);
+                k += 1;
+            }
+            let Some(c) = self.chunks.get(k) else {
+                continue;
+            };
+            if v.has_window_space(c.len) && oldest.is_none_or(|o| k < o) {
+                oldest = Some(k);
+            }
+        }
+        oldest.map(|k| self.chunks[k])
     }
 
     fn chunk_index(&self, dsn: u64) -> Option<usize> {

@@ -91,7 +91,9 @@ pub struct SegmentView {
     pub dsn: u64,
     pub len: u32,
     /// A data-level retransmission (reinjection): it was sent before on the subflows whose
-    /// [`SubflowView::carried`] is set.
+    /// [`SubflowView::carried`] is set. A segment that is not a reinjection but was carried
+    /// by some subflow is a copy for the others
+    /// ([`PacketScheduler::copies_to_every_subflow`]); new data was carried by none.
     pub is_reinjection: bool,
 }
 
@@ -262,6 +264,15 @@ pub trait PacketScheduler {
     fn is_stateless(&self) -> bool {
         false
     }
+    /// Whether every subflow should carry the whole stream (the redundant scheduler): the
+    /// connection then keeps, per subflow, how far along the data sequence space it has
+    /// carried the data (skipping what is DATA_ACKed), and before new data offers the oldest
+    /// chunk some usable non-backup subflow with window space has not carried yet, as a copy
+    /// (a [`SegmentView`] that is not a reinjection, with the subflows that carried it
+    /// marked [`SubflowView::carried`]). False by default: each chunk is offered once.
+    fn copies_to_every_subflow(&self) -> bool {
+        false
+    }
     /// The connection ran the receive-buffer optimisation (penalised or retransmitted
     /// opportunistically); BLEST raises its lambda after one.
     fn on_receive_buffer_optimisation(&mut self) {}
@@ -346,6 +357,9 @@ macro_rules! builtin_schedulers {
             }
             fn is_stateless(&self) -> bool {
                 dispatch_scheduler!(self, [$($variant),*], s => s.is_stateless())
+            }
+            fn copies_to_every_subflow(&self) -> bool {
+                dispatch_scheduler!(self, [$($variant),*], s => s.copies_to_every_subflow())
             }
             fn on_receive_buffer_optimisation(&mut self) {
                 dispatch_scheduler!(self, [$($variant),*], s => s.on_receive_buffer_optimisation())

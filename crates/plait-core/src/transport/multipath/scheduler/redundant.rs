@@ -2,18 +2,25 @@
 //! multipath-tcp/mptcp 98b6f999; Frömmgen et al., "ReMP TCP: Low latency multipath TCP",
 //! ICC 2016): every segment on every subflow, the receiver keeping the first copy.
 //!
-//! - New data: [`Decision::Several`] with every usable non-backup subflow that has window
-//!   space for the segment; the backup subflows take the place of the non-backup ones only
-//!   when no non-backup subflow is usable. If the chosen class has none with window space, the
-//!   scheduler waits.
+//! Each subflow carries the whole stream, as far as its window lets it: the kernel keeps, per
+//! subflow, the last segment it sent (its cursor, cleared once that segment is DATA_ACKed,
+//! so a lagging subflow skips data already delivered), and when a subflow's window opens it
+//! sends the segment after its cursor, whether other subflows carried it already (a copy) or
+//! not (new data). Here the cursors belong to the connection
+//! ([`PacketScheduler::copies_to_every_subflow`]): before new data it offers the oldest chunk
+//! not DATA_ACKed that a usable non-backup subflow with window space has not carried, and
+//! this scheduler names who takes it.
+//!
+//! - Copies (a segment some subflow carried, not a reinjection): [`Decision::Several`] with
+//!   every usable non-backup subflow with window space that has not carried it; backup
+//!   subflows never take copies (v0.9x: data already sent goes only to active subflows).
+//! - New data: every usable non-backup subflow that has window space for the segment; the
+//!   backup subflows take the place of the non-backup ones only when no non-backup subflow is
+//!   usable. If the chosen class has none with window space, the scheduler waits.
 //! - Reinjections: one copy, on the default scheduler's choice ([`lowest_rtt`], §3.1.1), as
 //!   the kernel serves its reinjection queue.
 //!
-//! What the kernel keeps per subflow (a cursor: the last segment each subflow carried, so that
-//! a lagging subflow catches up on the segments it has not carried yet and skips those already
-//! DATA_ACKed) belongs to the connection here: it offers each segment once, sends the copies
-//! this scheduler names, and suppresses duplicates at the data level. This scheduler is
-//! stateless.
+//! The scheduler itself is stateless.
 
 use super::min_rtt::lowest_rtt;
 use super::{
@@ -25,8 +32,8 @@ use crate::registry::AlgorithmSpec;
 /// The registry declaration of the redundant scheduler.
 pub const SPEC: AlgorithmSpec<SchedulerKind> = AlgorithmSpec {
     name: "redundant",
-    summary: "a copy of every segment on every subflow with window space (v0.9x redundant, \
-              ReMP TCP)",
+    summary: "every subflow carries the whole stream: each segment on every subflow as its \
+              window opens, skipping data already DATA_ACKed (v0.9x redundant, ReMP TCP)",
     params: &[],
     finish: None,
     build: |_, _| Redundant.into(),
@@ -45,6 +52,10 @@ impl PacketScheduler for Redundant {
         true
     }
 
+    fn copies_to_every_subflow(&self) -> bool {
+        true
+    }
+
     fn schedule(
         &mut self,
         _: &ConnectionView,
@@ -54,10 +65,13 @@ impl PacketScheduler for Redundant {
         if segment.is_reinjection {
             return lowest_rtt(segment, subflows);
         }
-        let backups = backups_only(subflows);
+        // A copy (some subflow carried it) goes only to the non-backup subflows that have
+        // not; new data to the non-backups, or to the backups when no non-backup is usable.
+        let is_copy = subflows.iter().any(|s| s.carried);
+        let backups = !is_copy && backups_only(subflows);
         let mut set = SubflowSet::EMPTY;
         for s in subflows {
-            if s.id < MAX_SUBFLOWS && s.backup == backups && s.can_send(segment.len) {
+            if s.id < MAX_SUBFLOWS && s.backup == backups && !s.carried && s.can_send(segment.len) {
                 set.insert(s.id);
             }
         }
@@ -127,6 +141,40 @@ mod tests {
             Redundant.schedule(&conn, &new_data(), &subflows),
             several(&[1, 2])
         );
+    }
+
+    #[test]
+    fn copies_go_to_the_active_subflows_that_have_not_carried_the_segment() {
+        let conn = ConnectionView::default();
+        let mut subflows = [
+            view(0, 10, 10, 0),
+            view(1, 50, 10, 3),
+            view(2, 20, 10, 0),
+            view(3, 30, 10, 0),
+        ];
+        // 0 carried it first; 3 is a backup: the copy goes to 1 and 2.
+        subflows[0].carried = true;
+        subflows[3].backup = true;
+        assert_eq!(
+            Redundant.schedule(&conn, &new_data(), &subflows),
+            several(&[1, 2])
+        );
+        // No backup takes a copy, even when it is the only subflow with window space.
+        subflows[1].in_flight_bytes = 10_000;
+        subflows[2].usable = false;
+        assert_eq!(
+            Redundant.schedule(&conn, &new_data(), &subflows),
+            Pick::wait(Reason::NoWindowSpace)
+        );
+        // Every subflow carried it: nothing to do.
+        let mut all = [view(0, 10, 10, 0), view(1, 50, 10, 0)];
+        all[0].carried = true;
+        all[1].carried = true;
+        assert_eq!(
+            Redundant.schedule(&conn, &new_data(), &all),
+            Pick::wait(Reason::NoWindowSpace)
+        );
+        assert!(Redundant.copies_to_every_subflow());
     }
 
     #[test]
