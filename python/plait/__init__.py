@@ -20,6 +20,7 @@ from plait._core import ResourceLimitError, ScenarioError, __version__
 __all__ = [
     "ResourceLimitError",
     "ScenarioError",
+    "ScenarioWarning",
     "Result",
     "__version__",
     "estimate_memory",
@@ -30,7 +31,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("run", "validate", "Result", "estimate_memory"):
+    if name in ("run", "validate", "Result", "estimate_memory", "ScenarioWarning"):
         from plait import api
 
         return getattr(api, name)

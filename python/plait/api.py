@@ -57,7 +57,10 @@ def _override_pairs(overrides: Overrides) -> list[tuple[str, str]]:
 
 def _toml_literal(value: Any, nested: bool = False) -> str:
     """A Python value as TOML text. A top-level string stays bare (so `10Mbps` and
-    `{kind="red"}` work as on the command line); dicts become inline tables."""
+    `{kind="red"}` work as on the command line); dicts become inline tables; numpy scalars
+    and arrays become numbers and lists."""
+    if _is_numpy(value):
+        value = value.tolist()
     if value is None:
         raise ValueError("override values cannot be None (leave the key out to keep its default)")
     if isinstance(value, bool):
@@ -78,10 +81,78 @@ def _toml_literal(value: Any, nested: bool = False) -> str:
     raise ValueError(f"override value {value!r}: unsupported type {type(value).__name__}")
 
 
+def _is_numpy(value: Any) -> bool:
+    """Whether `value` is a numpy scalar or array (told without importing numpy)."""
+    return type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None))
+
+
+#: Deepest nesting of a scenario dict (as the core's limit for JSON text): a scenario nests a
+#: few levels.
+MAX_DICT_DEPTH = 128
+
+
+class ScenarioDictError(_core.ScenarioError):
+    """A value of a scenario dict that JSON cannot carry (NaN, an object of another type)."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        from plait.cli.text import safe
+
+        where = f"{DICT_SOURCE}: {path}: " if path else f"{DICT_SOURCE}: "
+        super().__init__(safe(where + detail))
+        self.file = DICT_SOURCE
+        self.path = path
+        self.detail = detail
+
+
+#: How a scenario given as a dict is named in messages.
+DICT_SOURCE = "<dict>"
+
+
+def _plain(value: Any, path: str = "", depth: int = 0) -> Any:
+    """A scenario dict's `value` (at the field `path`, written as the core writes paths:
+    `flow[0].route`) as plain JSON data: numpy scalars and arrays become numbers and lists;
+    NaN, infinities, keys that are not strings and values of other types are refused, naming
+    the field (json.dumps would write NaN as a token the JSON reader refuses, "JSON syntax
+    error at line 1", or raise a bare TypeError)."""
+    if depth > MAX_DICT_DEPTH:
+        raise ScenarioDictError(path, f"nested deeper than {MAX_DICT_DEPTH} levels")
+    if _is_numpy(value):
+        value = value.tolist()
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ScenarioDictError(path, f"must be a finite number, got {value!r}")
+        return value
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise ScenarioDictError(
+                    path,
+                    f"keys must be strings, got {type(key).__name__} {_short_repr(key)}",
+                )
+            out[key] = _plain(item, f"{path}.{key}" if path else key, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value)]
+    raise ScenarioDictError(
+        path,
+        "expected a string, number, boolean, list or dict, got "
+        f"{type(value).__name__} {_short_repr(value)}",
+    )
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    """`repr(value)`, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _load(scenario: Scenario) -> tuple[str, str, str]:
     """(text, source name, format) for a path or a dict."""
     if isinstance(scenario, Mapping):
-        return json.dumps(scenario), "<dict>", "json"
+        return json.dumps(_plain(scenario), allow_nan=False), DICT_SOURCE, "json"
     path = Path(scenario)
     # The name as shown in messages: bytes that are not UTF-8 appear as \xff escapes.
     name = os.fsencode(path).decode("utf-8", "backslashreplace")
@@ -386,8 +457,15 @@ class RunRows:
         return _summary_json(self.summary())
 
 
+class ScenarioWarning(UserWarning):
+    """A scenario says something legal but probably not meant (MPTCP subflows without routes
+    that all take one path while the topology offers others); the message is one line,
+    `file: field: what`. :func:`run` issues these with :func:`warnings.warn`."""
+
+
 def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
-    """Checks a scenario; returns counts of nodes, links and flows. Raises
+    """Checks a scenario; returns counts of nodes, links and flows, and `warnings`: what is
+    legal but probably not meant, one line each (see :class:`ScenarioWarning`). Raises
     :class:`plait.ScenarioError` naming the file, the field and what was expected."""
     text, source, fmt = _load(scenario)
     return _core.validate_scenario(text, source, fmt, _override_pairs(overrides))
@@ -425,8 +503,14 @@ def run(
     ``plait._core.CancelToken``, lets another thread stop the run (KeyboardInterrupt is raised).
 
     Ctrl-C raises KeyboardInterrupt within a fraction of a second, whatever the run is doing.
+    The scenario's warnings (:func:`validate`) are issued as :class:`ScenarioWarning`.
     """
-    return Result._from_core(*_run_core(scenario, seed, overrides, progress, max_memory, cancel))
+    import warnings
+
+    raw, wall_seconds = _run_core(scenario, seed, overrides, progress, max_memory, cancel)
+    for line in raw.get("warnings", ()):
+        warnings.warn(line, ScenarioWarning, stacklevel=2)
+    return Result._from_core(raw, wall_seconds)
 
 
 def _run_core(

@@ -601,6 +601,7 @@ def test_validate_returns_counts(scenario):
         "duration_s": 3.0,
         "warmup_s": 1.0,
         "seed": 5,
+        "warnings": [],
     }
     assert plait.validate(scenario_dict()) == info
     assert plait.validate(scenario, overrides={"flow.bulk.count": 7})["flows"] == 7
@@ -738,3 +739,162 @@ def test_trace_drops_fills_the_drops_table(tmp_path):
     assert set(on.drops.link.astype(str)) == {"b"} and set(on.drops.cause) == {"loss"}
     on.to_parquet(tmp_path)
     assert len(pd.read_parquet(tmp_path / "drops.parquet")) == len(on.drops)
+
+
+# ---- Issue 34: generated names, shared paths, values from Python (items 4, 5 and 20) --------
+
+
+def two_paths(flows: list[dict]) -> dict:
+    """h1 -> r -> h2 over two 5 ms links, and a direct 20 ms link h1 -> h2."""
+    return {
+        "simulation": {"duration": "1s", "seed": 3},
+        "link": [
+            {"name": "a", "from": "h1", "to": "r", "rate": "10Mbps", "delay": "5ms"},
+            {"name": "b", "from": "r", "to": "h2", "rate": "10Mbps", "delay": "5ms"},
+            {"name": "c", "from": "h1", "to": "h2", "rate": "10Mbps", "delay": "20ms"},
+        ],
+        "flow": flows,
+    }
+
+
+def test_flow_named_like_an_application_flow_is_refused():
+    """An MPAT flow `agg` with two shares names its application flows `agg.0` and `agg.1`: a
+    TCP flow `agg.0` beside it ran, and `flows` had two rows `agg.0`."""
+    scenario = two_paths(
+        [
+            {"name": "agg", "kind": "mpat", "src": "h1", "dst": "h2", "shares": [1, 1]},
+            {"name": "agg.0", "kind": "tcp", "src": "h1", "dst": "h2"},
+        ]
+    )
+    for call in (plait.validate, plait.run):
+        with pytest.raises(plait.ScenarioError) as info:
+            call(scenario)
+        assert str(info.value).startswith(
+            "<dict>: flow[1].name: duplicate flow name 'agg.0' (also application flow 0 of the "
+            "mpat flow 'agg' at flow[0], one per share)"
+        )
+        assert info.value.path == "flow[1].name"
+
+
+def test_subflows_sharing_a_path_warn():
+    """Subflows without routes all take the least-delay path (here the two-hop 10 ms one, not
+    the one-hop 20 ms link): validate lists a warning, run issues a ScenarioWarning."""
+    mptcp = {"name": "mp", "kind": "mptcp", "src": "h1", "dst": "h2", "subflows": [{}, {}]}
+    scenario = two_paths([mptcp])
+    (warning,) = plait.validate(scenario)["warnings"]
+    assert warning.startswith(
+        "<dict>: flow[0].subflows: subflows 0, 1 all take the path h1 -> r -> h2 (a subflow "
+        "without a route takes the path of least propagation delay, here 10ms)"
+    )
+    with pytest.warns(plait.ScenarioWarning) as caught:
+        result = plait.run(scenario)
+    assert [str(w.message) for w in caught] == [warning]
+    assert list(result.paths.route) == ["h1>r>h2", "h1>r>h2"]
+    mptcp["subflows"] = [{"route": ["r"]}, {"route": ["h1", "h2"]}]
+    assert plait.validate(scenario)["warnings"] == []
+
+
+def test_non_finite_numbers_in_a_dict_name_the_field():
+    """NaN went through json.dumps as a bare NaN token: "JSON syntax error at line 1, column
+    29", though no JSON was written."""
+    for bad, shown in [(math.nan, "nan"), (math.inf, "inf"), (-math.inf, "-inf")]:
+        d = scenario_dict()
+        d["simulation"]["duration"] = bad
+        for call in (plait.validate, plait.run):
+            with pytest.raises(plait.ScenarioError) as info:
+                call(d)
+            assert str(info.value) == (
+                f"<dict>: simulation.duration: must be a finite number, got {shown}"
+            )
+            assert (info.value.file, info.value.path) == ("<dict>", "simulation.duration")
+    d = scenario_dict()
+    d["flow"][0]["start"]["uniform"][1] = math.nan
+    with pytest.raises(plait.ScenarioError, match=r"^<dict>: flow\[0\]\.start\.uniform\[1\]: "):
+        plait.validate(d)
+
+
+def test_numpy_values_in_a_dict_are_numbers_and_lists():
+    """numpy scalars and arrays stand for the numbers and lists they hold (they raised a bare
+    TypeError); other objects are refused naming the field."""
+    np = pytest.importorskip("numpy")
+    d = scenario_dict()
+    d["simulation"]["seed"] = np.int64(5)
+    d["simulation"]["duration"] = np.float64(3.0)
+    d["link"][1]["queue"]["packets"] = np.uint16(50)
+    d["flow"][0]["count"] = np.int32(3)
+    d["flow"][0]["route"] = np.array(["src", "r1", "dst"])
+    d["flow"][0]["start"] = {"uniform": np.array([0.0, 1.0])}
+    assert plait.validate(d) == plait.validate(scenario_dict())
+    assert plait.run(d).summary()["flows"] == plait.run(scenario_dict()).summary()["flows"]
+    d["simulation"]["duration"] = np.float32("nan")
+    with pytest.raises(plait.ScenarioError, match=r"simulation\.duration: must be a finite"):
+        plait.validate(d)
+    d = scenario_dict()
+    d["flow"][0]["route"] = {"src", "dst"}
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(d)
+    assert str(info.value).startswith(
+        "<dict>: flow[0].route: expected a string, number, boolean, list or dict, got set"
+    )
+    d = scenario_dict()
+    d["link"][0][3] = 1
+    with pytest.raises(plait.ScenarioError, match=r"^<dict>: link\[0\]: keys must be strings"):
+        plait.validate(d)
+    # Overrides take numpy values too.
+    info = plait.validate(scenario_dict(), overrides={"flow.bulk.count": np.int64(2)})
+    assert info["flows"] == 2
+
+
+def test_uncoupled_controller_takes_parameters():
+    """`{ name = "uncoupled:cubic", beta = 0.8 }` was an unknown coupled controller."""
+    mptcp = {
+        "name": "mp",
+        "kind": "mptcp",
+        "src": "h1",
+        "dst": "h2",
+        "cc": {"name": "uncoupled:cubic", "beta": 0.8},
+        "subflows": [{"route": ["r"]}, {"route": ["h1", "h2"]}],
+    }
+    result = plait.run(two_paths([mptcp]))
+    assert result.flows.cc[0] == "uncoupled:cubic"
+    mptcp["cc"] = {"name": "uncoupled:cubic", "beta": 1.5}
+    with pytest.raises(plait.ScenarioError, match=r"flow\[0\]\.cc\.beta: must be between 0 and 1"):
+        plait.validate(two_paths([mptcp]))
+
+
+def test_subflow_joining_after_the_end_is_refused():
+    mptcp = {
+        "name": "mp",
+        "kind": "mptcp",
+        "src": "h1",
+        "dst": "h2",
+        "start": "500ms",
+        "subflows": [{"route": ["r"]}, {"route": ["h1", "h2"], "start": "600ms"}],
+    }
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(two_paths([mptcp]))
+    assert str(info.value) == (
+        "<dict>: flow[0].subflows[1].start: the subflow would join at 1100ms (the flow "
+        "starts at 500ms, the subflow 600ms later), not before the end of the simulation (1s)"
+    )
+
+
+def test_tiny_and_huge_numbers_print_compactly():
+    """5e-324 was written with 324 digits."""
+    d = scenario_dict()
+    d["flow"][0]["cc"] = {"name": "cubic", "beta": -5e-324}
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(d)
+    assert str(info.value) == (
+        "<dict>: flow[0].cc.beta: must be between 0 and 1 (exclusive), got -5e-324"
+    )
+
+
+def test_bidirectional_controls_in_names_are_escaped():
+    """A right-to-left override (U+202E) in a name reversed the rest of the printed line."""
+    d = scenario_dict()
+    d["flow"][0]["src"] = "s\u202erc"
+    with pytest.raises(plait.ScenarioError) as info:
+        plait.validate(d)
+    assert "unknown node 's\\u{202e}rc'" in str(info.value)
+    assert "\u202e" not in str(info.value)

@@ -1218,3 +1218,119 @@ def test_found_in_a_process(args, env):
             assert snapshot(cwd.parent) == before
         if args[0] == "validate" and args[1] != "/dev/zero":
             assert p.returncode == 0, err
+
+
+# Scenario files found to be accepted silently or shown wrongly (issue 34, items 4, 5, 20): each
+# is written into the sandbox and given to `plait validate` and `plait run`.
+_TWO_PATHS = """
+[simulation]
+duration = "1s"
+
+[[link]]
+name = "a"
+from = "h1"
+to = "r"
+rate = "10Mbps"
+delay = "5ms"
+
+[[link]]
+name = "b"
+from = "r"
+to = "h2"
+rate = "10Mbps"
+delay = "5ms"
+
+[[link]]
+name = "c"
+from = "h1"
+to = "h2"
+rate = "10Mbps"
+delay = "20ms"
+"""
+
+
+def _flow(name: str, kind: str, extra: str = "") -> str:
+    return f'\n[[flow]]\nname = "{name}"\nkind = "{kind}"\nsrc = "h1"\ndst = "h2"\n{extra}\n'
+
+
+@pytest.mark.parametrize(
+    "text, code, expected",
+    [
+        pytest.param(
+            _TWO_PATHS + _flow("agg", "mpat", "shares = [1, 1]") + _flow("agg.0", "tcp"),
+            2,
+            "plait: error: s.toml: flow[1].name: duplicate flow name 'agg.0' (also application "
+            "flow 0 of the mpat flow 'agg' at flow[0], one per share)",
+            id="flow-named-like-an-application-flow",  # ran; two `flows` rows named agg.0
+        ),
+        pytest.param(
+            _TWO_PATHS + _flow("mp", "mptcp", "subflows = [{}, {}]"),
+            0,
+            "plait: warning: s.toml: flow[0].subflows: subflows 0, 1 all take the path "
+            "h1 -> r -> h2 (a subflow without a route takes the path of least propagation "
+            "delay, here 10ms)",
+            id="subflows-on-one-path",  # ran on one path without a word
+        ),
+        pytest.param(
+            _TWO_PATHS
+            + _flow(
+                "mp",
+                "mptcp",
+                'cc = { name = "uncoupled:cubic", beta = 0.8 }\n'
+                'subflows = [{ route = ["r"] }, { route = ["h1", "h2"] }]',
+            ),
+            0,
+            "",
+            id="uncoupled-with-parameters",  # was: unknown coupled controller
+        ),
+        pytest.param(
+            _TWO_PATHS + _flow("mp", "mptcp", 'subflows = [{ route = ["r"], start = "2s" }]'),
+            2,
+            "plait: error: s.toml: flow[0].subflows[0].start: the subflow would join at 2s",
+            id="subflow-joins-after-the-end",  # accepted silently
+        ),
+        pytest.param(
+            _TWO_PATHS
+            + _flow("t", "tcp", 'cc = { name = "cubic", beta = 5e-324 }')
+            # beta in (0, 1): valid; shares below 1e-9 of the largest are not.
+            + _flow("agg", "mpat", "shares = [1, 5e-324]"),
+            2,
+            "plait: error: s.toml: flow[1].shares: the smallest weight must be at least 1e-9 of "
+            "the largest, got 5e-324 and 1\n",
+            id="tiny-number-in-a-message",  # was printed with 324 digits
+        ),
+        pytest.param(
+            _TWO_PATHS + _flow("f", "tcp").replace('dst = "h2"', 'dst = "h\u202e2"'),
+            2,
+            "unknown node 'h\\u{202e}2'",
+            id="bidi-override-in-a-message",  # U+202E reached the terminal
+        ),
+    ],
+)
+def test_found_scenario_files(text, code, expected):
+    with sandbox() as cwd:
+        (cwd / "s.toml").write_text(text, encoding="utf-8")
+        before = snapshot(cwd.parent)
+        for argv in (["validate", "s.toml"], ["run", "s.toml", "--quiet"]):
+            c = call(argv)
+            assert c.code == code, c.where()
+            assert expected in c.err, c.where()
+            assert "\u202e" not in c.err
+            if code == 2:
+                assert c.err.count("\n") == 1, c.where()
+                assert snapshot(cwd.parent) == before
+            elif not expected:
+                assert c.err == "", c.where()
+
+
+def test_bidi_controls_in_names_are_escaped_in_tables():
+    """A flow named with U+202E printed raw in `plait run`'s table (short names: the table's
+    first column is narrow)."""
+    with sandbox() as cwd:
+        text = _TWO_PATHS + _flow("\u202ex", "tcp") + _flow("\u2066y", "tcp")
+        (cwd / "s.toml").write_text(text, encoding="utf-8")
+        c = call(["run", "s.toml"])
+        assert c.code == 0, c.where()
+        shown = c.out.decode("utf-8")
+        assert "\\u202ex" in shown and "\\u2066y" in shown, shown
+        assert "\u202e" not in shown and "\u2066" not in shown

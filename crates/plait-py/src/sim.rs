@@ -63,7 +63,13 @@ fn validate_scenario(
     d.set_item("duration_s", s.simulation.duration.as_secs_f64())?;
     d.set_item("warmup_s", s.simulation.warmup.as_secs_f64())?;
     d.set_item("seed", s.simulation.seed)?;
+    d.set_item("warnings", warning_lines(&s))?;
     Ok(d.into())
+}
+
+/// The scenario's warnings, one line each (`file: path: message`).
+fn warning_lines(s: &Scenario) -> Vec<String> {
+    s.warnings.iter().map(ToString::to_string).collect()
 }
 
 /// A table as a dict of columns: numpy arrays for numbers and row indices, lists for text.
@@ -193,7 +199,10 @@ fn run_scenario(
     let sim = &mut sim;
     let results = py.allow_threads(move || sim.results());
     check_cancelled(py, cancel.as_ref())?;
-    result_to_dict(py, &results)
+    let out = result_to_dict(py, &results)?;
+    out.bind(py)
+        .set_item("warnings", warning_lines(&scenario))?;
+    Ok(out)
 }
 
 /// The scenario after `overrides`, validated and built, in canonical form (sorted-key JSON

@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", metavar="FILE", help="write the summary as JSON here (- for stdout)")
     add_max_memory(p)
     p.add_argument(
-        "--quiet", action="store_true", help="print nothing on success (no tables, no progress)"
+        "--quiet",
+        action="store_true",
+        help="print nothing on success but the scenario's warnings (no tables, no progress)",
     )
     p.set_defaults(func=main)
 
@@ -54,6 +56,9 @@ def main(args: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
+    from plait.cli.text import print_warnings
+
+    print_warnings(raw["warnings"])
     # The tables as DataFrames only for Parquet: the summary and the printed tables are the
     # same from plain rows, and pandas takes longer to import than a short run takes.
     result = (Result if folder is not None else RunRows)._from_core(raw, wall_seconds)

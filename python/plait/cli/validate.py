@@ -16,11 +16,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from plait.api import estimate_memory, validate
-    from plait.cli.text import plural, safe
+    from plait.cli.text import plural, print_warnings, safe
     from plait.output import human_bytes
 
     info = validate(args.file, overrides=args.overrides)
     memory = estimate_memory(args.file, overrides=args.overrides)
+    print_warnings(info["warnings"])
     print(
         f"{safe(args.file)}: ok ({plural(info['nodes'], 'node')}, "
         f"{plural(info['links'], 'link')}, {plural(info['flows'], 'flow')}, "

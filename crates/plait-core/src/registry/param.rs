@@ -493,12 +493,12 @@ impl From<Scalar> for Value {
     }
 }
 
-/// As in messages: numbers as Rust writes them, sizes in bytes, durations and rates with their
+/// As in messages: numbers as Rust writes them (with an exponent when very large or small), sizes in bytes, durations and rates with their
 /// unit (`40ms`, `10Mbps`).
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Number(x) => write!(f, "{x}"),
+            Value::Number(x) => f.write_str(&crate::scenario::format_number(*x)),
             Value::Integer(n) | Value::Size(n) => write!(f, "{n}"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Duration(t) => f.write_str(&crate::scenario::format_duration(*t)),

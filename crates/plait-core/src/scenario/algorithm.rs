@@ -316,7 +316,8 @@ fn period(path: &str, value: &Toml) -> Result<Period, Issue> {
                     Ok(shape)
                 } else {
                     Err(format!(
-                        "must be greater than 1 for the mean to exist, got {shape}"
+                        "must be greater than 1 for the mean to exist, got {}",
+                        super::units::format_number(shape)
                     ))
                 }
             })?;

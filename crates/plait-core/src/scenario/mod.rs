@@ -31,10 +31,11 @@ pub use catalog::{
 };
 pub use schema::{
     CoupledChoice, FlowSpec, LinkEventSpec, LinkSpec, MultipathSpec, NodeKind, NodeSpec, PathSpec,
-    Scenario, SimulationSpec, StartSpec, SubflowSpec,
+    Scenario, ScenarioWarning, SimulationSpec, StartSpec, SubflowSpec,
 };
 pub use units::{
-    format_duration, format_rate, format_size, parse_duration, parse_rate, parse_size,
+    format_duration, format_number, format_rate, format_size, parse_duration, parse_rate,
+    parse_size,
 };
 
 use tree::Issue;
@@ -74,6 +75,18 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// One line, as a [`ScenarioError`]: `file: path: message`.
+impl fmt::Display for ScenarioWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let as_error = ScenarioError {
+            file: self.file.clone(),
+            path: self.path.clone(),
+            message: self.message.clone(),
+        };
+        as_error.fmt(f)
+    }
+}
 
 /// 1-based line and column of a byte offset.
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {

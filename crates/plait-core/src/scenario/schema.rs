@@ -34,6 +34,18 @@ pub struct Scenario {
     /// Settings of flows that change during the run (`[[event]]` with `flow`), in time order
     /// (file order at equal times).
     pub flow_events: Vec<FlowEventSpec>,
+    /// What validation found legal but probably not meant (subflows sharing a path without
+    /// routes); `plait validate` and `plait run` print these.
+    pub warnings: Vec<ScenarioWarning>,
+}
+
+/// Something a scenario says that is legal but probably not what was meant, in the shape of a
+/// [`ScenarioError`](super::ScenarioError): `file: path: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioWarning {
+    pub file: String,
+    pub path: String,
+    pub message: String,
 }
 
 /// An `[[event]]` that gives a link's forward direction (from -> to) a new loss model.

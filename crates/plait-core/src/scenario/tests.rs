@@ -384,7 +384,10 @@ fn duplicate_names() {
         TCP_FLOW.replace("\"f\"", "\"f.1\"")
     ));
     assert_eq!(e.path, "flow[1].name");
-    assert_eq!(e.message, "duplicate flow name 'f.1' (also flow[0])");
+    assert_eq!(
+        e.message,
+        "duplicate flow name 'f.1' (also flow[0]: copy 1 of 'f', count = 2)"
+    );
     let e = err(&format!(
         "{}[[node]]\nname = \"r\"\n[[node]]\nname = \"r\"\n",
         base_flow("")
@@ -1965,4 +1968,271 @@ fn mpat_flows_read_their_shares() {
         e.message.contains("shares can change only for mpat flows"),
         "{e}"
     );
+}
+
+// ---- Generated names, shared paths, small things (issue 34, items 4, 5 and 20) --------------
+
+/// Two paths from h1 to h2: h1 -> r -> h2 over `a` and `b` (10 ms in all, two hops) and the
+/// direct link `c` (20 ms, one hop).
+fn two_paths(flows: &str) -> String {
+    format!(
+        "{BASE}\n[[link]]\nname = \"c\"\nfrom = \"h1\"\nto = \"h2\"\nrate = \"10Mbps\"\ndelay = \"20ms\"\n{flows}"
+    )
+}
+
+fn mptcp_flow(extra: &str) -> String {
+    format!("[[flow]]\nname = \"mp\"\nkind = \"mptcp\"\nsrc = \"h1\"\ndst = \"h2\"\n{extra}\n")
+}
+
+/// An MPAT aggregate names its application flows `agg.0`, `agg.1` in the `flows` table: a flow
+/// named so was accepted, and the table had two rows `agg.0` whose series were merged.
+#[test]
+fn flow_names_must_not_collide_with_generated_names() {
+    let mpat =
+        "[[flow]]\nname = \"agg\"\nkind = \"mpat\"\nsrc = \"h1\"\ndst = \"h2\"\nshares = [1, 1]\n";
+    let tcp = |name: &str| TCP_FLOW.replace("\"f\"", &format!("\"{name}\""));
+    let e = err(&format!("{BASE}{mpat}{}", tcp("agg.0")));
+    assert_eq!(e.path, "flow[1].name", "{e}");
+    assert_eq!(
+        e.message,
+        "duplicate flow name 'agg.0' (also application flow 0 of the mpat flow 'agg' at \
+         flow[0], one per share); names must differ from the generated ones (NAME.K for the \
+         application flows of an mpat flow)"
+    );
+    assert!(
+        e.to_string().starts_with("test.toml: flow[1].name: "),
+        "{e}"
+    );
+    // Written the other way round, the aggregate is the later entry.
+    let e = err(&format!("{BASE}{}{mpat}", tcp("agg.1")));
+    assert_eq!(e.path, "flow[1].name", "{e}");
+    assert!(
+        e.message.starts_with(
+            "duplicate flow name 'agg.1' (application flow 1 of the mpat flow 'agg' at flow[1], \
+             one per share; also flow[0])"
+        ),
+        "{e}"
+    );
+    // The copies of an aggregate with `count` name theirs `agg.i.k`.
+    let e = err(&format!("{BASE}{mpat}count = 2\n{}", tcp("agg.1.0")));
+    assert_eq!(e.path, "flow[1].name", "{e}");
+    assert!(
+        e.message.contains("at flow[0]: copy 1 of 'agg', count = 2"),
+        "{e}"
+    );
+    // A copy of `count` colliding with another copy names both.
+    let e = err(&format!(
+        "{BASE}{}count = 3\n{}count = 2\n",
+        tcp("x"),
+        tcp("x")
+    ));
+    assert_eq!(e.path, "flow[1].name", "{e}");
+    assert_eq!(
+        e.message,
+        "duplicate flow name 'x.0' (copy 0 of 'x', count = 2; also flow[0]: copy 0 of 'x', \
+         count = 3)"
+    );
+    // Names that only look alike are fine: no third share, not an index as results write it.
+    for name in ["agg.2", "agg.00", "agg.+1"] {
+        let s = ok(&format!("{BASE}{mpat}{}", tcp(name)));
+        assert_eq!(s.flows.len(), 2);
+    }
+}
+
+/// Without a route a flow takes the path of least propagation delay, not of fewest hops; MPTCP
+/// subflows without routes all take that one path, which a warning says when another exists.
+#[test]
+fn subflows_without_routes_on_one_path_are_warned_about() {
+    // The shortest path by delay: two hops, 10 ms, over the one hop of 20 ms.
+    let s = ok(&two_paths(TCP_FLOW));
+    assert_eq!(s.flows[0].paths[0].forward.len(), 2);
+    assert!(s.warnings.is_empty());
+
+    let s = ok(&two_paths(&mptcp_flow("subflows = [{}, {}]")));
+    assert_eq!(s.flows[0].paths[0], s.flows[0].paths[1]);
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    let w = &s.warnings[0];
+    assert_eq!(
+        (w.file.as_str(), w.path.as_str()),
+        ("test.toml", "flow[0].subflows")
+    );
+    assert!(
+        w.message.starts_with(
+            "subflows 0, 1 all take the path h1 -> r -> h2 (a subflow without a route takes the \
+             path of least propagation delay, here 10ms), though the topology has other paths"
+        ),
+        "{w}"
+    );
+    assert!(w
+        .to_string()
+        .starts_with("test.toml: flow[0].subflows: subflows 0, 1"));
+    // One route-less subflow on the path another takes by its route.
+    let s = ok(&two_paths(&mptcp_flow(
+        "subflows = [{ route = [\"r\"] }, {}, { route = [\"h1\", \"h2\"] }]",
+    )));
+    assert_eq!(s.warnings.len(), 1);
+    assert!(s.warnings[0].message.starts_with("subflows 0, 1 all take"));
+    // No warning: routes spread them, routes share a path on purpose, one subflow alone, or
+    // a topology with a single path.
+    for (text, why) in [
+        (
+            two_paths(&mptcp_flow(
+                "subflows = [{ route = [\"r\"] }, { route = [\"h1\", \"h2\"] }]",
+            )),
+            "spread",
+        ),
+        (
+            two_paths(&mptcp_flow(
+                "subflows = [{ route = [\"r\"] }, { route = [\"r\"] }]",
+            )),
+            "shared on purpose",
+        ),
+        (
+            two_paths(&mptcp_flow("subflows = [{}, { route = [\"h1\", \"h2\"] }]")),
+            "distinct",
+        ),
+        (
+            format!("{BASE}{}", mptcp_flow("subflows = [{}, {}]")),
+            "one path",
+        ),
+    ] {
+        assert!(ok(&text).warnings.is_empty(), "{why}");
+    }
+}
+
+/// `uncoupled:NAME` runs a single-path controller per subflow; its parameters are that
+/// controller's, checked as in a single-path flow's `cc`.
+#[test]
+fn uncoupled_controllers_take_parameters() {
+    let s = ok(&two_paths(&mptcp_flow(
+        "cc = { name = \"uncoupled:cubic\", beta = 0.8 }\nsubflows = [{ route = [\"r\"] }]",
+    )));
+    let Some(CoupledChoice::Uncoupled(cc)) = s.flows[0].multipath.as_ref().map(|m| &m.cc) else {
+        panic!("{:?}", s.flows[0].multipath);
+    };
+    assert_eq!(cc.name(), "cubic");
+    assert_eq!(cc.params().number("beta"), 0.8);
+    assert_eq!(
+        s.flows[0].multipath.as_ref().unwrap().cc.name(),
+        "uncoupled:cubic"
+    );
+    for (cc, path, message) in [
+        (
+            "{ name = \"uncoupled:cubic\", beta = 1.5 }",
+            "flow[0].cc.beta",
+            "must be between 0 and 1 (exclusive), got 1.5",
+        ),
+        (
+            "{ name = \"uncoupled:cubic\", alpha = 1 }",
+            "flow[0].cc.alpha",
+            "not a field of cubic controllers",
+        ),
+        (
+            "{ name = \"uncoupled:cubc\" }",
+            "flow[0].cc.name",
+            "unknown controller 'cubc'",
+        ),
+    ] {
+        let e = err(&two_paths(&mptcp_flow(&format!(
+            "cc = {cc}\nsubflows = [{{ route = [\"r\"] }}]"
+        ))));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.starts_with(message), "{e}");
+    }
+}
+
+/// A subflow joins `start` after its flow starts; joining after the run (or the flow's stop)
+/// would never send, and is refused as a flow starting after the end is.
+#[test]
+fn subflows_join_before_the_end() {
+    let flow = |extra: &str| {
+        err(&two_paths(&mptcp_flow(&format!(
+            "{extra}\nsubflows = [{{ route = [\"r\"] }}, {{ route = [\"h1\", \"h2\"], start = \"4s\" }}]"
+        ))))
+    };
+    let e = flow("start = \"6s\"");
+    assert_eq!(e.path, "flow[0].subflows[1].start", "{e}");
+    assert_eq!(
+        e.message,
+        "the subflow would join at 10s (the flow starts at 6s, the subflow 4s later), not before \
+         the end of the simulation (10s)"
+    );
+    let e = flow("start = \"1s\"\nstop = \"5s\"");
+    assert_eq!(e.path, "flow[0].subflows[1].start", "{e}");
+    assert!(
+        e.message.ends_with("not before the flow's stop (5s)"),
+        "{e}"
+    );
+    let e = flow("start = { uniform = [\"0s\", \"7s\"] }");
+    assert!(
+        e.message.starts_with("the subflow would join at 11s"),
+        "{e}"
+    );
+    let e = err(&two_paths(&mptcp_flow(
+        "subflows = [{ route = [\"r\"], start = \"10s\" }]",
+    )));
+    assert_eq!(e.path, "flow[0].subflows[0].start", "{e}");
+    ok(&two_paths(&mptcp_flow(
+        "start = \"5s\"\nsubflows = [{ route = [\"r\"] }, { route = [\"h1\", \"h2\"], start = \"4999ms\" }]",
+    )));
+}
+
+/// Numbers in messages are compact: 5e-324 was written with 324 digits.
+#[test]
+fn numbers_in_messages_are_compact() {
+    for (extra, path, shown) in [
+        (
+            "cc = { name = \"cubic\", beta = -5e-324 }",
+            "flow[0].cc.beta",
+            "got -5e-324",
+        ),
+        (
+            "cc = { name = \"cubic\", beta = 1.7e308 }",
+            "flow[0].cc.beta",
+            "got 1.7e308",
+        ),
+        (
+            "cc = { name = \"vegas\", alpha = 2, beta = 5e-324 }",
+            "flow[0].cc.beta",
+            "got 5e-324",
+        ),
+    ] {
+        let e = err(&base_flow(extra));
+        assert_eq!(e.path, path, "{e}");
+        assert!(e.message.ends_with(shown), "{e}");
+        assert!(e.to_string().len() < 120, "{e}");
+    }
+    let e = err(&format!(
+        "{BASE}[[flow]]\nname = \"agg\"\nkind = \"mpat\"\nsrc = \"h1\"\ndst = \"h2\"\nshares = [1, 5e-324]\n"
+    ));
+    assert!(e.message.ends_with("got 5e-324 and 1"), "{e}");
+    let e = err(&base_flow("").replacen(
+        "delay = \"5ms\"\n",
+        "delay = \"5ms\"\nloss = { kind = \"bernoulli\", p = -5e-324 }\n",
+        1,
+    ));
+    assert_eq!(e.path, "link[0].loss.p", "{e}");
+    assert!(e.message.ends_with("got -5e-324"), "{e}");
+    assert_eq!(crate::scenario::format_number(0.7), "0.7");
+    assert_eq!(crate::scenario::format_number(3.0), "3");
+    assert_eq!(crate::scenario::format_number(5e-324), "5e-324");
+    assert_eq!(crate::scenario::format_number(-1e20), "-1e20");
+}
+
+/// A name with a right-to-left override (U+202E) reversed the rest of the printed message.
+#[test]
+fn bidirectional_controls_are_escaped_in_messages() {
+    let e = err(&base_flow("").replace("dst = \"h2\"", "dst = \"h\u{202e}2\u{2066}\""));
+    let shown = e.to_string();
+    assert!(
+        shown.contains("unknown node 'h\\u{202e}2\\u{2066}'"),
+        "{shown}"
+    );
+    assert!(!shown.contains('\u{202e}') && !shown.contains('\u{2066}'));
+    let w = ScenarioWarning {
+        file: "a\u{200f}.toml".into(),
+        path: "flow[0]".into(),
+        message: "x".into(),
+    };
+    assert_eq!(w.to_string(), "a\\u{200f}.toml: flow[0]: x");
 }

@@ -34,12 +34,28 @@ pub(crate) fn index(path: &str, i: usize) -> String {
     format!("{path}[{i}]")
 }
 
-/// `text` with control characters (newlines, tabs) escaped, so that an error quoting user text
-/// stays on one line.
+/// Whether `c` changes how the text around it is shown rather than showing itself: the
+/// bidirectional controls (embeddings, overrides, isolates and marks, which can reorder a
+/// message: "Trojan Source", CVE-2021-42574) and the line and paragraph separators.
+pub(crate) fn is_invisible_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{2028}'
+            | '\u{2029}'
+    )
+}
+
+/// `text` with control characters (newlines, tabs) and bidirectional controls escaped, so that
+/// an error quoting user text stays on one line and reads in the order it was written.
 pub(crate) fn one_line(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if c.is_control() || is_invisible_control(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

@@ -324,6 +324,16 @@ pub(crate) fn format_float(f: f64) -> String {
     }
 }
 
+/// A number as messages show it: as Rust writes it (`0.7`, `3`), but with an exponent when the
+/// magnitude is very large or small (`5e-324`, where Rust's `Display` writes 324 digits).
+pub fn format_number(x: f64) -> String {
+    if x.is_finite() && x != 0.0 && (x.abs() >= 1e16 || x.abs() < 1e-5) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
 fn expected(what: &str, value: &Value) -> String {
     format!("expected {what}, got {}", describe(value))
 }
@@ -420,7 +430,10 @@ pub(crate) fn probability_value(value: &Value) -> Result<f64, String> {
     if (0.0..=1.0).contains(&p) {
         Ok(p)
     } else {
-        Err(format!("must be a probability between 0 and 1, got {p}"))
+        Err(format!(
+            "must be a probability between 0 and 1, got {}",
+            format_number(p)
+        ))
     }
 }
 

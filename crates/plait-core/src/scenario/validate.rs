@@ -14,8 +14,8 @@ use super::algorithm::{self, Section};
 use super::schema::*;
 use super::tree::{did_you_mean, index, join, listing, unknown_field, Fields, Issue};
 use super::units::{
-    bool_value, describe, duration_value, format_duration, name_value, number_value, rate_value,
-    string_value, uint_value, EXPECT_DURATION, EXPECT_RATE,
+    bool_value, describe, duration_value, format_duration, format_number, name_value, number_value,
+    rate_value, string_value, uint_value, EXPECT_DURATION, EXPECT_RATE,
 };
 use crate::app::SourceKind;
 use crate::transport::multipath::coupled::CoupledKind;
@@ -61,21 +61,44 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         ));
     }
     let mut flows = Vec::new();
-    let mut flow_names: BTreeMap<String, String> = BTreeMap::new();
-    for (path, table) in &flow_entries {
+    let mut warnings = Vec::new();
+    // What each entry names, and the entry of each flow name (after `count` expansion).
+    let mut namings: Vec<Naming> = Vec::with_capacity(flow_entries.len());
+    let mut flow_names: BTreeMap<String, usize> = BTreeMap::new();
+    for (e, (path, table)) in flow_entries.iter().enumerate() {
         let entry = Fields::new(path, table);
-        let copies = flow(&entry, &simulation, &sections, &topology)?;
+        let copies = flow(&entry, &simulation, &sections, &topology, &mut warnings)?;
+        let naming = Naming {
+            path: path.clone(),
+            name: entry
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            count: copies.len(),
+            applications: copies[0].shares.as_ref().map_or(0, Vec::len),
+            first_flow: flows.len(),
+        };
         for copy in copies {
-            if let Some(first) = flow_names.get(&copy.name) {
+            if let Some(&first) = flow_names.get(&copy.name) {
                 return Err(Issue::new(
                     entry.at("name"),
-                    format!("duplicate flow name '{}' (also {first})", copy.name),
+                    format!(
+                        "duplicate flow name '{}' ({}also {})",
+                        copy.name,
+                        naming
+                            .copy_of(&copy.name)
+                            .map_or(String::new(), |c| c + "; "),
+                        namings[first].origin(&copy.name)
+                    ),
                 ));
             }
-            flow_names.insert(copy.name.clone(), path.clone());
+            flow_names.insert(copy.name.clone(), e);
             flows.push(copy);
         }
+        namings.push(naming);
     }
+    application_names(&flows, &namings, &flow_names)?;
     let nodes = topology.node_specs(&flows);
     let events = events(&top, &links, &simulation)?;
     let loss_events = loss_events(&top, &links, &simulation)?;
@@ -89,7 +112,120 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         events,
         loss_events,
         flow_events,
+        warnings: warnings
+            .into_iter()
+            .map(|Issue { path, message }| ScenarioWarning {
+                file: source.to_string(),
+                path,
+                message,
+            })
+            .collect(),
     })
+}
+
+/// What one `[[flow]]` entry names: its flows (`name`, or `name.i` for the copies of
+/// `count > 1`), and for an MPAT aggregate the application flows of each (`flow.k`, one per
+/// share), which the results list beside the flows.
+struct Naming {
+    /// The entry (`flow[2]`).
+    path: String,
+    /// The name as written.
+    name: String,
+    count: usize,
+    /// Application flows of each copy (the number of shares; 0 unless MPAT).
+    applications: usize,
+    /// Index of the entry's first flow after expansion.
+    first_flow: usize,
+}
+
+impl Naming {
+    /// `copy 1 of 'f', count = 2` when `flow` is a copy, else `None`.
+    fn copy_of(&self, flow: &str) -> Option<String> {
+        (self.count > 1).then(|| {
+            let i = flow.rsplit_once('.').map_or("", |(_, i)| i);
+            format!("copy {i} of '{}', count = {}", self.name, self.count)
+        })
+    }
+
+    /// Where the flow name `flow` of this entry comes from: `flow[0]`, or `flow[0]: copy 1 of
+    /// 'f', count = 2`.
+    fn origin(&self, flow: &str) -> String {
+        match self.copy_of(flow) {
+            Some(copy) => format!("{}: {copy}", self.path),
+            None => self.path.clone(),
+        }
+    }
+}
+
+/// `k` when `text` is a whole number written as the results write indices (`0`, `12`; not
+/// `01` or `+1`).
+fn index_suffix(text: &str) -> Option<usize> {
+    let k: usize = text.parse().ok()?;
+    (k.to_string() == text).then_some(k)
+}
+
+/// Refuses a flow named like an application flow of an MPAT aggregate (`agg.0` beside an
+/// aggregate `agg` with two shares): the `flows` table would have two rows of that name and
+/// the series of both would be merged. Flow names are unique already, and two application
+/// flows cannot share a name (`a.k` = `b.j` only if `a` = `b` and `k` = `j`), so a flow name
+/// is the only thing an application flow's name can collide with.
+fn application_names(
+    flows: &[FlowSpec],
+    namings: &[Naming],
+    flow_names: &BTreeMap<String, usize>,
+) -> Result<(), Issue> {
+    if namings.iter().all(|n| n.applications == 0) {
+        return Ok(());
+    }
+    for (e, naming) in namings.iter().enumerate() {
+        let own = &flows[naming.first_flow..naming.first_flow + naming.count];
+        for flow in own {
+            let Some((aggregate, k)) = flow.name.rsplit_once('.') else {
+                continue;
+            };
+            let (Some(k), Some(&a)) = (index_suffix(k), flow_names.get(aggregate)) else {
+                continue;
+            };
+            let owner = &namings[a];
+            if k >= owner.applications {
+                continue;
+            }
+            let application = |owner_path: &str| {
+                format!(
+                    "application flow {k} of the mpat flow '{aggregate}' at {owner_path}, one per \
+                     share"
+                )
+            };
+            // Reported at the entry written last.
+            let (at, message) = if e > a {
+                let copy = naming
+                    .copy_of(&flow.name)
+                    .map_or(String::new(), |c| c + "; ");
+                (
+                    join(&naming.path, "name"),
+                    format!("{copy}also {}", application(&owner.origin(aggregate))),
+                )
+            } else {
+                (
+                    join(&owner.path, "name"),
+                    format!(
+                        "{}; also {}",
+                        application(&owner.origin(aggregate)),
+                        naming.origin(&flow.name)
+                    ),
+                )
+            };
+            return Err(Issue::new(
+                at,
+                format!(
+                    "duplicate flow name '{}' ({message}); names must differ from the generated \
+                     ones (NAME.K for the application flows of an mpat flow)",
+                    flow.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An event's `at`: a time within the run.
@@ -319,7 +455,10 @@ fn flow_events(
             };
             return Err(Issue::new(
                 entry.at("n"),
-                format!("must be {bound} for a {kind} flow, got {n}"),
+                format!(
+                    "must be {bound} for a {kind} flow, got {}",
+                    format_number(n)
+                ),
             ));
         }
         events.push(FlowEventSpec {
@@ -654,6 +793,36 @@ impl Topology {
         path_from_nodes(&self.graph, &nodes).ok()
     }
 
+    /// The nodes of a path from `src` over the link directions `links`.
+    fn nodes_along(&self, src: usize, links: &[LinkId]) -> Vec<usize> {
+        let mut nodes = vec![src];
+        nodes.extend(links.iter().map(|l| self.graph.ends[l.index()].1.index()));
+        nodes
+    }
+
+    /// Whether a route other than `nodes` leads from `src` to `dst`: one that leaves out some
+    /// hop of `nodes` (a route that takes every hop of a loop-free path from `src` to `dst`
+    /// is that path), so, whether `dst` stays reachable without one of them.
+    fn has_other_path(&self, src: usize, dst: usize, nodes: &[usize]) -> bool {
+        nodes.windows(2).any(|hop| {
+            let mut seen = vec![false; self.names.len()];
+            let mut stack = vec![src];
+            seen[src] = true;
+            while let Some(a) = stack.pop() {
+                if a == dst {
+                    return true;
+                }
+                for &b in &self.hops[a] {
+                    if !seen[b] && (a, b) != (hop[0], hop[1]) {
+                        seen[b] = true;
+                        stack.push(b);
+                    }
+                }
+            }
+            false
+        })
+    }
+
     /// Declared kinds, else host for flow endpoints and router for the rest.
     fn node_specs(&self, flows: &[FlowSpec]) -> Vec<NodeSpec> {
         let endpoints: BTreeSet<&str> = flows
@@ -683,6 +852,7 @@ fn flow(
     sim: &SimulationSpec,
     sections: &[(&'static str, Params)],
     topology: &Topology,
+    warnings: &mut Vec<Issue>,
 ) -> Result<Vec<FlowSpec>, Issue> {
     let source = algorithm::choose_with::<SourceKind>(
         entry,
@@ -761,7 +931,18 @@ fn flow(
         .map(|(name, params)| Section { path: name, params });
     let kind = algorithm::read(entry, source, section.as_ref())?;
     if is_mptcp {
-        let (multipath, paths) = multipath(entry, topology, &src, &dst, src_id, dst_id)?;
+        let ends = Ends {
+            src: &src,
+            dst: &dst,
+            src_id,
+            dst_id,
+        };
+        let window = Window {
+            sim,
+            start: start.latest(),
+            stop,
+        };
+        let (multipath, paths) = multipath(entry, topology, &ends, &window, warnings)?;
         let names: Vec<String> = if count == 1 {
             vec![name]
         } else {
@@ -877,7 +1058,7 @@ fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
         if !(x.is_finite() && x > 0.0) {
             return Err(Issue::new(
                 &path,
-                format!("must be a positive number, got {x}"),
+                format!("must be a positive number, got {}", format_number(x)),
             ));
         }
         out.push(x);
@@ -889,8 +1070,10 @@ fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
         return Err(Issue::new(
             entry.at(key),
             format!(
-                "the smallest weight must be at least {:e} of the largest, got {min} and {max}",
-                crate::transport::aggregate::mpat::MIN_SHARE_RATIO
+                "the smallest weight must be at least {:e} of the largest, got {} and {}",
+                crate::transport::aggregate::mpat::MIN_SHARE_RATIO,
+                format_number(min),
+                format_number(max)
             ),
         ));
     }
@@ -902,20 +1085,62 @@ const MPTCP_FLOW_KEYS: &[&str] = &["cc", "scheduler", "subflows"];
 /// The keys of one entry of `subflows`.
 const SUBFLOW_KEYS: &[&str] = &["route", "start", "backup"];
 
-/// An MPTCP flow's controller, scheduler and subflows, with one path per subflow.
+/// The two ends of a flow, by name and by node id.
+struct Ends<'a> {
+    src: &'a str,
+    dst: &'a str,
+    src_id: usize,
+    dst_id: usize,
+}
+
+/// When a flow may send: the run, the latest start of its copies, and its stop if any.
+struct Window<'a> {
+    sim: &'a SimulationSpec,
+    start: SimTime,
+    stop: Option<SimTime>,
+}
+
+/// The prefix of an uncoupled controller's name: `uncoupled:cubic` runs a `cubic` per subflow.
+const UNCOUPLED: &str = "uncoupled:";
+
+/// An MPTCP flow's controller, scheduler and subflows, with one path per subflow. Subflows
+/// without a route that share one path while the topology offers another are reported in
+/// `warnings`.
 fn multipath(
     entry: &Fields,
     topology: &Topology,
-    src: &str,
-    dst: &str,
-    src_id: usize,
-    dst_id: usize,
+    ends: &Ends,
+    window: &Window,
+    warnings: &mut Vec<Issue>,
 ) -> Result<(MultipathSpec, Vec<PathSpec>), Issue> {
+    let &Ends {
+        src,
+        dst,
+        src_id,
+        dst_id,
+    } = ends;
     let default_cc = Value::String(DEFAULT_COUPLED.to_string());
     let cc = match entry.get("cc").unwrap_or(&default_cc) {
-        Value::String(text) if text.starts_with("uncoupled:") => {
-            let inner = Value::String(text["uncoupled:".len()..].to_string());
+        Value::String(text) if text.starts_with(UNCOUPLED) => {
+            let inner = Value::String(text[UNCOUPLED.len()..].to_string());
             CoupledChoice::Uncoupled(algorithm::controller(&entry.at("cc"), &inner)?)
+        }
+        // `{ name = "uncoupled:cubic", beta = 0.8 }`: the parameters are the per-subflow
+        // controller's, read and checked as a single-path flow's `cc` table.
+        Value::Table(table)
+            if table
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| name.starts_with(UNCOUPLED)) =>
+        {
+            let mut inner = table.clone();
+            let name =
+                inner["name"].as_str().expect("checked above")[UNCOUPLED.len()..].to_string();
+            inner.insert("name".to_string(), Value::String(name));
+            CoupledChoice::Uncoupled(algorithm::controller(
+                &entry.at("cc"),
+                &Value::Table(inner),
+            )?)
         }
         value => CoupledChoice::Coupled(algorithm::named::<CoupledKind>(
             &entry.at("cc"),
@@ -972,6 +1197,26 @@ fn multipath(
         let sub = Fields::of(&at, item)?;
         sub.check_keys(SUBFLOW_KEYS)?;
         let start = sub.opt("start", duration_value)?.unwrap_or(SimTime::ZERO);
+        // A subflow joins `start` after its connection starts; one that would join after the
+        // run (or the flow's stop) would never send, as a flow starting after the end.
+        let joins = window.start.saturating_add(start);
+        let (end, what) = match window.stop {
+            Some(stop) if stop < window.sim.duration => (stop, "the flow's stop"),
+            _ => (window.sim.duration, "the end of the simulation"),
+        };
+        if joins >= end {
+            return Err(Issue::new(
+                sub.at("start"),
+                format!(
+                    "the subflow would join at {} (the flow starts at {}, the subflow {} later), \
+                     not before {what} ({})",
+                    format_duration(joins),
+                    format_duration(window.start),
+                    format_duration(start),
+                    format_duration(end)
+                ),
+            ));
+        }
         let backup = sub.opt("backup", bool_value)?.unwrap_or(false);
         let ids = match sub.get("route") {
             None => None,
@@ -1013,6 +1258,9 @@ fn multipath(
             backup,
         });
     }
+    if let Some(warning) = shared_path(&path, &subflows, &paths, topology, src_id, dst_id) {
+        warnings.push(warning);
+    }
     Ok((
         MultipathSpec {
             cc,
@@ -1020,6 +1268,52 @@ fn multipath(
             subflows,
         },
         paths,
+    ))
+}
+
+/// A warning when subflows without a route take the same path as another subflow (all
+/// route-less subflows take the one shortest path) while the topology offers another path from
+/// `src` to `dst`: most likely the subflows were meant to spread over the paths. Subflows that
+/// share a path by explicit routes are meant to.
+fn shared_path(
+    at: &str,
+    subflows: &[SubflowSpec],
+    paths: &[PathSpec],
+    topology: &Topology,
+    src: usize,
+    dst: usize,
+) -> Option<Issue> {
+    let routeless = subflows.iter().position(|s| s.route.is_none())?;
+    let shortest = &paths[routeless].forward;
+    let sharing: Vec<usize> = (0..subflows.len())
+        .filter(|&k| paths[k].forward == *shortest)
+        .collect();
+    if sharing.len() < 2 {
+        return None;
+    }
+    let nodes = topology.nodes_along(src, shortest);
+    if !topology.has_other_path(src, dst, &nodes) {
+        return None;
+    }
+    let listed: Vec<String> = sharing.iter().map(usize::to_string).collect();
+    let route: Vec<&str> = nodes.iter().map(|&n| topology.names[n].as_str()).collect();
+    let delay_ns: u64 = shortest
+        .iter()
+        .map(|l| topology.graph.delay_ns[l.index()])
+        .sum();
+    Some(Issue::new(
+        at,
+        format!(
+            "subflows {} all take the path {} (a subflow without a route takes the path of least \
+             propagation delay, here {}), though the topology has other paths from '{}' to '{}'; \
+             give the subflows routes to spread them, or the same route to share the path on \
+             purpose",
+            listed.join(", "),
+            route.join(" -> "),
+            format_duration(SimTime(delay_ns)),
+            topology.names[src],
+            topology.names[dst],
+        ),
     ))
 }
 

@@ -53,6 +53,7 @@ use super::{limit_of, Limit, QueueDisc, QueueItem, QueueKind, RedSpec};
 use crate::app::MAX_PACKET_BYTES;
 use crate::registry::{AlgorithmSpec, Bound, Origin, Param, ParamIssue, Params, Scalar, Value};
 use crate::rng::SimRng;
+use crate::scenario::format_number;
 use crate::time::{Rate, SimTime};
 
 /// The registry declaration of RED. The defaults are the classic ns-2 settings (Floyd's
@@ -149,7 +150,11 @@ fn finish(params: &mut Params) -> Result<(), ParamIssue> {
         };
         return Err(ParamIssue::at(
             key,
-            format!("min_th ({min_th}) must be less than max_th ({max_th})"),
+            format!(
+                "min_th ({}) must be less than max_th ({})",
+                format_number(min_th),
+                format_number(max_th)
+            ),
         ));
     }
     let limit = limit_of(params)?.expect("packets has a default");
@@ -165,7 +170,10 @@ fn finish(params: &mut Params) -> Result<(), ParamIssue> {
         };
         return Err(ParamIssue::at(
             key,
-            format!("max_th ({max_th}) exceeds the buffer limit ({capacity} {unit})"),
+            format!(
+                "max_th ({}) exceeds the buffer limit ({capacity} {unit})",
+                format_number(max_th)
+            ),
         ));
     }
     Ok(())

@@ -46,6 +46,7 @@
 use super::window::{initial_window_bytes, SlowStart};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
+use crate::scenario::format_number;
 use crate::time::SimTime;
 
 /// The registry declaration of Vegas; the defaults are Linux's (α = 2, β = 4, γ = 1 segments).
@@ -80,7 +81,11 @@ pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
         if p.beta < p.alpha {
             return Err(ParamIssue::at(
                 "beta",
-                format!("must not be less than alpha ({}), got {}", p.alpha, p.beta),
+                format!(
+                    "must not be less than alpha ({}), got {}",
+                    format_number(p.alpha),
+                    format_number(p.beta)
+                ),
             ));
         }
         Ok(())

@@ -49,6 +49,7 @@ use super::{
     SegmentView, SubflowView,
 };
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
+use crate::scenario::format_number;
 use crate::time::SimTime;
 
 /// The registry declaration of BLEST.
@@ -103,7 +104,8 @@ fn finish(params: &mut Params) -> Result<(), ParamIssue> {
             key,
             format!(
                 "min_lambda ({}) must not exceed max_lambda ({})",
-                p.min_lambda, p.max_lambda
+                format_number(p.min_lambda),
+                format_number(p.max_lambda)
             ),
         ));
     }
@@ -112,7 +114,9 @@ fn finish(params: &mut Params) -> Result<(), ParamIssue> {
             "lambda",
             format!(
                 "must lie in [min_lambda, max_lambda] = [{}, {}], got {}",
-                p.min_lambda, p.max_lambda, p.lambda
+                format_number(p.min_lambda),
+                format_number(p.max_lambda),
+                format_number(p.lambda)
             ),
         ));
     }

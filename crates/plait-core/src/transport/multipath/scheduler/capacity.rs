@@ -46,6 +46,7 @@ use super::{
     SubflowView,
 };
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
+use crate::scenario::format_number;
 
 /// The registry declaration of the capacity scheduler.
 pub const SPEC: AlgorithmSpec<SchedulerKind> = AlgorithmSpec {
@@ -88,7 +89,11 @@ fn finish(params: &mut Params) -> Result<(), ParamIssue> {
         };
         return Err(ParamIssue::at(
             key,
-            format!("gamma ({gamma}) must be less than delta ({delta})"),
+            format!(
+                "gamma ({}) must be less than delta ({})",
+                format_number(gamma),
+                format_number(delta)
+            ),
         ));
     }
     Ok(())
