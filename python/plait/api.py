@@ -463,24 +463,37 @@ class ScenarioWarning(UserWarning):
     `file: field: what`. :func:`run` issues these with :func:`warnings.warn`."""
 
 
-def validate(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
+#: Default limit on a run's estimated memory (see :func:`estimate_memory`).
+DEFAULT_MAX_MEMORY = 4 * 2**30
+
+
+def validate(
+    scenario: Scenario, overrides: Overrides = None, max_memory: int | None = DEFAULT_MAX_MEMORY
+) -> dict[str, Any]:
     """Checks a scenario; returns counts of nodes, links and flows, and `warnings`: what is
     legal but probably not meant, one line each (see :class:`ScenarioWarning`). Raises
-    :class:`plait.ScenarioError` naming the file, the field and what was expected."""
+    :class:`plait.ScenarioError` naming the file, the field and what was expected, and
+    :class:`plait.ResourceLimitError` for a scenario that :func:`run` would refuse with the
+    same `max_memory` (checked first, from the flow entries before `count` is expanded)."""
+    check_max_memory(max_memory)
     text, source, fmt = _load(scenario)
-    return _core.validate_scenario(text, source, fmt, _override_pairs(overrides))
+    return _core.validate_scenario(
+        text, source, fmt, _override_pairs(overrides), max_memory=max_memory
+    )
 
 
 #: The files :meth:`Result.to_parquet` writes.
 PARQUET_FILES = tuple(f"{name}.parquet" for name in TABLES)
 
-#: Default limit on a run's estimated memory (see :func:`estimate_memory`).
-DEFAULT_MAX_MEMORY = 4 * 2**30
 
-
-def estimate_memory(scenario: Scenario, overrides: Overrides = None) -> dict[str, int]:
+def estimate_memory(scenario: Scenario, overrides: Overrides = None) -> dict[str, Any]:
     """The memory a run of `scenario` is estimated to need, in bytes (`bytes`), with what it is
-    made of: `flows`, `link_directions`, `samples` and `sample_rows` (time-series rows)."""
+    made of: `flows`, `subflows` (MPTCP), `shares` (MPAT application flows), `paths`,
+    `link_directions`, `samples`, `sample_rows` (time-series rows), and upper bounds on the
+    rows of `picks` and `drops` when they are traced. `packets` estimates the run's work
+    (transmissions over links at the max-min fair rates) and `seconds` the wall time it takes
+    at the simulator's usual speed. Made from the flow entries before `count` is expanded:
+    cheap for any count (docs/results.md)."""
     text, source, fmt = _load(scenario)
     return _core.estimate_memory(text, source, fmt, _override_pairs(overrides))
 

@@ -43,16 +43,24 @@ fn parse(
     parsed.map_err(|e| scenario_error(py, &e))
 }
 
-/// Validates a scenario; returns a short description of it.
+/// Validates a scenario; returns a short description of it. A scenario whose estimated memory
+/// exceeds `max_memory` bytes is refused as `run_scenario` refuses it (ResourceLimitError),
+/// before its flows are expanded.
 #[pyfunction]
-#[pyo3(signature = (text, source, format="toml", overrides=Vec::new()))]
+#[pyo3(signature = (text, source, format="toml", overrides=Vec::new(), max_memory=None))]
 fn validate_scenario(
     py: Python<'_>,
     text: &str,
     source: &str,
     format: &str,
     overrides: Vec<(String, String)>,
+    max_memory: Option<u64>,
 ) -> PyResult<PyObject> {
+    if let Some(limit) = max_memory {
+        if let Some(message) = estimate(py, text, source, format, &overrides)?.check(limit) {
+            return Err(resource_error(source, &message));
+        }
+    }
     let s = parse(py, text, source, format, &overrides)?;
     // Building resolves routes, which can fail on its own.
     build(&s, None).map_err(|e| scenario_error(py, &e))?;
@@ -166,12 +174,14 @@ fn run_scenario(
     max_memory: Option<u64>,
 ) -> PyResult<PyObject> {
     let cancel = cancel.map(|c| Arc::clone(&c.0));
-    let scenario = parse(py, text, source, format, &overrides)?;
     if let Some(limit) = max_memory {
-        if let Some(message) = MemoryEstimate::of(&scenario).check(limit) {
-            return Err(resource_error(&scenario.source, &message));
+        // Estimated from the flow entries before `count` is expanded: refusing a run of a
+        // million flows must not cost a million flows.
+        if let Some(message) = estimate(py, text, source, format, &overrides)?.check(limit) {
+            return Err(resource_error(source, &message));
         }
     }
+    let scenario = parse(py, text, source, format, &overrides)?;
     check_cancelled(py, cancel.as_ref())?;
     let mut sim = py
         .allow_threads(|| build(&scenario, seed))
@@ -242,15 +252,45 @@ fn estimate_memory(
     format: &str,
     overrides: Vec<(String, String)>,
 ) -> PyResult<PyObject> {
-    let s = parse(py, text, source, format, &overrides)?;
-    let e = MemoryEstimate::of(&s);
+    let e = estimate(py, text, source, format, &overrides)?;
     let d = PyDict::new_bound(py);
     d.set_item("bytes", e.bytes)?;
     d.set_item("flows", e.flows)?;
+    d.set_item("subflows", e.subflows)?;
+    d.set_item("shares", e.shares)?;
+    d.set_item("paths", e.paths)?;
     d.set_item("link_directions", e.link_directions)?;
     d.set_item("samples", e.samples)?;
     d.set_item("sample_rows", e.sample_rows)?;
+    d.set_item("picks", e.picks)?;
+    d.set_item("drops", e.drops)?;
+    d.set_item("packets", e.packets)?;
+    d.set_item("seconds", e.seconds())?;
     Ok(d.into())
+}
+
+/// The memory estimate of a scenario, from its flow entries before `count` is expanded
+/// (`Scenario::unexpanded`).
+fn estimate(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    overrides: &[(String, String)],
+) -> PyResult<MemoryEstimate> {
+    let json = match format {
+        "toml" => false,
+        "json" => true,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown scenario format '{other}' (expected toml or json)"
+            )))
+        }
+    };
+    let (entries, counts) = py
+        .allow_threads(|| Scenario::unexpanded(text, source, json, overrides))
+        .map_err(|e| scenario_error(py, &e))?;
+    Ok(MemoryEstimate::of_entries(&entries, &counts))
 }
 
 /// The controllers, queues, sources and loss models a scenario can name, with parameters.
@@ -290,6 +330,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
+    m.add(
+        "PACKETS_PER_SECOND",
+        plait_core::sim::budget::PACKETS_PER_SECOND,
+    )?;
     m.add_function(wrap_pyfunction!(canonical_scenario, m)?)?;
     m.add_class::<CancelToken>()?;
     m.add_function(wrap_pyfunction!(catalog_json, m)?)?;

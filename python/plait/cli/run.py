@@ -59,13 +59,18 @@ def main(args: argparse.Namespace) -> int:
     from plait.cli.text import print_warnings
 
     print_warnings(raw["warnings"])
+    if args.quiet and folder is None and json_target is None:
+        # Nothing to print or write: no tables, no summary.
+        return 0
     # The tables as DataFrames only for Parquet: the summary and the printed tables are the
     # same from plain rows, and pandas takes longer to import than a short run takes.
     result = (Result if folder is not None else RunRows)._from_core(raw, wall_seconds)
     with outputs.writing() as tx:
         if folder is not None:
             result.stage_parquet(tx, folder)
-        tx.write_text(json_target, result.summary_json())
+        if json_target is not None:
+            # The summary only when it is written: it costs a row per flow and per path.
+            tx.write_text(json_target, result.summary_json())
     if not args.quiet:
         from rich.console import Console
 

@@ -13,6 +13,7 @@ mod overrides;
 mod schema;
 mod tree;
 mod units;
+mod unexpanded;
 mod validate;
 
 #[cfg(test)]
