@@ -254,3 +254,53 @@ fn runs_are_deterministic() {
         assert_eq!(a, b, "{mapping}");
     }
 }
+
+/// Issue 34: `host_jitter`, `host_stall_rate` and the `linux` profile's jitter changed a TCP
+/// flow's results but left an MPAT aggregate byte-identical. They delay the packets of the
+/// aggregate's two hosts, every window's: the results change, and stay the same for a seed.
+#[test]
+fn regression_host_noise_delays_the_windows_packets() {
+    let run = |extra: &str, seed: u64| {
+        let text = dumbbell(&mpat("agg", "[1, 2]", extra), "25s");
+        let scenario = plait_core::scenario::Scenario::from_toml_str(&text, "<test>", &[])
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut sim =
+            plait_core::sim::build(&scenario, Some(seed)).unwrap_or_else(|e| panic!("{e}"));
+        sim.run();
+        common::check_invariants(&sim);
+        sim.results()
+    };
+    // What the run measured (not the seed it names).
+    let json = |r: &plait_core::trace::results::RunResult| {
+        serde_json::to_string(&(&r.flows, &r.paths, &r.links)).unwrap()
+    };
+    // The aggregate's goodput and its application flows'.
+    let goodput = |r: &plait_core::trace::results::RunResult| r.flows.goodput_bps.clone();
+    let calm = run("", 1);
+    let jitter = run("host_jitter = \"20us\"", 1);
+    assert_ne!(json(&calm), json(&jitter), "jitter changes the run");
+    assert_eq!(json(&jitter), json(&run("host_jitter = \"20us\"", 1)));
+    assert_ne!(json(&jitter), json(&run("host_jitter = \"20us\"", 2)));
+    let stalls = run("host_stall_rate = 10\nhost_stall_duration = \"20ms\"", 1);
+    assert_ne!(json(&calm), json(&stalls), "stalls change the run");
+    assert!(
+        stalls.flows.rtt_max_s[0] > calm.flows.rtt_max_s[0] + 0.015,
+        "{} vs {}",
+        stalls.flows.rtt_max_s[0],
+        calm.flows.rtt_max_s[0]
+    );
+    // The linux profile's 5 us of jitter applies, and host_jitter = 0 turns it off.
+    let linux = run("profile = \"linux\"", 1);
+    assert_ne!(
+        json(&linux),
+        json(&run("profile = \"linux\"\nhost_jitter = \"0s\"", 1))
+    );
+    eprintln!(
+        "mpat goodput: calm {:?} jitter {:?} (seed 2: {:?}) stalls {:?} linux {:?}",
+        goodput(&calm),
+        goodput(&jitter),
+        goodput(&run("host_jitter = \"20us\"", 2)),
+        goodput(&stalls),
+        goodput(&linux)
+    );
+}

@@ -541,3 +541,49 @@ fn regression_redundant_every_subflow_carries_the_whole_stream() {
     let (once, _) = disjoint_transfer("min_rtt", fast, 4 * bytes);
     assert!(once[0] + once[1] < 4 * bytes * 101 / 100, "{once:?}");
 }
+
+/// Issue 34: `host_jitter`, `host_stall_rate` and the `linux` profile's jitter changed a TCP
+/// flow's results but left an MPTCP connection byte-identical. They delay the packets of the
+/// connection's two hosts, every subflow's: the results change, and stay the same for a seed.
+#[test]
+fn regression_host_noise_delays_the_subflows_packets() {
+    let results = |extra: &str, seed: u64| {
+        let toml = two_paths("5s", PATH2, &format!("cc = \"lia\"\n{extra}\n{SUBFLOWS}"));
+        run(&toml, Some(seed)).results()
+    };
+    // What the run measured (not the seed it names).
+    let json = |r: &plait_core::trace::results::RunResult| {
+        serde_json::to_string(&(&r.flows, &r.paths, &r.links)).unwrap()
+    };
+    let calm = results("", 1);
+    let jitter = results("host_jitter = \"20us\"", 1);
+    assert_ne!(json(&calm), json(&jitter), "jitter changes the run");
+    assert_eq!(json(&jitter), json(&results("host_jitter = \"20us\"", 1)));
+    assert_ne!(json(&jitter), json(&results("host_jitter = \"20us\"", 2)));
+    // Calm runs do not depend on the seed (nothing draws): with jitter, seeds differ.
+    assert_eq!(json(&calm), json(&results("", 2)));
+    // Stalls of 20 ms ten times a second hold packets: some RTT samples take a stall more.
+    let stalls = results("host_stall_rate = 10\nhost_stall_duration = \"20ms\"", 1);
+    let goodput = |r: &plait_core::trace::results::RunResult| r.flows.goodput_bps[0];
+    assert_ne!(json(&calm), json(&stalls), "stalls change the run");
+    assert!(
+        stalls.flows.rtt_max_s[0] > calm.flows.rtt_max_s[0] + 0.015,
+        "{} vs {}",
+        stalls.flows.rtt_max_s[0],
+        calm.flows.rtt_max_s[0]
+    );
+    // The linux profile's 5 us of jitter applies, and host_jitter = 0 turns it off.
+    let linux = results("profile = \"linux\"", 1);
+    assert_ne!(
+        json(&linux),
+        json(&results("profile = \"linux\"\nhost_jitter = \"0s\"", 1))
+    );
+    eprintln!(
+        "mptcp goodput: calm {} jitter {} (seed 2: {}) stalls {} linux {}",
+        goodput(&calm),
+        goodput(&jitter),
+        goodput(&results("host_jitter = \"20us\"", 2)),
+        goodput(&stalls),
+        goodput(&linux)
+    );
+}

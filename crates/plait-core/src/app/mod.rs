@@ -20,7 +20,7 @@ use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
-use crate::transport::host_noise::HostNoise;
+use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::transport::tcp::{StopMode, TcpReceiver, TcpSender};
 
 pub use cbr::Cbr;
@@ -71,6 +71,9 @@ pub enum Source {
         stop_mode: StopMode,
         /// Keep every scheduler decision for the `picks` table.
         trace_picks: bool,
+        /// Host timing noise at the two ends (the builder draws it from the flow's
+        /// `flow.<name>.host` stream).
+        noise: HostNoiseConfig,
     },
     /// An MPAT aggregate's settings; the builder adds its shares and windows.
     Mpat {
@@ -80,6 +83,9 @@ pub enum Source {
         stop_mode: StopMode,
         /// The flow's stream, for the random mapping.
         rng: SimRng,
+        /// Host timing noise at the two ends (drawn from the flow's `flow.<name>.host`
+        /// stream, apart from the mapping's).
+        noise: HostNoiseConfig,
     },
     /// A TFRC, MulTFRC or CP flow, both ends.
     Tfrc(Box<crate::transport::tfrc::TfrcFlow>),

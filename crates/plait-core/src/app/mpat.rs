@@ -6,9 +6,10 @@
 //! flow or in the `[tcp]` section; `cc` is every window's congestion controller (Reno by
 //! default: the paper's N AIMD loops). `shares` (one positive weight per application flow,
 //! normalised to sum to one) is read by the scenario reader, which gives the aggregate one
-//! path per window, all on the flow's route.
+//! path per window, all on the flow's route. The host timing noise (`host_jitter`,
+//! `host_stall_*`) delays the packets of the aggregate's two hosts, every window's alike.
 
-use super::tcp::{config, finish};
+use super::tcp::{config, finish, host_noise};
 use super::{Source, SourceKind};
 use crate::registry::{AlgorithmSpec, Param, Scalar};
 use crate::transport::aggregate::{Mapping, MpatConfig};
@@ -50,5 +51,6 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         cc: params.controller("cc").clone(),
         stop_mode: StopMode::from_name(params.choice("on_stop")).expect("a declared mode"),
         rng: context.rng,
+        noise: host_noise(params),
     },
 };

@@ -8,9 +8,11 @@
 //! send buffer. The keys that name other things — `cc` (a coupled controller, or
 //! `"uncoupled:<controller>"`), `scheduler` and `subflows` (each subflow's route, start and
 //! backup flag) — are read with the flow's topology by the scenario reader
-//! (`FlowSpec::multipath`), and the builder assembles the connection from both.
+//! (`FlowSpec::multipath`), and the builder assembles the connection from both. The host
+//! timing noise (`host_jitter`, `host_stall_*`) delays the packets of the connection's two
+//! hosts, every subflow's alike (one host stack sends them all).
 
-use super::tcp::{config, finish};
+use super::tcp::{config, finish, host_noise};
 use super::{Source, SourceKind};
 use crate::registry::{AlgorithmSpec, Param, Scalar};
 use crate::transport::multipath::MptcpConfig;
@@ -50,5 +52,6 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         }),
         stop_mode: StopMode::from_name(params.choice("on_stop")).expect("a declared mode"),
         trace_picks: params.bool("trace_picks"),
+        noise: host_noise(params),
     },
 };

@@ -205,11 +205,7 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
     finish: Some(finish),
     build: |params, context| {
         let config = config(params);
-        let noise = HostNoiseConfig {
-            jitter: params.duration("host_jitter"),
-            stall_rate: params.number("host_stall_rate"),
-            stall_duration: params.duration("host_stall_duration"),
-        };
+        let noise = host_noise(params);
         let cc = params.controller("cc");
         let controller = cc.build(Connection {
             mss: config.mss,
@@ -227,6 +223,17 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
         }
     },
 };
+
+/// The host timing noise of validated TCP-connection parameters (`host_jitter`,
+/// `host_stall_rate`, `host_stall_duration`), shared by every source built on them (TCP, MPTCP
+/// subflows, MPAT windows).
+pub fn host_noise(params: &Params) -> HostNoiseConfig {
+    HostNoiseConfig {
+        jitter: params.duration("host_jitter"),
+        stall_rate: params.number("host_stall_rate"),
+        stall_duration: params.duration("host_stall_duration"),
+    }
+}
 
 /// The connection settings of validated TCP source parameters.
 pub fn config(params: &Params) -> TcpConfig {

@@ -18,6 +18,7 @@ use crate::scenario::{NodeKind, PathSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::transport::cc::Connection;
+use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::transport::multipath::coupled::{Coupled, MultipathConnection, Uncoupled};
 use crate::transport::multipath::scheduler::SchedulerContext;
 use crate::transport::multipath::{MptcpConfig, MptcpFlow, SubflowConfig};
@@ -199,6 +200,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 config,
                 stop_mode,
                 trace_picks,
+                noise,
             } => {
                 let Some(multipath) = f.multipath.as_ref() else {
                     return Err(err(
@@ -206,7 +208,8 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                         "an mptcp flow needs its subflows".into(),
                     ));
                 };
-                let mut flow = mptcp_flow(*config, stop_mode, multipath);
+                let mut flow = mptcp_flow(*config, stop_mode, multipath)
+                    .with_host_noise(host_noise(noise, &streams, &f.name));
                 if trace_picks {
                     flow = flow.with_pick_log();
                 }
@@ -218,6 +221,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 cc,
                 stop_mode,
                 rng,
+                noise,
             } => {
                 let Some(shares) = f.shares.clone() else {
                     return Err(err(
@@ -235,7 +239,8 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                     })
                 };
                 let flow = crate::transport::aggregate::MpatFlow::new(*config, controller, rng)
-                    .with_stop_mode(stop_mode);
+                    .with_stop_mode(stop_mode)
+                    .with_host_noise(host_noise(noise, &streams, &f.name));
                 (cc.name().to_string(), AnyTransport::Mpat(Box::new(flow)))
             }
         };
@@ -320,6 +325,17 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         },
         crate::trace::NoTrace,
     ))
+}
+
+/// The host timing noise of a flow whose own stream serves something else (or nothing): drawn
+/// from its `flow.<name>.host` stream; `None` when the settings delay nothing.
+fn host_noise(config: HostNoiseConfig, streams: &RngStreams, name: &str) -> Option<Box<HostNoise>> {
+    config.is_on().then(|| {
+        Box::new(HostNoise::new(
+            config,
+            streams.stream_of(&["flow.", name, ".host"]),
+        ))
+    })
 }
 
 /// An MPTCP connection from its source's settings and its flow's multipath part.

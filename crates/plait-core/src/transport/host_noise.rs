@@ -15,8 +15,9 @@
 //!   NIC do not reorder one connection): a packet never leaves before the one emitted before
 //!   it from the same end.
 //!
-//! Every draw comes from the connection's own seeded stream (`flow.<name>.tcp`), so runs stay
-//! deterministic and seeds give independent replications. The two ends (sender and receiver)
+//! Every draw comes from the connection's own seeded stream (`flow.<name>.tcp` for a TCP flow,
+//! `flow.<name>.host` for an MPTCP connection or an MPAT aggregate, whose subflows or windows
+//! share the two hosts), so runs stay deterministic and seeds give independent replications. The two ends (sender and receiver)
 //! are independent hosts with their own state, drawing from the one stream in the order the
 //! packets are emitted.
 
@@ -26,7 +27,7 @@ use rand::Rng;
 
 use crate::rng::SimRng;
 use crate::time::SimTime;
-use crate::transport::Transmit;
+use crate::transport::{Direction, Transmit};
 
 /// The settings of [`HostNoise`]; all zero is off.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -126,6 +127,21 @@ impl HostNoise {
         from.saturating_add(SimTime::from_secs_f64(seconds.min(1e9)))
     }
 
+    /// Admits every packet `emit` yields at `now` (end 0 for the forward direction, 1 for
+    /// the reverse), then returns the next packet due: a transport's `poll_transmit` through
+    /// the noise.
+    pub fn pass(
+        &mut self,
+        now: SimTime,
+        mut emit: impl FnMut() -> Option<Transmit>,
+    ) -> Option<Transmit> {
+        while let Some(x) = emit() {
+            let end = usize::from(x.direction == Direction::Reverse);
+            self.admit(now, end, x);
+        }
+        self.poll(now)
+    }
+
     /// The next packet due by `now`, earliest release first (end 0 first on a tie).
     pub fn poll(&mut self, now: SimTime) -> Option<Transmit> {
         let due = |e: &End| e.waiting.front().map(|w| w.0).filter(|&t| t <= now);
@@ -158,7 +174,6 @@ mod tests {
     use crate::ids::PathId;
     use crate::packet::{CustomHeader, Header};
     use crate::rng::RngStreams;
-    use crate::transport::Direction;
 
     fn packet(size: u32) -> Transmit {
         Transmit {

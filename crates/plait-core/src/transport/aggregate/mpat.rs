@@ -43,6 +43,7 @@ use crate::packet::{DataSegment, Header};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::transport::cc::{CongestionControl, Controller};
+use crate::transport::host_noise::HostNoise;
 use crate::transport::multipath::data_receiver::DataReceiver;
 use crate::transport::tcp::{CoreEvent, StopMode, TcpConfig, TcpCore, TcpReceiver};
 use crate::transport::{
@@ -170,6 +171,8 @@ pub struct MpatFlow {
     earliest: Option<SimTime>,
     changed: Vec<usize>,
     is_changed: Vec<bool>,
+    /// Host timing noise: packets wait here until their release time.
+    noise: Option<Box<HostNoise>>,
 }
 
 impl MpatFlow {
@@ -245,7 +248,15 @@ impl MpatFlow {
             earliest: None,
             changed: Vec::with_capacity(n),
             is_changed: vec![false; n],
+            noise: None,
         }
+    }
+
+    /// Delays the packets of both hosts by host timing noise ([`HostNoise`]), if given: one
+    /// host stack sends every window's packets, in the order it emitted them.
+    pub fn with_host_noise(mut self, noise: Option<Box<HostNoise>>) -> Self {
+        self.noise = noise;
+        self
     }
 
     pub fn with_stop_mode(mut self, mode: StopMode) -> Self {
@@ -648,6 +659,35 @@ impl MpatFlow {
         }
         self.send_pending = true;
     }
+
+    /// The next packet either end emits now, before any host noise.
+    fn poll_ends(&mut self, now: SimTime) -> Option<Transmit> {
+        if let Some(x) = self.outbox.pop_front() {
+            return Some(x);
+        }
+        if self.send_pending {
+            self.send_pending = false;
+            self.send(now);
+            if let Some(x) = self.outbox.pop_front() {
+                return Some(x);
+            }
+        }
+        while let Some(&j) = self.acking.front() {
+            let w = &mut self.windows[j];
+            if let Some(ack) = w.receiver.poll_transmit(now) {
+                return Some(Transmit {
+                    path: PathId::from_index(j),
+                    direction: Direction::Reverse,
+                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
+                    header: Header::TcpAck(ack),
+                });
+            }
+            w.poll_receiver = false;
+            self.acking.pop_front();
+        }
+        self.refresh_deadlines();
+        None
+    }
 }
 
 impl Transport for MpatFlow {
@@ -696,6 +736,11 @@ impl Transport for MpatFlow {
     }
 
     fn handle_timeout(&mut self, now: SimTime) {
+        // A wake-up for a packet the host noise releases, and no window's: nothing to do
+        // here (`poll_transmit` releases it), and no pass over every window.
+        if self.noise.is_some() && self.earliest.is_none_or(|t| t > now) {
+            return;
+        }
         for j in 0..self.windows.len() {
             let w = &mut self.windows[j];
             if self.started && !self.aborted && w.core.poll_timeout().is_some_and(|t| t <= now) {
@@ -742,31 +787,12 @@ impl Transport for MpatFlow {
     }
 
     fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        if let Some(x) = self.outbox.pop_front() {
-            return Some(x);
-        }
-        if self.send_pending {
-            self.send_pending = false;
-            self.send(now);
-            if let Some(x) = self.outbox.pop_front() {
-                return Some(x);
-            }
-        }
-        while let Some(&j) = self.acking.front() {
-            let w = &mut self.windows[j];
-            if let Some(ack) = w.receiver.poll_transmit(now) {
-                return Some(Transmit {
-                    path: PathId::from_index(j),
-                    direction: Direction::Reverse,
-                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
-                    header: Header::TcpAck(ack),
-                });
-            }
-            w.poll_receiver = false;
-            self.acking.pop_front();
-        }
-        self.refresh_deadlines();
-        None
+        let Some(mut noise) = self.noise.take() else {
+            return self.poll_ends(now);
+        };
+        let next = noise.pass(now, || self.poll_ends(now));
+        self.noise = Some(noise);
+        next
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -774,7 +800,13 @@ impl Transport for MpatFlow {
             self.changed.is_empty(),
             "poll_timeout before the transmits were drained"
         );
-        self.earliest
+        match (
+            self.earliest,
+            self.noise.as_ref().and_then(|n| n.next_release()),
+        ) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn poll_event(&mut self) -> Option<TransportEvent> {

@@ -51,6 +51,7 @@ use crate::ids::PathId;
 use crate::packet::{AckSegment, DataSegment, Header};
 use crate::time::SimTime;
 use crate::transport::cc::CongestionControl;
+use crate::transport::host_noise::HostNoise;
 use crate::transport::tcp::{RecoveryPhase, StopMode, TcpConfig, TcpCore, TcpReceiver};
 use crate::transport::{
     Direction, EventBuffer, PathState, Transmit, Transport, TransportEvent, TransportStats,
@@ -241,6 +242,8 @@ pub struct MptcpFlow {
     window_blocked_since: Option<SimTime>,
     buffer_blocked_since: Option<SimTime>,
     picks: Option<Vec<PickRecord>>,
+    /// Host timing noise: packets wait here until their release time.
+    noise: Option<Box<HostNoise>>,
 }
 
 impl MptcpFlow {
@@ -313,7 +316,15 @@ impl MptcpFlow {
             window_blocked_since: None,
             buffer_blocked_since: None,
             picks: None,
+            noise: None,
         }
+    }
+
+    /// Delays the packets of both hosts by host timing noise ([`HostNoise`]), if given: one
+    /// host stack sends every subflow's packets, in the order it emitted them.
+    pub fn with_host_noise(mut self, noise: Option<Box<HostNoise>>) -> Self {
+        self.noise = noise;
+        self
     }
 
     /// What the connection does at its stop time.
@@ -1018,6 +1029,14 @@ impl MptcpFlow {
         (self.chunks.get(k)?.dsn == dsn).then_some(k)
     }
 
+    /// The next packet either end emits now, before any host noise.
+    fn poll_ends(&mut self, now: SimTime) -> Option<Transmit> {
+        if self.outbox.is_empty() {
+            self.fill_outbox(now);
+        }
+        self.outbox.pop_front()
+    }
+
     /// Everything to send now into the outbox.
     fn fill_outbox(&mut self, now: SimTime) {
         for i in 0..self.subflows.len() {
@@ -1156,10 +1175,12 @@ impl Transport for MptcpFlow {
     }
 
     fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        if self.outbox.is_empty() {
-            self.fill_outbox(now);
-        }
-        self.outbox.pop_front()
+        let Some(mut noise) = self.noise.take() else {
+            return self.poll_ends(now);
+        };
+        let next = noise.pass(now, || self.poll_ends(now));
+        self.noise = Some(noise);
+        next
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -1181,6 +1202,7 @@ impl Transport for MptcpFlow {
             }
             consider(s.receiver.poll_timeout());
         }
+        consider(self.noise.as_ref().and_then(|n| n.next_release()));
         any.then_some(earliest)
     }
 
