@@ -353,7 +353,7 @@ def test_validate_ok(capsys, scenario):
     assert err == ""
     assert out.strip() == (
         f"{scenario}: ok (3 nodes, 2 links, 3 flows, 3 s, warm-up 1 s, seed 5; "
-        "about 47.8 KiB of memory)"
+        "about 59.8 KiB of memory)"
     )
 
 
