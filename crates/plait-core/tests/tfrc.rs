@@ -266,3 +266,38 @@ fn the_loss_event_rate_follows_steps_in_the_loss_rate() {
     assert!((p05 - 0.005).abs() < 0.001, "{p05}");
     assert!(x10 < x1 / 3.0 && x05 > x1);
 }
+
+/// Issue 34: host timing settings must never be ignored. The rate-based and datagram sources
+/// (TFRC, MulTFRC, CP, CBR, on/off) have no TCP host stack to delay: on such a flow the keys
+/// are refused, naming the flow's field and the kinds that take them.
+#[test]
+fn host_timing_keys_are_refused_where_they_cannot_apply() {
+    let extras = [
+        ("tfrc", ""),
+        ("multfrc", ""),
+        ("cp", ""),
+        ("cbr", "rate = \"1Mbps\"\n"),
+        ("onoff", "rate = \"1Mbps\"\n"),
+    ];
+    for (kind, extra) in extras {
+        for key in [
+            "host_jitter = \"5us\"",
+            "host_stall_rate = 10",
+            "host_stall_duration = \"1ms\"",
+        ] {
+            let text = scenario(
+                &flow("f", kind, &format!("{extra}{key}")),
+                "{ kind = \"bernoulli\", p = 0.0 }",
+                "30s",
+            );
+            let error = plait_core::scenario::Scenario::from_toml_str(&text, "s.toml", &[])
+                .expect_err(&format!("{kind} with {key}"))
+                .to_string();
+            let field = key.split(' ').next().unwrap();
+            assert!(
+                error.contains(&format!("flow[0].{field}")) && error.contains("mptcp"),
+                "{kind}: {error}"
+            );
+        }
+    }
+}
