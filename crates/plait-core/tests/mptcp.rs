@@ -542,6 +542,42 @@ fn regression_redundant_every_subflow_carries_the_whole_stream() {
     assert!(once[0] + once[1] < 4 * bytes * 101 / 100, "{once:?}");
 }
 
+/// The redundant scheduler's copies keep the connection's invariants where paths lose data:
+/// a lossy path, a path that drops everything (its subflow times out: reinjection, and copies
+/// resume when an ACK gets through), a path that fails and comes back, a small receive buffer
+/// and a backup subflow.
+#[test]
+fn redundant_copies_deliver_everything_once_whatever_the_paths_do() {
+    let flow = "cc = \"lia\"\nscheduler = \"redundant\"";
+    let lossy = format!("{PATH2}\nloss = {{ kind = \"bernoulli\", p = 0.05 }}");
+    let dead = format!("{PATH2}\nloss = {{ kind = \"bernoulli\", p = 1.0 }}");
+    for path2 in [PATH2, lossy.as_str(), dead.as_str()] {
+        let sim = check_transfer(flow, path2, 2_000_000, 1 << 20);
+        let c = mptcp(&sim);
+        assert!(c.connection_stats(sim.now()).reinjected_bytes > 0);
+    }
+    check_transfer(flow, PATH2, 2_000_000, 64_000);
+    check_transfer_with_events(flow, PATH2, 3_000_000, 1 << 20, &outage("1s", Some("2s")));
+    // A backup subflow takes no copies while the other is usable.
+    let toml = two_paths(
+        "30s",
+        PATH2,
+        &format!(
+            "{flow}\nbytes = 2000000\n\
+             subflows = [ {{ route = [\"r1\"] }}, {{ route = [\"r2\"], backup = true }} ]"
+        ),
+    );
+    let sim = run(&toml, Some(1));
+    let c = mptcp(&sim);
+    assert_eq!(c.receiver().delivered_bytes(), 2_000_000);
+    let backup = c.subflow_stats(sim.now(), 1);
+    assert_eq!(
+        backup.new_data_bytes + backup.reinjected_bytes,
+        0,
+        "{backup:?}"
+    );
+}
+
 /// Issue 34: `host_jitter`, `host_stall_rate` and the `linux` profile's jitter changed a TCP
 /// flow's results but left an MPTCP connection byte-identical. They delay the packets of the
 /// connection's two hosts, every subflow's: the results change, and stay the same for a seed.

@@ -192,8 +192,9 @@ struct Subflow {
     potentially_failed: bool,
     poll_receiver: bool,
     /// How far along the data sequence space this subflow has carried the stream (the end of
-    /// the last chunk it took in order): the redundant scheduler's cursor (reference §3.3).
-    /// Below the DATA_ACK it counts as the DATA_ACK: a lagging subflow skips delivered data.
+    /// the last chunk it took in order): the redundant scheduler's cursor (reference §3.3),
+    /// kept only when the scheduler asks for copies. Below the DATA_ACK it counts as the
+    /// DATA_ACK: a lagging subflow skips delivered data.
     carried_to: u64,
     loss_events: u64,
     last_penalised_at: Option<SimTime>,
@@ -812,7 +813,7 @@ impl MptcpFlow {
         sent: SubflowSet,
     ) {
         let copies = u64::from(sent.len());
-        if !is_reinjection {
+        if self.copies && !is_reinjection {
             // New data and copies move the subflows' cursors past the chunk; a reinjection
             // does not (the cursor skips it later, as carried).
             for i in sent.iter() {
