@@ -490,10 +490,13 @@ def estimate_memory(scenario: Scenario, overrides: Overrides = None) -> dict[str
     """The memory a run of `scenario` is estimated to need, in bytes (`bytes`), with what it is
     made of: `flows`, `subflows` (MPTCP), `shares` (MPAT application flows), `paths`,
     `link_directions`, `samples`, `sample_rows` (time-series rows), and upper bounds on the
-    rows of `picks` and `drops` when they are traced. `packets` estimates the run's work
-    (transmissions over links at the max-min fair rates) and `seconds` the wall time it takes
-    at the simulator's usual speed. Made from the flow entries before `count` is expanded:
-    cheap for any count (docs/results.md)."""
+    rows of `picks` and `drops` when they are traced. `state_bytes` is the estimate without
+    the traces (`trace_bytes`, their upper bounds; `trace_note` says what they may add): a run
+    is refused before it starts when `state_bytes` passes the limit, and stopped (nothing
+    written) when its traces grow past what the limit leaves them. `packets` estimates the
+    run's work (transmissions over links at the max-min fair rates) and `seconds` the wall
+    time it takes at the simulator's usual speed. Made from the flow entries before `count`
+    is expanded: cheap for any count (docs/results.md)."""
     text, source, fmt = _load(scenario)
     return _core.estimate_memory(text, source, fmt, _override_pairs(overrides))
 

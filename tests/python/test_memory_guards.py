@@ -105,17 +105,20 @@ def test_scheduler_picks_are_in_the_estimate(write):
     assert shorter["picks"] == pytest.approx(after["picks"] / 10, rel=1e-6)
 
 
-def test_a_run_with_picks_over_the_limit_is_refused_before_it_starts(tmp_path, write):
-    # It reached 4.85 GB in 25 s and aborted (exit 134) while the estimate said 48 KiB.
+def test_a_run_whose_picks_pass_the_limit_is_stopped_cleanly(tmp_path, write):
+    # It reached 4.85 GB in 25 s and aborted (exit 134) while the estimate said 48 KiB. The
+    # bound from the rates is loose, so the run is not refused before it starts: it is
+    # stopped between slices once its rows pass what the limit leaves them, nothing written.
     write("picks.toml", two_paths("600s", "1Gbps", "", mptcp(1, 2, "trace_picks = true")))
-    done = plait_capped(tmp_path, "run", "picks.toml", "--out", "o")
+    done = plait_capped(tmp_path, "run", "picks.toml", "--out", "o", "--max-memory", "64MiB")
     assert done.returncode == 2, done.stderr[-2000:]
+    assert "the run was stopped at" in done.stderr, done.stderr[-2000:]
     assert "trace_picks" in done.stderr and "--max-memory" in done.stderr
     assert done.stderr.count("\n") == 1
     assert not (tmp_path / "o").exists()
 
 
-def test_a_run_with_drops_over_the_limit_is_refused_before_it_starts(tmp_path, write):
+def test_a_run_whose_drops_pass_the_limit_is_stopped_cleanly(tmp_path, write):
     # A lossy 1 Gb/s CBR with trace_drops aborted at 5.8 GB.
     lossy = two_paths("600s", "1Gbps", "trace_drops = true", LOSSY_CBR).replace(
         'name = "b1"', 'name = "b1"\nloss = { kind = "bernoulli", p = 0.5 }'
@@ -123,9 +126,36 @@ def test_a_run_with_drops_over_the_limit_is_refused_before_it_starts(tmp_path, w
     write("drops.toml", lossy)
     estimate = plait.estimate_memory(tmp_path / "drops.toml")
     assert estimate["drops"] == 75_000_000  # one row per packet at most: 1 Gb/s of 1000 B
-    done = plait_capped(tmp_path, "run", "drops.toml", "--quiet")
+    done = plait_capped(tmp_path, "run", "drops.toml", "--json", "s.json", "--max-memory", "64MiB")
     assert done.returncode == 2, done.stderr[-2000:]
-    assert "trace_drops" in done.stderr
+    assert "the run was stopped at" in done.stderr and "trace_drops" in done.stderr
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_traces_whose_bound_passes_the_limit_run_when_what_they_record_fits(write):
+    # The bound assumes every packet is dropped; a responsive flow drops a few. The MulTFRC
+    # paper's Figure 1 set-up (experiments/multfrc/equation_red.toml, bound 41 M drops, 12 GiB)
+    # was refused before it started; a TCP flow on a 1 % lossy link is its small form.
+    lossy = two_paths(
+        "20s",
+        "100Mbps",
+        "trace_drops = true",
+        '[[flow]]\nname = "t"\nkind = "tcp"\nsrc = "s"\ndst = "d"\nroute = ["s", "r1", "d"]\n',
+    ).replace('name = "b1"', 'name = "b1"\nloss = { kind = "bernoulli", p = 0.01 }')
+    path = write("tcp.toml", lossy)
+    estimate = plait.estimate_memory(path)
+    limit = estimate["state_bytes"] + estimate["trace_bytes"] // 10
+    assert estimate["bytes"] > limit
+    result = plait.run(path, max_memory=limit)
+    assert 0 < len(result.drops) < estimate["drops"] / 10
+    with pytest.raises(plait.ResourceLimitError, match="the run was stopped at"):
+        plait.run(path, max_memory=estimate["state_bytes"] + 100 * 320)
+
+
+def test_the_papers_runs_are_not_refused_for_their_traces():
+    root = Path(__file__).resolve().parents[2]
+    info = plait.validate(root / "experiments" / "multfrc" / "equation_red.toml")
+    assert info["flows"] == 2
 
 
 def test_traces_within_the_limit_run(write):

@@ -17,7 +17,7 @@ use pyo3::types::PyDict;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use plait_core::sim::budget::MemoryEstimate;
+use plait_core::sim::budget::{trace_overflow_message, MemoryEstimate};
 
 use crate::errors::{resource_error, scenario_error};
 
@@ -174,12 +174,17 @@ fn run_scenario(
     max_memory: Option<u64>,
 ) -> PyResult<PyObject> {
     let cancel = cancel.map(|c| Arc::clone(&c.0));
+    // Rows the traces may hold beside the rest of the run: watched between slices, since
+    // their bounds from the rates are far above what responsive flows record.
+    let mut trace_rows_allowed = None;
     if let Some(limit) = max_memory {
         // Estimated from the flow entries before `count` is expanded: refusing a run of a
         // million flows must not cost a million flows.
-        if let Some(message) = estimate(py, text, source, format, &overrides)?.check(limit) {
+        let e = estimate(py, text, source, format, &overrides)?;
+        if let Some(message) = e.check(limit) {
             return Err(resource_error(source, &message));
         }
+        trace_rows_allowed = e.trace_row_limit(limit).map(|rows| (rows, limit));
     }
     let scenario = parse(py, text, source, format, &overrides)?;
     check_cancelled(py, cancel.as_ref())?;
@@ -198,6 +203,16 @@ fn run_scenario(
         let limit = next;
         let done = py.allow_threads(|| sim.run_until_bounded(limit, SLICE_EVENTS));
         check_cancelled(py, cancel.as_ref())?;
+        if let Some((allowed, memory)) = trace_rows_allowed {
+            let rows = sim.trace_rows();
+            if rows > allowed {
+                let at_s = sim.now().as_secs_f64();
+                return Err(resource_error(
+                    source,
+                    &trace_overflow_message(rows, at_s, memory),
+                ));
+            }
+        }
         if let Some(cb) = &progress {
             cb.call1(py, (sim.now().as_secs_f64(), duration.as_secs_f64()))?;
         }
@@ -255,6 +270,9 @@ fn estimate_memory(
     let e = estimate(py, text, source, format, &overrides)?;
     let d = PyDict::new_bound(py);
     d.set_item("bytes", e.bytes)?;
+    d.set_item("state_bytes", e.state_bytes())?;
+    d.set_item("trace_bytes", e.trace_bytes())?;
+    d.set_item("trace_note", e.trace_note())?;
     d.set_item("flows", e.flows)?;
     d.set_item("subflows", e.subflows)?;
     d.set_item("shares", e.shares)?;

@@ -119,8 +119,8 @@ def add_max_memory(p: argparse.ArgumentParser) -> None:
         type=memory_size,
         default=DEFAULT_MAX_MEMORY,
         metavar="SIZE",
-        help="refuse a run estimated to need more memory than this "
-        "(e.g. 16GiB, or none; default: 4GiB)",
+        help="refuse a run estimated to need more memory than this, and stop one whose traces "
+        "(trace_picks, trace_drops) grow past it (e.g. 16GiB, or none; default: 4GiB)",
     )
 
 

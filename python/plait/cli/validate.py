@@ -36,8 +36,15 @@ def main(args: argparse.Namespace) -> int:
         f"{safe(args.file)}: ok ({plural(info['nodes'], 'node')}, "
         f"{plural(info['links'], 'link')}, {plural(info['flows'], 'flow')}, "
         f"{info['duration_s']:g} s, warm-up {info['warmup_s']:g} s, seed {info['seed']}; "
-        f"about {human_bytes(memory['bytes'])} of memory)"
+        f"about {human_bytes(memory['state_bytes'])} of memory)"
     )
+    if memory["trace_note"]:
+        # The traces grow with what the run drops and decides, bounded here from the rates;
+        # a run stops (exit 2, nothing written) if they pass the memory limit.
+        print(
+            f"{safe(args.file)}: traces: {memory['trace_note']}; a run stops if they pass "
+            "the memory limit (--max-memory)"
+        )
     if memory["seconds"] > LONG_RUN_S:
         print_warnings([long_run(safe(args.file), memory["packets"], memory["seconds"])])
     return 0

@@ -494,6 +494,18 @@ impl<O: Observer> Simulator<O> {
     pub fn observer(&self) -> &O {
         &self.observer
     }
+    /// Rows the traces hold so far: dropped packets (`trace_drops`) and scheduler decisions
+    /// (`trace_picks`). A run checks them against its memory limit between slices
+    /// ([`budget::MemoryEstimate::trace_row_limit`]).
+    pub fn trace_rows(&self) -> u64 {
+        let picks: usize = self
+            .flows
+            .iter()
+            .filter_map(|f| f.transport.as_mptcp())
+            .map(|c| c.picks().len())
+            .sum();
+        self.measure.drop_rows().saturating_add(picks as u64)
+    }
     /// Events waiting in the queue.
     pub fn pending_events(&self) -> usize {
         self.events.len()

@@ -119,6 +119,11 @@ impl Measurements {
     }
 
     /// A packet was dropped (kept when `trace_drops` is on).
+    /// Rows of the drops table so far.
+    pub fn drop_rows(&self) -> u64 {
+        self.drops.time_s.len() as u64
+    }
+
     pub fn on_drop(
         &mut self,
         now: SimTime,
