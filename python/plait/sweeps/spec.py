@@ -208,7 +208,8 @@ def _sweep_table(text: str, source: str, fmt: str) -> dict[str, Any]:
     if fmt == "json":
         try:
             doc = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # Nested too deep for Python's parser: the core says so, naming the file.
             doc = {}
     else:
         try:

@@ -198,7 +198,54 @@ fn json_to_toml(raw: &RawValue, path: &str) -> Result<Option<Value>, Issue> {
     }))
 }
 
+/// Deepest nesting of JSON arrays and objects accepted. A scenario nests a few levels (a
+/// queue's table in a link in the list of links); [`json_to_toml`] recurses once per level,
+/// so without a cap a file of 15,000 `[` overflows the stack (the process dies with SIGSEGV)
+/// and, parsing each level's text again, takes seconds first. 128 is serde_json's own
+/// recursion limit, which skipping over a [`RawValue`] does not count.
+const MAX_JSON_DEPTH: usize = 128;
+
+/// The byte offset of the first `[` or `{` (outside strings) that opens a level deeper than
+/// [`MAX_JSON_DEPTH`]: one pass over the bytes, without recursion.
+fn json_too_deep(text: &str) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, b) in text.bytes().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Some(i);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    None
+}
+
 fn parse_json(text: &str) -> Result<Table, Issue> {
+    if let Some(offset) = json_too_deep(text) {
+        let (line, column) = line_column(text, offset);
+        return Err(Issue::new(
+            "",
+            format!(
+                "JSON nested deeper than {MAX_JSON_DEPTH} levels at line {line}, column \
+                 {column}; a scenario needs a few"
+            ),
+        ));
+    }
     let value: &RawValue = serde_json::from_str(text).map_err(|e| {
         let full = e.to_string();
         let message = full.split(" at line ").next().unwrap_or(&full);
