@@ -9,11 +9,91 @@ sets the core's cancellation flag) makes the worker stop at its next check.
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+#: Signals that stop a command as Ctrl-C does: SIGINT (Ctrl-C), SIGTERM (what `kill`,
+#: `timeout` and batch systems at the end of a job's wall time send) and SIGHUP (the terminal
+#: went away). The command line (see :func:`stopping_signals`) makes the last two raise
+#: KeyboardInterrupt as well, so that every path that cleans up after Ctrl-C cleans up after
+#: them; it then exits with 128 + the signal's number (130, 143, 129), as a shell reports a
+#: process that a signal ended.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+#: The stop signal that came last (None: none yet, or Ctrl-C through Python's own handler).
+_received: int | None = None
+
+
+def received() -> int:
+    """The stop signal that stopped the command (SIGINT when none was recorded)."""
+    return _received if _received is not None else int(signal.SIGINT)
+
+
+def _note(signum: int) -> None:
+    global _received
+    _received = signum
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    _note(signum)
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def stopping_signals() -> Iterator[None]:
+    """Meanwhile, SIGTERM and SIGHUP raise KeyboardInterrupt as Ctrl-C does, unless they are
+    ignored (``nohup``) or handled by someone else; the previous handlers are restored after.
+    Only in the main thread (the only one where Python runs signal handlers)."""
+    global _received
+    _received = None
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {}
+    for s in STOP_SIGNALS:
+        # SIGINT keeps Python's own handler; the others end the process by default, and are
+        # taken over only from that default.
+        current = signal.getsignal(s)
+        if s != signal.SIGINT and current == signal.SIG_DFL:
+            saved[s] = current
+            signal.signal(s, _raise_interrupt)
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def deferred(on_signal: Callable[[int], None]) -> Iterator[bool]:
+    """Meanwhile, a stop signal that would raise KeyboardInterrupt calls `on_signal(signum)`
+    instead (which may raise it itself); yields whether any was taken over. For code that must
+    not be stopped at an arbitrary point (renames that go together, calls into Dask)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield False
+        return
+    saved = {}
+
+    def handler(signum: int, frame: Any) -> None:
+        _note(signum)
+        on_signal(signum)
+
+    for s in STOP_SIGNALS:
+        current = signal.getsignal(s)
+        if current is _raise_interrupt or current is signal.default_int_handler:
+            saved[s] = current
+            signal.signal(s, handler)
+    try:
+        yield bool(saved)
+    finally:
+        for s, previous in saved.items():
+            signal.signal(s, previous)
+
 
 #: How long the main thread waits after Ctrl-C for the worker to notice the cancellation.
 STOP_GRACE_SECONDS = 1.0

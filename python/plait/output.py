@@ -22,11 +22,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
 import stat
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -384,16 +382,11 @@ def _write_stream(target: FileTarget, data: bytes) -> None:
 
 @contextlib.contextmanager
 def _sigint_deferred() -> Iterator[Callable[[], bool]]:
-    """Holds Ctrl-C back for a few renames; yields a function telling whether it came."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    came = []
-    previous = signal.signal(signal.SIGINT, lambda *_: came.append(True))
-    try:
+    """Holds Ctrl-C (and SIGTERM, SIGHUP: see `plait._interrupt.STOP_SIGNALS`) back for a few
+    renames; yields a function telling whether one came."""
+    came: list[int] = []
+    with _interrupt.deferred(came.append):
         yield lambda: bool(came)
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def human_bytes(n: int) -> str:

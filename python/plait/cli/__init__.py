@@ -1,9 +1,12 @@
 """The `plait` command line. Each subcommand lives in its own module with a `register`.
 
 Exit codes: 0 success, 1 some runs of a sweep failed (each recorded), 2 a usage or input
-mistake (one line on standard error, nothing written), 70 an internal error (a bug in plait,
-not in the input: the traceback and one line asking to report it), 130 interrupted by Ctrl-C
-(nothing written; a sweep keeps the runs it finished).
+mistake (one line on standard error, nothing written), 3 a sweep's cluster failed (its job
+system or scheduler, or no worker came in time: one line; the runs finished are kept), 70 an
+internal error (a bug in plait, not in the input: the traceback and one line asking to report
+it), 130 interrupted by Ctrl-C, 143 stopped by SIGTERM (`kill`, `timeout`, a batch job's wall
+time), 129 stopped by SIGHUP (the terminal closed): nothing written in these three cases; a
+sweep keeps the runs it finished.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import sys
 EXIT_USAGE = 2
 #: EX_SOFTWARE of sysexits.h: an internal software error.
 EXIT_INTERNAL = 70
+#: A sweep's cluster failed: its job system (sbatch, qsub) or scheduler, or no worker came.
+EXIT_CLUSTER = 3
 EXIT_INTERRUPTED = 130
 
 #: The subcommands, in the order `plait --help` lists them, and the modules that define them
@@ -121,20 +126,42 @@ def internal_error(e: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+def stopped() -> tuple[int, str]:
+    """The exit code for the stop signal that came (128 + its number: 130 for Ctrl-C, 143 for
+    SIGTERM, 129 for SIGHUP) and how to say it ("interrupted", "stopped by SIGTERM")."""
+    import signal
+
+    from plait import _interrupt
+
+    signum = _interrupt.received()
+    if signum == signal.SIGINT:
+        return EXIT_INTERRUPTED, "interrupted"
+    return 128 + signum, f"stopped by {signal.Signals(signum).name}"
+
+
 def _interrupted() -> int:
     from plait import _interrupt
 
-    print("plait: interrupted; nothing written", file=sys.stderr)
+    code, how = stopped()
+    print(f"plait: {how}; nothing written", file=sys.stderr)
     if _interrupt.busy():
         # A computation without a cancellation point is still running in compiled code;
         # leave now rather than let interpreter shutdown tear its thread down.
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(EXIT_INTERRUPTED)
-    return EXIT_INTERRUPTED
+        os._exit(code)
+    return code
 
 
 def main(argv: list[str] | None = None) -> int:
+    from plait import _interrupt
+
+    # SIGTERM and SIGHUP stop a command as Ctrl-C does: nothing half-written.
+    with _interrupt.stopping_signals():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         # Only the subcommand named first is imported and registered: a command starts
@@ -146,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         # --help, --version (0) and usage errors (2), returned like every other outcome.
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
-        print("plait: interrupted; nothing written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        code, how = stopped()
+        print(f"plait: {how}; nothing written", file=sys.stderr)
+        return code
     from plait._core import ScenarioError
 
     try:
@@ -166,6 +194,14 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except Exception as e:  # noqa: BLE001 - anything else is a bug, never the user's mistake
+        engine = sys.modules.get("plait.sweeps.engine")
+        if engine is not None and isinstance(e, engine.ClusterError):
+            # The job system or the scheduler failed while the sweep ran: not the input's
+            # fault, and not a bug in plait.
+            from plait.cli.text import safe
+
+            print(f"plait: error: {safe(str(e))}", file=sys.stderr)
+            return EXIT_CLUSTER
         return internal_error(e)
 
 

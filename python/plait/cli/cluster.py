@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from plait.cli.options import bounded_int
+from plait.cli.options import bounded_float, bounded_int
 
 
 def add_cluster_options(p: argparse.ArgumentParser, workers_flag: str = "--workers") -> None:
@@ -45,6 +45,14 @@ def add_cluster_options(p: argparse.ArgumentParser, workers_flag: str = "--worke
         help="extra line for the job script header, e.g. --job-directive=--qos=short (repeatable)",
     )
     where.add_argument(
+        "--worker-wait",
+        type=bounded_float(0, 1e9, low_open=True),
+        default=600.0,
+        metavar="SECONDS",
+        help="with --scheduler/--slurm/--pbs: end the sweep (exit 3) after this long with no "
+        "worker while runs wait (jobs that never start)",
+    )
+    where.add_argument(
         "--batch",
         type=bounded_int(1, 100_000),
         metavar="N",
@@ -53,8 +61,11 @@ def add_cluster_options(p: argparse.ArgumentParser, workers_flag: str = "--worke
 
 
 def cluster_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword arguments for :func:`plait.sweep` from the options above."""
+    """Keyword arguments for :func:`plait.sweep` from the options above, checked before
+    anything is written (a ValueError names the option): the job system's commands must be on
+    the PATH, --job-memory a size and --scheduler an address."""
     from plait.sweeps import JobQueue
+    from plait.sweeps.engine import check_options
 
     jobqueue = None
     if args.slurm or args.pbs:
@@ -69,9 +80,11 @@ def cluster_options(args: argparse.Namespace) -> dict[str, Any]:
             memory=args.job_memory,
             directives=args.job_directive,
         )
+    check_options(args.scheduler, jobqueue)
     return {
         "workers": args.workers,
         "scheduler": args.scheduler,
         "jobqueue": jobqueue,
         "batch": args.batch,
+        "worker_wait": args.worker_wait,
     }

@@ -7,8 +7,10 @@ Parquet file per run, keyed by a hash of the resolved scenario, the seed and pla
 a run already stored is not run again, so an interrupted sweep resumes where it stopped. A
 failed run is recorded in OUT/failures/ and the sweep goes on.
 
-Exit codes: 0 every run stored, 1 some runs failed, 2 a mistake in the input (nothing run),
-130 interrupted (finished runs kept).
+Exit codes: 0 every run stored, 1 some runs failed, 2 a mistake in the input or in an option
+(nothing run, nothing written), 3 the cluster failed (finished runs kept), 130 interrupted by
+Ctrl-C, 143 stopped by SIGTERM, 129 by SIGHUP (finished runs kept: run the same command again
+to resume).
 """
 
 from __future__ import annotations
@@ -104,15 +106,16 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as e:
         summary = getattr(e, "summary", None)
         if summary is not None:
+            from plait.cli import stopped
+
+            code, how = stopped()
             kept = summary.reused + summary.done
             print(
-                f"plait: interrupted; {kept} of {summary.total} runs stored in {safe(str(out))}; "
+                f"plait: {how}; {kept} of {summary.total} runs stored in {safe(str(out))}; "
                 "run the same command again to resume",
                 file=sys.stderr,
             )
-            from plait.cli import EXIT_INTERRUPTED
-
-            return EXIT_INTERRUPTED
+            return code
         raise
     s = result.summary
     if not args.quiet:
@@ -146,6 +149,7 @@ class _Bar:
     def __init__(self, console, enabled: bool) -> None:
         self.console = console
         self.enabled = enabled and console.is_terminal
+        self.quiet = not enabled
         self.progress = None
         self.task = None
         self.failed = 0
@@ -157,7 +161,7 @@ class _Bar:
             self.console.print(plain(f"running on {cluster.description}"))
             if cluster.dashboard:
                 self.console.print(plain(f"Dask dashboard: {cluster.dashboard}"))
-        elif cluster is not None and cluster.dashboard:
+        elif cluster is not None and cluster.dashboard and not self.quiet:
             self.console.print(plain(f"Dask dashboard: {cluster.dashboard}"))
         if not self.enabled:
             return

@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from plait.api import DEFAULT_MAX_MEMORY, Scenario, check_max_memory
-from plait.sweeps.engine import Cluster, JobQueue, connect, deferred_interrupt, execute
+from plait.sweeps.engine import (
+    WORKER_WAIT_SECONDS,
+    Cluster,
+    ClusterError,
+    JobQueue,
+    check_options,
+    connect,
+    connect_scheduler,
+    deferred_interrupt,
+    execute,
+)
 from plait.sweeps.spec import Run, Sweep, SweepError, load
 from plait.sweeps.store import Store, StoreError
 from plait.sweeps.worker import Batch, Outcome
@@ -29,6 +39,7 @@ else:
     pd = lazy_import("pandas")
 
 __all__ = [
+    "ClusterError",
     "JobQueue",
     "Summary",
     "SweepError",
@@ -124,6 +135,7 @@ def sweep(
     max_memory: int | None = DEFAULT_MAX_MEMORY,
     progress: ProgressSink | None = None,
     on_start: Callable[[Sweep, list[Run]], None] | None = None,
+    worker_wait: float | None = WORKER_WAIT_SECONDS,
 ) -> SweepResult:
     """Runs `scenario` at every point of `grid` (all combinations) and `zip` (lists varied
     together), once per seed (`seeds`: a count n for seeds 1..n, or a list), and stores each
@@ -134,11 +146,15 @@ def sweep(
     error and the sweep goes on. Runs go to a local cluster of `workers` single-threaded
     processes (default: one per core), or to the Dask scheduler at `scheduler`, or to workers
     started by `jobqueue`, or through an existing ``distributed.Client`` (`client`). `batch`
-    fixes the runs per task (default: sized from measured run times).
+    fixes the runs per task (default: sized from measured run times). With `scheduler` or
+    `jobqueue`, a wait of more than `worker_wait` seconds with no worker while runs remain
+    (jobs that never start) raises :class:`ClusterError` (None: wait without end).
 
     Without `out`, results are kept in a temporary folder and read into memory.
-    Raises :class:`SweepError` for a bad definition before any run starts; KeyboardInterrupt
-    after cancelling what is queued (stored runs are kept).
+    Raises :class:`SweepError` for a bad definition, and ValueError for a bad option or a
+    scheduler that does not answer, before anything is written; :class:`ClusterError` when a
+    job cannot be submitted or no worker comes; KeyboardInterrupt after cancelling what is
+    queued (stored runs are kept).
     """
     check_max_memory(max_memory)
     if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
@@ -147,12 +163,32 @@ def sweep(
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
         raise ValueError(f"workers: expected a positive whole number, got {workers!r}")
+    if worker_wait is not None and not (
+        isinstance(worker_wait, (int, float)) and not isinstance(worker_wait, bool)
+    ):
+        raise ValueError(f"worker_wait: expected a number of seconds, got {worker_wait!r}")
+    if worker_wait is not None and not 0 < worker_wait < float("inf"):
+        raise ValueError(f"worker_wait: expected a positive number of seconds, got {worker_wait}")
     definition = load(scenario, grid=grid, zip=zip, seeds=seeds, tables=tables)
     runs = definition.runs()
+    # Where the runs go is checked, and an existing scheduler reached, before anything is
+    # created: a mistake there leaves no folder behind.
+    own_client = None
+    if client is None:
+        check_options(scheduler, jobqueue)
+        if scheduler is not None:
+            client = own_client = connect_scheduler(scheduler)
+    else:
+        scheduler = None
     temporary = out is None
-    root = Path(tempfile.mkdtemp(prefix="plait-sweep-")) if temporary else Path(out)
-    store = Store(root, definition.tables)
-    store.open(fresh=fresh)
+    try:
+        root = Path(tempfile.mkdtemp(prefix="plait-sweep-")) if temporary else Path(out)
+        store = Store(root, definition.tables)
+        store.open(fresh=fresh)
+    except BaseException:
+        if own_client is not None:
+            own_client.close()
+        raise
     try:
         if on_start is not None:
             # After the folder is known to be usable: a refused --out is the only message.
@@ -168,6 +204,7 @@ def sweep(
             batch,
             max_memory,
             progress,
+            worker_wait,
         )
         result = SweepResult(root, summary, runs, definition.tables)
         if temporary:
@@ -176,6 +213,8 @@ def sweep(
             result = _InMemory(root, summary, runs, definition.tables, frames)
         return result
     finally:
+        if own_client is not None:
+            own_client.close()
         store.close()
         if temporary:
             from plait.sweeps.store import remove_tree
@@ -205,6 +244,7 @@ def _run(
     batch: int | None,
     max_memory: int | None,
     progress: ProgressSink | None,
+    worker_wait: float | None,
 ) -> Summary:
     keys = [r.key for r in runs]
     present = store.present(keys)
@@ -258,7 +298,7 @@ def _run(
             # close included.
             with deferred_interrupt() as interrupted:
                 try:
-                    with connect(workers, scheduler, jobqueue, client) as cluster:
+                    with connect(workers, scheduler, jobqueue, client, worker_wait) as cluster:
                         summary.cluster = cluster.description
                         summary.dashboard = cluster.dashboard
                         progress.start(len(runs), len(present), cluster)
@@ -273,7 +313,9 @@ def _run(
     except KeyboardInterrupt:
         summary.interrupted = True
         # Workers write their runs themselves: what they stored while the sweep stopped is
-        # counted from the folder (the cluster is closed by now).
+        # counted from the folder (the cluster is closed by now). A worker that a signal
+        # ended while it wrote (SIGTERM reaches the whole process group) left a temporary.
+        store.remove_partials()
         stored = len(store.present([r.key for r in todo]))
         summary.done = max(summary.done, stored)
         raise _Interrupted(summary) from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-import signal
+import re
 import sys
 import threading
 import time
@@ -34,6 +34,20 @@ TARGET_TASK_SECONDS = 1.0
 MAX_BATCH = 64
 #: Tasks in flight per worker (enough to keep every worker busy while results come back).
 TASKS_PER_WORKER = 4
+#: Longest wait for an existing scheduler (``--scheduler``) to answer, before anything is
+#: written: a scheduler that is up answers in milliseconds, even across a continent.
+SCHEDULER_CONNECT_SECONDS = 10.0
+#: Default longest time a sweep waits with no worker while runs remain (``--worker-wait``):
+#: jobs that never start (a wrong queue, a job system that refuses them) or a scheduler
+#: without workers end the sweep with a :class:`ClusterError` instead of a wait without end.
+WORKER_WAIT_SECONDS = 600.0
+#: The commands of each job system that dask-jobqueue calls: to submit a job, to cancel one.
+JOB_COMMANDS = {"slurm": ("sbatch", "scancel"), "pbs": ("qsub", "qdel")}
+
+
+class ClusterError(RuntimeError):
+    """The cluster failed while the sweep ran: a job could not be submitted, or no worker came
+    within the wait. One line; the runs already finished are stored."""
 
 
 @dataclass
@@ -44,12 +58,20 @@ class Cluster:
     description: str
     dashboard: str | None
     close: Callable[[], None]
+    #: Longest time without a worker while runs remain (None: no limit, workers are local).
+    worker_wait: float | None = None
+    #: Raises :class:`ClusterError` when the cluster has failed (a job not submitted).
+    check: Callable[[], None] = field(default=lambda: None)
+
+    def count(self) -> int:
+        """Workers connected now (-1 when the scheduler does not answer)."""
+        try:
+            return len(self.client.scheduler_info(n_workers=-1)["workers"])
+        except Exception:
+            return -1
 
     def workers(self) -> int:
-        try:
-            return max(1, len(self.client.scheduler_info(n_workers=-1)["workers"]))
-        except Exception:
-            return 1
+        return max(1, self.count())
 
 
 @dataclass
@@ -63,6 +85,102 @@ class JobQueue:
     walltime: str | None = None
     memory: str = "2GiB"
     directives: list[str] = field(default_factory=list)
+
+
+def check_options(scheduler: str | None, jobqueue: JobQueue | None) -> None:
+    """Checks where the runs are to go before anything is created: a ValueError names the
+    option and what is wrong. A scheduler's address must have Dask's shape and (over TCP)
+    accept a connection; the job system's commands must be on the PATH (a login node of the
+    cluster), and a job's options must fit on one line of the job script."""
+    if scheduler is not None:
+        _check_scheduler_address(scheduler)
+    if jobqueue is None:
+        return
+    import shutil
+
+    from dask.utils import parse_bytes
+
+    flag = f"--{jobqueue.system}"
+    if jobqueue.system not in JOB_COMMANDS:
+        raise ValueError(f"jobqueue: unknown job system {jobqueue.system!r} (slurm or pbs)")
+    try:
+        memory = parse_bytes(jobqueue.memory)
+    except (ValueError, TypeError):
+        memory = 0
+    if memory < 1:
+        raise ValueError(
+            f"--job-memory {jobqueue.memory}: expected a size such as 2GiB, 500MB or 4e9 (bytes)"
+        )
+    for option, value in (
+        ("--queue", jobqueue.queue),
+        ("--account", jobqueue.account),
+        ("--walltime", jobqueue.walltime),
+        *(("--job-directive", d) for d in jobqueue.directives),
+    ):
+        if value is not None and (not value.strip() or any(ord(c) < 32 for c in value)):
+            raise ValueError(
+                f"{option} {value!r}: expected one line of text (no control characters)"
+            )
+    missing = [c for c in JOB_COMMANDS[jobqueue.system] if shutil.which(c) is None]
+    if missing:
+        raise ValueError(
+            f"{flag}: {' and '.join(repr(c) for c in missing)} not found on the PATH; run the "
+            f"sweep where the {jobqueue.system.upper()} commands are (a login node of the cluster)"
+        )
+    try:
+        import dask_jobqueue  # noqa: F401
+    except ImportError:
+        raise ValueError(f"{flag}: needs the package dask-jobqueue") from None
+
+
+def _check_scheduler_address(scheduler: str) -> None:
+    """The shape of a Dask address: [scheme://]host:port, with a scheme Dask knows."""
+    from distributed.comm import registry
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    shape = "expected an address such as tcp://host:8786"
+    try:
+        scheme, location = parse_address(scheduler)
+    except (ValueError, TypeError):
+        raise ValueError(f"--scheduler {scheduler}: {shape}") from None
+    known = sorted(registry.backends)
+    if scheme not in known:
+        raise ValueError(
+            f"--scheduler {scheduler}: unknown protocol {scheme!r} ({', '.join(known)}); {shape}"
+        )
+    if scheme == "inproc":
+        return
+    try:
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        raise ValueError(f"--scheduler {scheduler}: {shape}") from None
+    if not host or not isinstance(port, int) or not 1 <= port <= 65535:
+        raise ValueError(f"--scheduler {scheduler}: {shape} (a port in 1..65535)")
+    if scheme == "tcp":
+        # A refused or unroutable address is said at once, before anything starts; Dask's
+        # client would retry until its timeout.
+        import socket
+
+        try:
+            socket.create_connection((host, port), SCHEDULER_CONNECT_SECONDS).close()
+        except OSError as e:
+            reason = e.strerror or str(e) or type(e).__name__
+            raise ValueError(f"--scheduler {scheduler}: cannot connect ({reason})") from None
+
+
+def connect_scheduler(scheduler: str) -> Any:
+    """A client of the scheduler at `scheduler` (checked by :func:`check_options`); a
+    ValueError naming the option when it does not answer within
+    :data:`SCHEDULER_CONNECT_SECONDS`."""
+    _quiet()
+    from distributed import Client
+
+    try:
+        with _silenced():
+            return Client(scheduler, timeout=f"{SCHEDULER_CONNECT_SECONDS}s")
+    except (OSError, TimeoutError, ValueError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ValueError(f"--scheduler {scheduler}: cannot connect ({reason})") from None
 
 
 def _quiet() -> None:
@@ -97,33 +215,48 @@ def connect(
     scheduler: str | None = None,
     jobqueue: JobQueue | None = None,
     client: Any = None,
+    worker_wait: float | None = WORKER_WAIT_SECONDS,
 ) -> Iterator[Cluster]:
     """A Dask cluster to run on (see the module doc); closed on exit unless `client` was
-    given by the caller."""
+    given by the caller (with `scheduler` too, `client` is a client of that scheduler). With
+    a scheduler or a job queue, a wait of more than `worker_wait` seconds without a worker
+    ends the sweep (:class:`ClusterError`)."""
     _quiet()
     from distributed import Client
 
     if client is not None:
-        yield Cluster(client, f"Dask client {client.scheduler.address}", _link(client), _noop)
+        if scheduler is not None:
+            # Connected by the caller (plait.sweep, before it created anything), who closes it.
+            yield Cluster(client, f"Dask scheduler {scheduler}", _link(client), _noop, worker_wait)
+        else:
+            yield Cluster(client, f"Dask client {client.scheduler.address}", _link(client), _noop)
         return
     if scheduler is not None:
+        c = connect_scheduler(scheduler)
         try:
-            c = Client(scheduler, timeout="20s")
-        except (OSError, TimeoutError, ValueError) as e:
-            # ValueError: distributed's word for an address it cannot parse ("notaurl").
-            raise ValueError(f"--scheduler {scheduler}: cannot connect ({e})") from None
-        try:
-            yield Cluster(c, f"Dask scheduler {scheduler}", _link(c), c.close)
+            yield Cluster(c, f"Dask scheduler {scheduler}", _link(c), c.close, worker_wait)
         finally:
-            c.close()
+            with _silenced():
+                c.close()
         return
     if jobqueue is not None:
-        cluster = _jobqueue_cluster(jobqueue)
-        cluster.adapt(minimum=0, maximum=jobqueue.max_workers)
-        c = Client(cluster)
+        check_options(None, jobqueue)
+        failures: list[str] = []
+        with _silenced():
+            cluster = _jobqueue_cluster(jobqueue, failures)
+            cluster.adapt(minimum=0, maximum=jobqueue.max_workers)
+            c = Client(cluster)
         desc = f"{jobqueue.system.upper()} jobs, adaptive, up to {jobqueue.max_workers} workers"
+
+        def check() -> None:
+            if failures:
+                raise ClusterError(f"--{jobqueue.system}: {failures[0]}")
+
         try:
-            yield Cluster(c, desc, _link(c), c.close)
+            # Dask and tornado log a job that cannot be submitted as tracebacks, and go on
+            # trying: `check` ends the sweep with one line instead.
+            with _silenced():
+                yield Cluster(c, desc, _link(c), c.close, worker_wait, check)
         finally:
             with _silenced():
                 c.close()
@@ -183,8 +316,11 @@ def _local_workers() -> Iterator[None]:
         import pyarrow.parquet  # noqa: F401
 
         from plait.api import prepare_numpy
+        from plait.sweeps import worker
 
         prepare_numpy()
+        # The workers' parent, whose death they watch for (plait.sweeps.worker.dask_setup).
+        worker._SWEEP_PID = os.getpid()
     with warnings.catch_warnings():
         # Python 3.12+ warns about fork() in a process with threads (Dask's event loop is
         # one); the forked workers run only Dask's worker code, which supports it.
@@ -204,24 +340,54 @@ def _link(client: Any) -> str | None:
         return None
 
 
-def _jobqueue_cluster(jq: JobQueue) -> Any:
+def _jobqueue_cluster(jq: JobQueue, failures: list[str]) -> Any:
     """A dask-jobqueue cluster of one single-threaded worker per job; options not given here
-    come from Dask's configuration (``~/.config/dask/jobqueue.yaml``)."""
-    try:
-        import dask_jobqueue
-    except ImportError:
-        raise ValueError(f"--{jq.system}: needs the package dask-jobqueue") from None
+    come from Dask's configuration (``~/.config/dask/jobqueue.yaml``). A job that cannot be
+    submitted is described in `failures`."""
+    import dask_jobqueue
+    from distributed.core import Status
+
     kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[jq.system]
+
+    class Job(kind.job_cls):  # type: ignore[name-defined,misc]
+        async def start(self) -> None:
+            try:
+                await super().start()
+            except Exception as e:
+                failures.append(_submit_failure(self.submit_command, e))
+                # Dask's close asserts that every job it created ended one way or another.
+                self.status = Status.failed
+                raise
+
     options: dict[str, Any] = {
         "cores": 1,
         "processes": 1,
         "memory": jq.memory,
         "job_extra_directives": list(jq.directives),
+        "job_cls": Job,
     }
     for name in ("queue", "account", "walltime"):
         if getattr(jq, name) is not None:
             options[name] = getattr(jq, name)
     return kind(**options)
+
+
+def _submit_failure(command: str, e: BaseException) -> str:
+    """One line for a job that could not be submitted: dask-jobqueue's message for a command
+    that failed spans a dozen lines (exit code, command, stdout, stderr)."""
+    text = str(e)
+    if isinstance(e, RuntimeError) and "stderr:" in text:
+        code = re.search(r"Exit code: (-?\d+)", text)
+        said = [
+            line.strip()
+            for part in (text.split("stderr:", 1)[1], text.split("stdout:", 1)[-1])
+            for line in part.splitlines()
+            if line.strip() and not line.startswith("stderr:")
+        ]
+        reason = said[0] if said else "no message"
+        return f"{command} failed (exit code {code.group(1) if code else '?'}): {reason}"
+    first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+    return f"{command} failed: {first}"
 
 
 def execute(
@@ -245,13 +411,32 @@ def execute(
     futures = as_completed()
     in_flight: dict[Any, list[Run]] = {}
 
-    known = {"workers": cluster.workers(), "asked": time.monotonic()}
+    now = time.monotonic()
+    known = {"count": cluster.count(), "asked": now, "none_since": now}
 
     def workers() -> int:
         # Asking the scheduler is a round trip: at most once a second (adaptive clusters grow).
-        if time.monotonic() - known["asked"] > 1.0:
-            known["workers"], known["asked"] = cluster.workers(), time.monotonic()
-        return known["workers"]
+        now = time.monotonic()
+        if now - known["asked"] > 1.0:
+            known["count"], known["asked"] = cluster.count(), now
+            if known["count"] > 0:
+                known["none_since"] = now
+        return max(1, known["count"])
+
+    def check() -> None:
+        """Raises ClusterError when the cluster failed or no worker came in time."""
+        cluster.check()
+        if cluster.worker_wait is None:
+            return
+        workers()  # the count, asked at most once a second
+        if known["count"] > 0:
+            return
+        waited = time.monotonic() - known["none_since"]
+        if waited > cluster.worker_wait:
+            raise ClusterError(
+                f"no Dask worker for {waited:.0f} s while runs wait ({cluster.description}); "
+                "see --worker-wait"
+            )
 
     def submit_more() -> None:
         n = workers()
@@ -272,6 +457,7 @@ def execute(
             if stop.is_set():
                 raise KeyboardInterrupt
             if not futures.has_ready():
+                check()
                 stop.wait(0.02)
                 continue
             fut = next(futures)
@@ -294,28 +480,23 @@ def execute(
 
 @contextmanager
 def deferred_interrupt() -> Iterator[threading.Event]:
-    """Ctrl-C sets the event instead of raising KeyboardInterrupt wherever the main thread is:
-    raised inside a call of Dask's client, it leaves errors and tracebacks in Dask's logs.
-    :func:`execute` raises KeyboardInterrupt at its next check; a second Ctrl-C raises at once.
-    Only in the main thread, and only over Python's own handler (an ignored Ctrl-C stays so)."""
-    flag = threading.Event()
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield flag
-        return
+    """Ctrl-C (and SIGTERM, SIGHUP where they raise KeyboardInterrupt, as in the command line:
+    see `plait._interrupt`) sets the event instead of raising KeyboardInterrupt wherever the
+    main thread is: raised inside a call of Dask's client, it leaves errors and tracebacks in
+    Dask's logs. :func:`execute` raises KeyboardInterrupt at its next check; a second signal
+    raises at once. Only in the main thread, and only over handlers that raise (an ignored
+    Ctrl-C stays so)."""
+    from plait import _interrupt
 
-    def handler(signum: int, frame: Any) -> None:
+    flag = threading.Event()
+
+    def handler(signum: int) -> None:
         if flag.is_set():
             raise KeyboardInterrupt
         flag.set()
 
-    signal.signal(signal.SIGINT, handler)
-    try:
+    with _interrupt.deferred(handler):
         yield flag
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class _Timing:

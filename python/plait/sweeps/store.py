@@ -144,7 +144,12 @@ class Store:
             self._remove_results()
         for folder in (*self.tables, FAILURES):
             (root / folder).mkdir(exist_ok=True)
-            for leftover in (root / folder).glob(f".*{PARTIAL}"):
+        self.remove_partials()
+
+    def remove_partials(self) -> None:
+        """Removes the temporaries of writes that never ended (their writer was killed)."""
+        for folder in (*self.tables, FAILURES):
+            for leftover in (self.root / folder).glob(f".*{PARTIAL}"):
                 leftover.unlink(missing_ok=True)
 
     def close(self) -> None:

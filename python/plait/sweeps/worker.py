@@ -51,9 +51,11 @@ class Outcome:
 def dask_setup(worker: Any) -> None:
     """Dask preload of the local cluster's workers. They share the terminal's process group,
     so Ctrl-C reaches them too: they ignore it (each would print a KeyboardInterrupt
-    traceback) and are stopped by the sweep, which keeps the runs they finished. They log
-    only what is critical: each run's error is recorded by the sweep, and what a worker logs
-    on its way out (a heartbeat racing the scheduler's close) is noise on the terminal."""
+    traceback) and are stopped by the sweep, which keeps the runs they finished. SIGTERM and
+    SIGHUP end them as by default (forked, they would inherit the sweep's handlers). They die
+    with the sweep's process (see :func:`die_with_parent`). They log only what is critical:
+    each run's error is recorded by the sweep, and what a worker logs on its way out (a
+    heartbeat racing the scheduler's close) is noise on the terminal."""
     import logging
     import signal
     import threading
@@ -61,6 +63,81 @@ def dask_setup(worker: Any) -> None:
     logging.getLogger("distributed").setLevel(logging.CRITICAL)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    die_with_parent()
+
+
+#: The sweep's process, recorded before it forks its local workers (a forked worker inherits
+#: it); None in a spawned worker, whose parent is then the process that started it.
+_SWEEP_PID: int | None = None
+
+#: How often the watchdog of :func:`die_with_parent` looks at the parent, in seconds.
+PARENT_POLL_SECONDS = 0.25
+#: `PR_SET_PDEATHSIG` of <linux/prctl.h>: prctl(2) option asking for a signal when the parent
+#: dies.
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Makes this process end when its parent (`parent`, default the current one) does: a
+    local worker killed with its sweep (SIGKILL leaves the sweep no time to close its
+    cluster) would otherwise go on running, reparented, writing into the folder that the
+    resumed sweep uses. On Linux the kernel sends SIGKILL when the parent dies
+    (``prctl(PR_SET_PDEATHSIG)``, prctl(2)); it is sent when the parent's *thread* that forked
+    this process ends, which Dask keeps for the worker's life. Everywhere, a watchdog thread
+    also checks the parent's pid every :data:`PARENT_POLL_SECONDS` and ends the process when
+    it has changed (the orphan was adopted by init or a subreaper)."""
+    import os
+    import signal
+    import sys
+    import threading
+
+    if parent is None:
+        parent = os.getppid()
+        if _SWEEP_PID is not None and parent != _SWEEP_PID and not _alive(_SWEEP_PID):
+            _end_orphan()  # the sweep died before this worker got here
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # the watchdog below still holds
+
+    def orphaned() -> bool:
+        return os.getppid() != parent
+
+    def watch() -> None:
+        while not orphaned():
+            time.sleep(PARENT_POLL_SECONDS)
+        _end_orphan()
+
+    # The parent may have died before prctl was in place.
+    if orphaned():
+        _end_orphan()
+    threading.Thread(target=watch, name="plait-parent-watchdog", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _end_orphan() -> None:
+    """Stops the run in progress and ends this process at once."""
+    import os
+
+    _closing().cancel()
+    os._exit(1)
 
 
 def dask_teardown(worker: Any) -> None:
