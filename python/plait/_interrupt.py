@@ -10,6 +10,7 @@ sets the core's cancellation flag) makes the worker stop at its next check.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -83,6 +84,8 @@ def deferred(on_signal: Callable[[int], None]) -> Iterator[bool]:
         _note(signum)
         on_signal(signum)
 
+    _OURS.add(handler)
+
     for s in STOP_SIGNALS:
         current = signal.getsignal(s)
         if current is _raise_interrupt or current is signal.default_int_handler:
@@ -93,6 +96,25 @@ def deferred(on_signal: Callable[[int], None]) -> Iterator[bool]:
     finally:
         for s, previous in saved.items():
             signal.signal(s, previous)
+        _OURS.discard(handler)
+
+
+#: The handlers installed here (besides `_raise_interrupt`).
+_OURS: set[Callable[..., None]] = set()
+
+
+def _default_in_child() -> None:
+    """A process forked from here (a sweep's local worker) starts with SIGTERM and SIGHUP
+    ending it, as by default, not with this process's handlers (which only make sense here)."""
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            current = signal.getsignal(s)
+            if current is _raise_interrupt or current in _OURS:
+                signal.signal(s, signal.SIG_DFL)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_default_in_child)
 
 
 #: How long the main thread waits after Ctrl-C for the worker to notice the cancellation.

@@ -228,3 +228,29 @@ def test_a_worker_dies_with_its_parent_even_when_stuck(tmp_path, mode):
         proc.kill()
         if "child" in locals() and alive(child):
             os.kill(child, signal.SIGKILL)
+
+
+FORK = """
+import os, signal
+from plait import _interrupt
+with _interrupt.stopping_signals():
+    for deferred in (False, True):
+        with _interrupt.deferred(lambda signum: None) if deferred else open(os.devnull):
+            pid = os.fork()
+            if pid == 0:
+                ends = (signal.SIGTERM, signal.SIGHUP)
+                ok = all(signal.getsignal(s) == signal.SIG_DFL for s in ends)
+                os._exit(0 if ok else 1)
+            _, status = os.waitpid(pid, 0)
+            print(os.waitstatus_to_exitcode(status), end=" ")
+    print(signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL)
+print(signal.getsignal(signal.SIGTERM) is signal.SIG_DFL)
+"""
+
+
+def test_forked_processes_do_not_keep_the_commands_signal_handlers(tmp_path):
+    """A local worker forked while the sweep holds SIGTERM back must still die of SIGTERM."""
+    out = subprocess.run(
+        [sys.executable, "-c", FORK], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert out.stdout.split() == ["0", "0", "True", "True"], out.stderr
