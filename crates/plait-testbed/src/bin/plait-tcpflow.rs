@@ -1,0 +1,217 @@
+//! plait-tcpflow: the testbed's traffic endpoints, plain kernel TCP sockets.
+//!
+//! ```text
+//! plait-tcpflow server --listen ADDR:PORT --t0-ns T --sample-ns S --report FILE
+//! plait-tcpflow client --connect ADDR:PORT --cc NAME --t0-ns T --start-ns A --stop-ns B
+//!                      [--bytes N] --sample-ns S --report FILE
+//! ```
+//!
+//! Times are CLOCK_REALTIME nanoseconds: `t0` is the run's origin, shared by every process;
+//! `start`/`stop` are relative to it. The server accepts one connection and records the bytes
+//! delivered to the application at every sample tick (cumulative, `[t_ns, bytes]`). The
+//! client connects at `start`, sets the congestion controller (TCP_CONGESTION), writes until
+//! it has sent `bytes` (a finite transfer) or `stop` passes, and records TCP_INFO at every
+//! sample tick and at the end. Each writes its report as JSON on exit; SIGTERM/SIGINT end
+//! them early, report included.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use plait_testbed::sys::{self, TcpInfo};
+use serde_json::json;
+
+struct Args(Vec<String>);
+
+impl Args {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .position(|a| a == key)
+            .and_then(|i| self.0.get(i + 1))
+            .map(String::as_str)
+    }
+    fn need(&self, key: &str) -> Result<&str, String> {
+        self.get(key).ok_or_else(|| format!("missing {key}"))
+    }
+    fn num(&self, key: &str) -> Result<u64, String> {
+        self.need(key)?
+            .parse()
+            .map_err(|_| format!("{key}: expected a whole number"))
+    }
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let Some(mode) = argv.first().cloned() else {
+        eprintln!("usage: plait-tcpflow server|client ...");
+        return ExitCode::from(2);
+    };
+    let args = Args(argv);
+    if let Err(e) = sys::install_stop_handler() {
+        eprintln!("plait-tcpflow: {e}");
+        return ExitCode::from(1);
+    }
+    let result = match mode.as_str() {
+        "server" => server(&args),
+        "client" => client(&args),
+        _ => Err(format!("unknown mode {mode:?}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("plait-tcpflow {mode}: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn write_report(path: &str, value: &serde_json::Value) -> Result<(), String> {
+    let tmp = format!("{path}.tmp");
+    std::fs::write(&tmp, serde_json::to_vec(value).expect("serialisable"))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("{path}: {e}"))
+}
+
+/// Nanoseconds since the run's origin (negative before it).
+fn since(t0: u64) -> i64 {
+    sys::realtime_ns() as i64 - t0 as i64
+}
+
+fn server(args: &Args) -> Result<(), String> {
+    let listen: SocketAddr = args
+        .need("--listen")?
+        .parse()
+        .map_err(|_| "--listen: expected ADDR:PORT".to_string())?;
+    let t0 = args.num("--t0-ns")?;
+    let sample = args.num("--sample-ns")?.max(1_000_000);
+    let report = args.need("--report")?.to_string();
+    let listener = TcpListener::bind(listen).map_err(|e| format!("bind {listen}: {e}"))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("listen: {e}"))?;
+    // Ready to accept: the parent waits for this file before starting clients.
+    std::fs::write(format!("{report}.listening"), b"").map_err(|e| format!("{report}: {e}"))?;
+    let mut samples: Vec<(i64, u64)> = Vec::new();
+    let mut total = 0u64;
+    let mut first_byte: Option<i64> = None;
+    let mut last_byte: Option<i64> = None;
+    let mut stream: Option<TcpStream> = None;
+    while stream.is_none() && !sys::stop_requested() {
+        match listener.accept() {
+            Ok((s, _)) => stream = Some(s),
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            Err(e) => return Err(format!("accept: {e}")),
+        }
+    }
+    if let Some(mut s) = stream {
+        s.set_nonblocking(false).map_err(|e| e.to_string())?;
+        s.set_read_timeout(Some(Duration::from_nanos(sample.min(20_000_000))))
+            .map_err(|e| e.to_string())?;
+        let mut buf = vec![0u8; 1 << 17];
+        let mut next_tick = (since(t0).max(0) as u64 / sample + 1) * sample;
+        loop {
+            if sys::stop_requested() {
+                break;
+            }
+            let n = match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => 0,
+                Err(e) if e.kind() == ErrorKind::ConnectionReset => break,
+                Err(e) => return Err(format!("read: {e}")),
+            };
+            let t = since(t0);
+            // Bytes read now were delivered after every tick before `t`.
+            while t >= next_tick as i64 {
+                samples.push((next_tick as i64, total));
+                next_tick += sample;
+            }
+            if n > 0 {
+                first_byte.get_or_insert(t);
+                last_byte = Some(t);
+                total += n as u64;
+            }
+        }
+    }
+    samples.push((since(t0), total));
+    write_report(
+        &report,
+        &json!({"bytes": total, "first_byte_ns": first_byte, "last_byte_ns": last_byte,
+                "samples": samples}),
+    )
+}
+
+fn client(args: &Args) -> Result<(), String> {
+    let peer: SocketAddr = args
+        .need("--connect")?
+        .parse()
+        .map_err(|_| "--connect: expected ADDR:PORT".to_string())?;
+    let cc = args.need("--cc")?.to_string();
+    let t0 = args.num("--t0-ns")?;
+    let start = args.num("--start-ns")? as i64;
+    let stop = args.num("--stop-ns")? as i64;
+    let limit = args
+        .get("--bytes")
+        .map(|b| b.parse::<u64>())
+        .transpose()
+        .map_err(|_| "--bytes: expected a whole number".to_string())?;
+    let sample = args.num("--sample-ns")?.max(1_000_000);
+    let report = args.need("--report")?.to_string();
+
+    // Wait for the start time (bounded by it; a stop signal ends the wait).
+    while since(t0) < start && !sys::stop_requested() {
+        let left = (start - since(t0)).clamp(0, 5_000_000) as u64;
+        std::thread::sleep(Duration::from_nanos(left));
+    }
+    let mut infos: Vec<(i64, TcpInfo)> = Vec::new();
+    let mut sent = 0u64;
+    let mut connect_ns = None;
+    let mut error = None;
+    if !sys::stop_requested() {
+        let mut s = TcpStream::connect_timeout(&peer, Duration::from_secs(3))
+            .map_err(|e| format!("connect {peer}: {e}"))?;
+        connect_ns = Some(since(t0));
+        let fd = s.as_raw_fd();
+        sys::set_congestion(fd, &cc).map_err(|e| format!("TCP_CONGESTION {cc}: {e}"))?;
+        s.set_nodelay(false).ok();
+        s.set_write_timeout(Some(Duration::from_millis(5)))
+            .map_err(|e| e.to_string())?;
+        let chunk = vec![0x5au8; 1 << 16];
+        let mut next_tick = (since(t0).max(0) as u64 / sample + 1) * sample;
+        loop {
+            let t = since(t0);
+            while t >= next_tick as i64 {
+                if let Ok(info) = sys::tcp_info(fd) {
+                    infos.push((next_tick as i64, info));
+                }
+                next_tick += sample;
+            }
+            if sys::stop_requested() || t >= stop || limit.is_some_and(|l| sent >= l) {
+                break;
+            }
+            let want = limit.map_or(chunk.len() as u64, |l| (l - sent).min(chunk.len() as u64));
+            match s.write(&chunk[..want as usize]) {
+                Ok(n) => sent += n as u64,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::Interrupted) => {}
+                Err(e) => {
+                    error = Some(format!("write: {e}"));
+                    break;
+                }
+            }
+        }
+        if let Ok(info) = sys::tcp_info(fd) {
+            infos.push((since(t0), info));
+        }
+        let _ = s.shutdown(std::net::Shutdown::Write);
+    }
+    write_report(
+        &report,
+        &json!({"cc": cc, "sent": sent, "connect_ns": connect_ns, "error": error,
+                "tcp_info": infos.iter().map(|(t, i)| json!({"t_ns": t, "info": i})).collect::<Vec<_>>()}),
+    )
+}

@@ -1,0 +1,495 @@
+//! The emulator's sans-IO core: link directions and the routes that chain them.
+//!
+//! A link direction is an exact FIFO server at the link's rate followed by a fixed
+//! propagation delay (a virtual clock, as in the simulator's `net/link.rs`):
+//!
+//! ```text
+//! start     = max(arrival, previous departure)
+//! departure = start + 8 * bytes * 1e9 / rate      (integer ns, fractional remainder carried)
+//! exit      = departure + delay
+//! ```
+//!
+//! Packets wait in plait-core's [`DropTail`] (limit in packets or bytes, counting the waiting
+//! packets, as ns-2 and the simulator do; a scenario's `limit_includes_service` is resolved
+//! to that convention by the caller). A packet is dequeued from it when its service starts,
+//! which the virtual clock knows in advance: the queue is advanced to `now` before each
+//! arrival is offered. Loss models (plait-core's [`LossModel`]) are applied before the queue.
+//!
+//! [`Emulator`] moves packets hop by hop along routes in time order (an event heap keyed by
+//! ideal time and insertion order), so a packet reaches its next link at its ideal exit time
+//! from the previous one, whatever the binary's own lateness.
+
+#![forbid(unsafe_code)]
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+
+use plait_core::net::loss::LossModel;
+use plait_core::net::queue::{DropTail, Limit, QueueDisc, QueueItem};
+use plait_core::rng::{rng_from_seed, SimRng};
+use plait_core::{FlowId, PacketId, Rate, SimTime};
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DropCause {
+    /// The buffer was full (drop-tail).
+    Queue,
+    /// The link's random loss model.
+    Loss,
+}
+
+/// Counters of one link direction.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkStats {
+    pub arrived_packets: u64,
+    pub arrived_bytes: u64,
+    pub departed_packets: u64,
+    pub departed_bytes: u64,
+    pub dropped_queue: u64,
+    pub dropped_loss: u64,
+    /// Drops per flow index: `[queue, loss]`.
+    pub dropped_by_flow: BTreeMap<u32, [u64; 2]>,
+    /// Largest number of waiting packets and bytes (the packet in service not counted).
+    pub max_queue_packets: u64,
+    pub max_queue_bytes: u64,
+    /// Integral of the waiting packets over time (packet·ns), for the time-average queue.
+    pub queue_packet_ns: u128,
+    /// Time of the last change of the queue integral.
+    pub integral_until: u64,
+    /// Time the server spent transmitting (ns).
+    pub busy_ns: u64,
+}
+
+/// One direction of a link.
+#[derive(Debug)]
+pub struct LinkDirection {
+    rate: Rate,
+    delay: SimTime,
+    queue: DropTail,
+    loss: Option<(LossModel, SimRng)>,
+    /// Drop-tail draws nothing; the queue interface takes a stream all the same.
+    queue_rng: SimRng,
+    /// Service start times of the waiting packets, in queue order.
+    starts: VecDeque<u64>,
+    /// When the server is free (the last departure).
+    free_at: u64,
+    /// Fractional serialisation remainder (units of 1/rate ns), carried across packets.
+    carry: u64,
+    stats: LinkStats,
+}
+
+impl LinkDirection {
+    pub fn new(rate: Rate, delay: SimTime, limit: Limit) -> Self {
+        LinkDirection {
+            rate,
+            delay,
+            queue: DropTail::new(limit),
+            loss: None,
+            queue_rng: rng_from_seed(0),
+            starts: VecDeque::new(),
+            free_at: 0,
+            carry: 0,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Adds a random loss model, drawing from its own stream seeded by `seed`.
+    pub fn with_loss(mut self, model: LossModel, seed: u64) -> Self {
+        self.loss = Some((model, rng_from_seed(seed)));
+        self
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    pub fn stats(&self) -> &LinkStats {
+        &self.stats
+    }
+
+    /// Packets waiting at time `now` (after [`LinkDirection::advance`]).
+    pub fn queue_packets(&self) -> usize {
+        self.queue.len_packets()
+    }
+
+    /// Moves the queue to time `now`: every waiting packet whose service has started leaves
+    /// the buffer; the queue integral is brought up to date.
+    pub fn advance(&mut self, now: u64) {
+        while let Some(&start) = self.starts.front() {
+            if start > now {
+                break;
+            }
+            self.integrate(start);
+            self.starts.pop_front();
+            self.queue.dequeue(SimTime(start));
+        }
+        self.integrate(now);
+    }
+
+    fn integrate(&mut self, t: u64) {
+        if t > self.stats.integral_until {
+            let dt = t - self.stats.integral_until;
+            self.stats.queue_packet_ns += self.queue.len_packets() as u128 * dt as u128;
+            self.stats.integral_until = t;
+        }
+    }
+
+    /// A packet of `bytes` bytes of flow `flow` arrives at time `now`. Returns the time it
+    /// leaves the far end of the link (departure + delay), or why it was dropped.
+    pub fn handle_arrival(&mut self, now: u64, flow: u32, bytes: u32) -> Result<u64, DropCause> {
+        self.advance(now);
+        self.stats.arrived_packets += 1;
+        self.stats.arrived_bytes += u64::from(bytes);
+        if let Some((model, rng)) = &mut self.loss {
+            if model.should_drop(rng) {
+                return Err(self.count_drop(flow, DropCause::Loss));
+            }
+        }
+        let start = now.max(self.free_at);
+        if start > now {
+            // The server is busy: the packet must find room in the buffer.
+            let mut dropped = Vec::new(); // never allocates unless something is dropped
+            let item = QueueItem {
+                packet: PacketId(0),
+                flow: FlowId(flow),
+                bytes,
+            };
+            self.queue
+                .enqueue(SimTime(now), item, &mut self.queue_rng, &mut dropped);
+            if !dropped.is_empty() {
+                return Err(self.count_drop(flow, DropCause::Queue));
+            }
+            self.starts.push_back(start);
+            self.stats.max_queue_packets = self
+                .stats
+                .max_queue_packets
+                .max(self.queue.len_packets() as u64);
+            self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
+        }
+        let tx = self.rate.tx_time_carry(u64::from(bytes), &mut self.carry).0;
+        self.free_at = start + tx;
+        self.stats.busy_ns += tx;
+        self.stats.departed_packets += 1;
+        self.stats.departed_bytes += u64::from(bytes);
+        Ok(self.free_at + self.delay.0)
+    }
+
+    fn count_drop(&mut self, flow: u32, cause: DropCause) -> DropCause {
+        let per_flow = self.stats.dropped_by_flow.entry(flow).or_default();
+        match cause {
+            DropCause::Queue => {
+                self.stats.dropped_queue += 1;
+                per_flow[0] += 1;
+            }
+            DropCause::Loss => {
+                self.stats.dropped_loss += 1;
+                per_flow[1] += 1;
+            }
+        }
+        cause
+    }
+}
+
+/// A packet delivered at the end of its route.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Delivered<T> {
+    pub payload: T,
+    pub route: usize,
+    /// The ideal time it leaves the last link.
+    pub ideal: u64,
+}
+
+#[derive(Debug)]
+struct InFlight<T> {
+    payload: T,
+    route: usize,
+    /// Index of the hop the packet is crossing.
+    hop: usize,
+    flow: u32,
+    bytes: u32,
+}
+
+/// Link directions, routes over them, and the packets in flight.
+#[derive(Debug)]
+pub struct Emulator<T> {
+    links: Vec<LinkDirection>,
+    routes: Vec<Vec<usize>>,
+    /// (ideal time, insertion sequence, slot) of the next hop end of each packet in flight.
+    events: BinaryHeap<Reverse<(u64, u64, usize)>>,
+    slots: Vec<Option<InFlight<T>>>,
+    free_slots: Vec<usize>,
+    sequence: u64,
+}
+
+impl<T> Emulator<T> {
+    /// `routes[r]` lists the link directions route `r` crosses, in order (non-empty, each an
+    /// index into `links`).
+    pub fn new(links: Vec<LinkDirection>, routes: Vec<Vec<usize>>) -> Self {
+        for route in &routes {
+            assert!(!route.is_empty(), "a route crosses at least one link");
+            assert!(route.iter().all(|&l| l < links.len()), "route names a link");
+        }
+        Emulator {
+            links,
+            routes,
+            events: BinaryHeap::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            sequence: 0,
+        }
+    }
+
+    pub fn links(&self) -> &[LinkDirection] {
+        &self.links
+    }
+
+    /// Brings every link's queue integral up to `now` (before reading the statistics).
+    pub fn advance_all(&mut self, now: u64) {
+        for link in &mut self.links {
+            link.advance(now);
+        }
+    }
+
+    /// A packet enters route `route` at time `now`. Drops are counted on the link that
+    /// dropped it and reported here.
+    pub fn handle_packet(
+        &mut self,
+        now: u64,
+        route: usize,
+        flow: u32,
+        bytes: u32,
+        payload: T,
+    ) -> Result<(), DropCause> {
+        let first = self.routes[route][0];
+        let exit = self.links[first].handle_arrival(now, flow, bytes)?;
+        let packet = InFlight {
+            payload,
+            route,
+            hop: 0,
+            flow,
+            bytes,
+        };
+        let slot = match self.free_slots.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(packet);
+                slot
+            }
+            None => {
+                self.slots.push(Some(packet));
+                self.slots.len() - 1
+            }
+        };
+        self.push_event(exit, slot);
+        Ok(())
+    }
+
+    fn push_event(&mut self, at: u64, slot: usize) {
+        self.events.push(Reverse((at, self.sequence, slot)));
+        self.sequence += 1;
+    }
+
+    /// The ideal time of the next hop end, if any packet is in flight.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.events.peek().map(|Reverse((at, _, _))| *at)
+    }
+
+    /// The next packet whose route ends at or before `now`, in ideal-time order. Packets
+    /// ending an inner hop by `now` are passed to their next link at their ideal time (drops
+    /// there are counted on that link).
+    pub fn poll_delivery(&mut self, now: u64) -> Option<Delivered<T>> {
+        while let Some(&Reverse((at, _, slot))) = self.events.peek() {
+            if at > now {
+                return None;
+            }
+            self.events.pop();
+            let (route, hop, flow, bytes) = {
+                let p = self.slots[slot].as_ref().expect("event of a live packet");
+                (p.route, p.hop, p.flow, p.bytes)
+            };
+            if hop + 1 < self.routes[route].len() {
+                let next = self.routes[route][hop + 1];
+                match self.links[next].handle_arrival(at, flow, bytes) {
+                    Ok(exit) => {
+                        self.slots[slot].as_mut().expect("live").hop += 1;
+                        self.push_event(exit, slot);
+                    }
+                    Err(_) => {
+                        self.slots[slot] = None;
+                        self.free_slots.push(slot);
+                    }
+                }
+                continue;
+            }
+            let packet = self.slots[slot].take().expect("live");
+            self.free_slots.push(slot);
+            return Some(Delivered {
+                payload: packet.payload,
+                route,
+                ideal: at,
+            });
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plait_core::net::loss::Periodic;
+
+    const MB20: Rate = Rate::from_mbps(20);
+
+    fn link(rate: Rate, delay_ns: u64, limit: Limit) -> LinkDirection {
+        LinkDirection::new(rate, SimTime(delay_ns), limit)
+    }
+
+    #[test]
+    fn departures_follow_the_virtual_clock() {
+        // 1500 B at 20 Mb/s: 12000 bits / 2e7 = 600 us; delay 20 ms.
+        let mut l = link(MB20, 20_000_000, Limit::Packets(10));
+        assert_eq!(l.handle_arrival(0, 0, 1500), Ok(600_000 + 20_000_000));
+        // Arrives while the first is in service: starts at 600 us.
+        assert_eq!(
+            l.handle_arrival(100_000, 0, 1500),
+            Ok(1_200_000 + 20_000_000)
+        );
+        // Arrives after the link went idle: starts at its arrival.
+        assert_eq!(
+            l.handle_arrival(5_000_000, 0, 40),
+            Ok(5_016_000 + 20_000_000)
+        );
+    }
+
+    #[test]
+    fn fractional_remainders_are_carried() {
+        // 1 byte at 3 b/s = 8/3 s: 2_666_666_666 ns + 2/3 ns carried; three packets sum to
+        // exactly 8 s, where per-packet rounding would lose 2 ns.
+        let mut l = link(Rate::from_bps(3), 0, Limit::Packets(10));
+        assert_eq!(l.handle_arrival(0, 0, 1), Ok(2_666_666_666));
+        assert_eq!(l.handle_arrival(0, 0, 1), Ok(5_333_333_333));
+        assert_eq!(l.handle_arrival(0, 0, 1), Ok(8_000_000_000));
+    }
+
+    #[test]
+    fn packet_limit_counts_waiting_packets_only() {
+        // Limit 2: one in service plus two waiting; the fourth back-to-back arrival is dropped.
+        let mut l = link(MB20, 0, Limit::Packets(2));
+        for _ in 0..3 {
+            assert!(l.handle_arrival(0, 7, 1500).is_ok());
+        }
+        assert_eq!(l.queue_packets(), 2);
+        assert_eq!(l.handle_arrival(0, 7, 1500), Err(DropCause::Queue));
+        // At 600 us the second packet enters service: one place frees.
+        assert_eq!(l.handle_arrival(599_999, 7, 1500), Err(DropCause::Queue));
+        assert_eq!(l.handle_arrival(600_000, 7, 1500), Ok(2_400_000));
+        let s = l.stats();
+        assert_eq!((s.dropped_queue, s.dropped_loss), (2, 0));
+        assert_eq!(s.dropped_by_flow.get(&7), Some(&[2, 0]));
+        assert_eq!((s.arrived_packets, s.departed_packets), (6, 4));
+        assert_eq!(s.max_queue_packets, 2);
+    }
+
+    #[test]
+    fn byte_limit_admits_up_to_the_limit() {
+        // 3000 waiting bytes allowed: two 1500 B packets wait, a third does not fit, a 40 B
+        // one does not either (3040 > 3000), until the head enters service.
+        let mut l = link(MB20, 0, Limit::Bytes(3000));
+        assert!(l.handle_arrival(0, 1, 1500).is_ok()); // in service
+        assert!(l.handle_arrival(0, 1, 1500).is_ok());
+        assert!(l.handle_arrival(0, 2, 1500).is_ok());
+        assert_eq!(l.handle_arrival(0, 2, 1500), Err(DropCause::Queue));
+        assert_eq!(l.handle_arrival(0, 3, 40), Err(DropCause::Queue));
+        assert!(l.handle_arrival(600_000, 3, 40).is_ok());
+        let s = l.stats();
+        assert_eq!(s.max_queue_bytes, 3000);
+        assert_eq!(s.dropped_by_flow.get(&2), Some(&[1, 0]));
+        assert_eq!(s.dropped_by_flow.get(&3), Some(&[1, 0]));
+    }
+
+    #[test]
+    fn loss_model_drops_before_the_queue_and_counts_the_cause() {
+        // Periodic loss: every 3rd packet lost.
+        let model = LossModel::from(Periodic::new(3, 0));
+        let mut l = link(MB20, 0, Limit::Packets(100)).with_loss(model, 1);
+        let results: Vec<_> = (0..6)
+            .map(|i| l.handle_arrival(i * 1_000_000, 4, 1500))
+            .collect();
+        let lost = results
+            .iter()
+            .filter(|r| **r == Err(DropCause::Loss))
+            .count();
+        assert_eq!(lost, 2);
+        assert_eq!(l.stats().dropped_loss, 2);
+        assert_eq!(l.stats().dropped_by_flow.get(&4), Some(&[0, 2]));
+    }
+
+    #[test]
+    fn time_average_queue_is_integrated() {
+        // Three back-to-back packets at t=0: two wait, one leaves the queue at 600 us, the
+        // other at 1200 us. Integral = 2*600us + 1*600us = 1800 packet-us.
+        let mut l = link(MB20, 0, Limit::Packets(10));
+        for _ in 0..3 {
+            l.handle_arrival(0, 0, 1500).unwrap();
+        }
+        l.advance(2_000_000);
+        assert_eq!(l.stats().queue_packet_ns, 1_800_000);
+        assert_eq!(l.stats().busy_ns, 1_800_000);
+    }
+
+    #[test]
+    fn emulator_chains_hops_at_ideal_times() {
+        // Route 0 crosses a 20 Mb/s 1 ms link then a 10 Mb/s 2 ms link.
+        let links = vec![
+            link(MB20, 1_000_000, Limit::Packets(10)),
+            link(Rate::from_mbps(10), 2_000_000, Limit::Packets(10)),
+        ];
+        let mut e = Emulator::new(links, vec![vec![0, 1], vec![1]]);
+        e.handle_packet(0, 0, 0, 1500, "a").unwrap();
+        // Hop 1 ends at 600 us + 1 ms.
+        assert_eq!(e.poll_timeout(), Some(1_600_000));
+        // Polled late (at 10 ms): hop 2 still starts at the ideal 1.6 ms: 1.2 ms + 2 ms.
+        assert_eq!(e.poll_delivery(1_700_000), None);
+        assert_eq!(e.poll_timeout(), Some(4_800_000));
+        // A packet on route 1 arriving at 2 ms waits behind it until 2.8 ms.
+        e.handle_packet(2_000_000, 1, 1, 1500, "b").unwrap();
+        assert_eq!(
+            e.poll_delivery(10_000_000),
+            Some(Delivered {
+                payload: "a",
+                route: 0,
+                ideal: 4_800_000
+            })
+        );
+        assert_eq!(
+            e.poll_delivery(10_000_000),
+            Some(Delivered {
+                payload: "b",
+                route: 1,
+                ideal: 6_000_000
+            })
+        );
+        assert_eq!(e.poll_delivery(10_000_000), None);
+        assert_eq!(e.poll_timeout(), None);
+    }
+
+    #[test]
+    fn emulator_drops_on_an_inner_hop_are_counted_there() {
+        let links = vec![
+            link(MB20, 0, Limit::Packets(10)),
+            link(Rate::from_mbps(1), 0, Limit::Packets(1)),
+        ];
+        let mut e = Emulator::new(links, vec![vec![0, 1]]);
+        for i in 0..4 {
+            e.handle_packet(0, 0, 9, 1500, i).unwrap();
+        }
+        let mut delivered = Vec::new();
+        while let Some(d) = e.poll_delivery(u64::MAX) {
+            delivered.push(d.payload);
+        }
+        // 2nd link: one in service, one waiting; packets 2 and 3 reach it at 1.8 / 2.4 ms
+        // while packet 0 is still in service (12 ms) and packet 1 waits: both dropped.
+        assert_eq!(delivered, vec![0, 1]);
+        assert_eq!(e.links()[1].stats().dropped_queue, 2);
+        assert_eq!(e.links()[0].stats().dropped_queue, 0);
+    }
+}
