@@ -6,6 +6,8 @@ The package imports lazily so that `import plait` stays light; the public API is
 - :func:`plait.validate` — check a scenario without running it;
 - :func:`plait.sweep` — run a scenario over a grid of parameters and seeds, on every core or a
   Dask cluster, into a results folder read as one table (:mod:`plait.sweeps`);
+- :func:`plait.compare` — two results (run folders, sweep stores, JSON summaries) side by side,
+  per flow and per link, with a verdict per metric (:mod:`plait.comparison`);
 - :func:`plait.estimate_memory` — what a run will need (runs above 4 GiB are refused unless
   ``max_memory=`` allows them: :class:`plait.ResourceLimitError`);
 - :mod:`plait.models` — closed-form models; :mod:`plait.fluid` — the AIMD fluid simulator.
@@ -23,6 +25,7 @@ __all__ = [
     "ScenarioWarning",
     "Result",
     "__version__",
+    "compare",
     "estimate_memory",
     "run",
     "sweep",
@@ -39,4 +42,8 @@ def __getattr__(name: str) -> Any:
         from plait.sweeps import sweep
 
         return sweep
+    if name == "compare":
+        from plait.comparison import compare
+
+        return compare
     raise AttributeError(f"module 'plait' has no attribute {name!r}")

@@ -34,6 +34,7 @@ COMMANDS = {
     "bench": "plait.cli.bench",
     "model": "plait.cli.model",
     "fluid": "plait.cli.fluid",
+    "compare": "plait.cli.compare",
 }
 
 
