@@ -293,3 +293,30 @@ def test_bad_options_exit_2(tmp_path, capsys):
     assert "is a folder" in capsys.readouterr().err
     assert main(["compare", str(good), str(good), "--tolerance", "5%", "--quiet"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def test_results_in_python_and_json_to_stdout(tmp_path, capsys, monkeypatch):
+    """plait.Result objects compare as sides; `--json -` writes the data to standard output
+    and the table to standard error; different windows are warned about."""
+    a = plait.run(_small(tmp_path), seed=1)
+    b = plait.run(_small(tmp_path), seed=2)
+    c = plait.compare(a, b)
+    assert (c.a.kind, c.a.seeds, c.b.seeds) == ("result", [1], [2])
+    assert set(c.flows["flow"]) == {"bulk.0", "bulk.1", "bulk.2"} and not c.warnings
+    one = write_summary(tmp_path / "one.json", [flow("f", 1.0)])
+    data = json.loads(one.read_text())
+    data["duration_s"] = 4.0
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps(data))
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["compare", str(one), str(two), "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["flows"][0]["verdict"] == "within tolerance"
+    assert "plait: warning: " in err and "duration_s 3 and 4 differ" in err
+    assert "goodput_bps" in err and "goodput_bps" not in out.split('"flows"')[0]
+
+
+def _small(tmp_path: Path) -> Path:
+    path = tmp_path / "small.toml"
+    path.write_text(SCENARIO_TOML)
+    return path
