@@ -187,9 +187,35 @@ pub fn wait_readable(
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
+static MARK: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_stop_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
+}
+
+extern "C" fn on_mark_signal(_: libc::c_int) {
+    MARK.store(true, Ordering::SeqCst);
+}
+
+/// Makes SIGUSR1 set a flag read (and cleared) by [`take_mark`]: the emulator snapshots its
+/// counters then, at the end of the scenario's warm-up.
+pub fn install_mark_handler() -> io::Result<()> {
+    // SAFETY: as in install_stop_handler.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_mark_signal as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        check(libc::sigaction(
+            libc::SIGUSR1,
+            &action,
+            std::ptr::null_mut(),
+        ))?;
+    }
+    Ok(())
+}
+
+pub fn take_mark() -> bool {
+    MARK.swap(false, Ordering::SeqCst)
 }
 
 /// Makes SIGTERM and SIGINT set a flag (read with [`stop_requested`]) instead of killing the

@@ -35,6 +35,7 @@ COMMANDS = {
     "model": "plait.cli.model",
     "fluid": "plait.cli.fluid",
     "compare": "plait.cli.compare",
+    "testbed": "plait.cli.testbed",
 }
 
 

@@ -7,7 +7,8 @@
 //! and writes it to the destination host's device at its ideal time. It pins itself to the
 //! configured CPU and asks for SCHED_FIFO (recorded as false when not permitted). On SIGTERM
 //! or SIGINT it writes its counters and lateness statistics as JSON to the stats file
-//! (through a temporary file and a rename) and exits 0.
+//! (through a temporary file and a rename) and exits 0. On SIGUSR1 it writes the same
+//! snapshot to `<stats file>.mark` and goes on (the end of the warm-up: the caller subtracts).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -78,6 +79,7 @@ fn run(config_path: &str) -> Result<(), String> {
     let config: Config = serde_json::from_str(&text).map_err(|e| format!("{config_path}: {e}"))?;
     config.check().map_err(|e| format!("{config_path}: {e}"))?;
     sys::install_stop_handler().map_err(|e| format!("signal handlers: {e}"))?;
+    sys::install_mark_handler().map_err(|e| format!("signal handlers: {e}"))?;
 
     let mut tuns: Vec<File> = Vec::new();
     for host in &config.hosts {
@@ -153,6 +155,28 @@ fn run(config_path: &str) -> Result<(), String> {
     let now = || sys::monotonic_ns() - epoch;
 
     while !sys::stop_requested() {
+        if sys::take_mark() {
+            let run = RunInfo {
+                pinned,
+                cpu: config.cpu,
+                sched_fifo,
+                keep_awake: config.keep_awake,
+                delivered,
+                no_route,
+                not_ipv4,
+                write_errors,
+            };
+            let path = format!("{}.mark", config.stats_file);
+            write_stats(
+                &config,
+                &mut emulator,
+                &flow_keys,
+                &lateness,
+                &run,
+                now(),
+                &path,
+            )?;
+        }
         // Deliver what is due.
         let t = now();
         while let Some(d) = emulator.poll_delivery(t) {
@@ -226,6 +250,50 @@ fn run(config_path: &str) -> Result<(), String> {
         let _ = k.join();
     }
     let end = now();
+    let run = RunInfo {
+        pinned,
+        cpu: config.cpu,
+        sched_fifo,
+        keep_awake: config.keep_awake,
+        delivered,
+        no_route,
+        not_ipv4,
+        write_errors,
+    };
+    write_stats(
+        &config,
+        &mut emulator,
+        &flow_keys,
+        &lateness,
+        &run,
+        end,
+        &config.stats_file,
+    )?;
+    Ok(())
+}
+
+/// What the statistics report besides the links.
+struct RunInfo {
+    pinned: bool,
+    cpu: Option<usize>,
+    sched_fifo: bool,
+    keep_awake: bool,
+    delivered: u64,
+    no_route: u64,
+    not_ipv4: u64,
+    write_errors: u64,
+}
+
+/// Writes the counters at time `end` (ns since the start) to `path`, atomically.
+fn write_stats(
+    config: &Config,
+    emulator: &mut Emulator<Packet>,
+    flow_keys: &[FlowKey],
+    lateness: &Lateness,
+    run: &RunInfo,
+    end: u64,
+    path: &str,
+) -> Result<(), String> {
     emulator.advance_all(end);
 
     let flow_names: Vec<String> = flow_keys
@@ -268,24 +336,24 @@ fn run(config_path: &str) -> Result<(), String> {
         .collect();
     let stats = json!({
         "duration_ns": end,
-        "pinned": pinned,
-        "cpu": config.cpu,
-        "sched_fifo": sched_fifo,
-        "keep_awake": config.keep_awake,
-        "delivered_packets": delivered,
-        "no_route_packets": no_route,
-        "not_ipv4_packets": not_ipv4,
-        "write_errors": write_errors,
+        "pinned": run.pinned,
+        "cpu": run.cpu,
+        "sched_fifo": run.sched_fifo,
+        "keep_awake": run.keep_awake,
+        "delivered_packets": run.delivered,
+        "no_route_packets": run.no_route,
+        "not_ipv4_packets": run.not_ipv4,
+        "write_errors": run.write_errors,
         "lateness": lateness.summary(),
         "links": links_json,
     });
-    let tmp = format!("{}.tmp", config.stats_file);
+    let tmp = format!("{path}.tmp");
     std::fs::write(
         &tmp,
         serde_json::to_vec_pretty(&stats).expect("serialisable"),
     )
-    .and_then(|()| std::fs::rename(&tmp, &config.stats_file))
-    .map_err(|e| format!("{}: {e}", config.stats_file))?;
+    .and_then(|()| std::fs::rename(&tmp, path))
+    .map_err(|e| format!("{path}: {e}"))?;
     Ok(())
 }
 

@@ -1,0 +1,313 @@
+"""From a validated scenario to a testbed plan: hosts, link directions, routes and flows, or
+a refusal naming the flow or link and the key the kernel testbed cannot run (yet).
+
+The scenario is first validated and overridden by the simulator's own code
+(`_core.canonical_scenario`), so a scenario the simulator refuses is refused here with the
+same message; what remains is to decide whether the testbed can run it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Fastest link direction the emulator is trusted with (docs/testbed.md, "Limits").
+MAX_RATE_BPS = 1_000_000_000
+
+#: The droptail queue of a link that sets none (docs/scenario.md, `[[link]]`).
+DEFAULT_QUEUE = {"kind": "droptail", "packets": 1000}
+
+#: Keys the testbed runs, per section; any other key is refused, naming it.
+SIMULATION_KEYS = {"duration", "warmup", "seed", "sample_interval"}
+TCP_KEYS = {"profile"}
+LINK_KEYS = {"name", "from", "to", "rate", "delay", "duplex", "queue", "reverse_queue"}
+QUEUE_KEYS = {"kind", "packets", "bytes", "limit_includes_service"}
+FLOW_KEYS = {"name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route"}
+NODE_KEYS = {"name", "kind"}
+SECTIONS = {"simulation", "tcp", "link", "flow", "node"}
+#: Controllers built into the kernels this was written for (tcp_available_congestion_control).
+KERNEL_CCS = ("reno", "cubic", "bbr")
+
+_UNITS = {
+    "duration": {"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9, "min": 60e9},
+    "rate": {
+        "bps": 1,
+        "kbps": 1e3,
+        "Kbps": 1e3,
+        "mbps": 1e6,
+        "Mbps": 1e6,
+        "gbps": 1e9,
+        "Gbps": 1e9,
+        "tbps": 1e12,
+        "Tbps": 1e12,
+    },
+    "size": {
+        "B": 1,
+        "KB": 1e3,
+        "kB": 1e3,
+        "MB": 1e6,
+        "GB": 1e9,
+        "TB": 1e12,
+        "KiB": 2**10,
+        "MiB": 2**20,
+        "GiB": 2**30,
+        "TiB": 2**40,
+    },
+}
+
+
+class Refusal(Exception):
+    """The testbed cannot run this scenario (or on this machine): one line, exit 2."""
+
+
+def quantity(text: Any, kind: str) -> int:
+    """A duration in ns, a rate in bit/s or a size in bytes, from the scenario's text (already
+    validated by the simulator, so only the units it accepts occur)."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return int(text)
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([A-Za-zµ]+)\s*", str(text))
+    if not m or m.group(2) not in _UNITS[kind]:
+        raise Refusal(f"cannot read the {kind} {text!r}")
+    return round(float(m.group(1)) * _UNITS[kind][m.group(2)])
+
+
+@dataclass
+class LinkDir:
+    """One direction of a scenario link, as the emulator runs it."""
+
+    name: str
+    direction: str  # "forward" or "reverse", as in plait run's links table
+    src: str
+    dst: str
+    rate_bps: int
+    delay_ns: int
+    limit_packets: int | None
+    limit_bytes: int | None
+
+
+@dataclass
+class FlowInstance:
+    name: str
+    cc: str
+    src: str
+    dst: str
+    start_ns: int
+    stop_ns: int
+    bytes: int | None
+    port: int
+    route: list[int]  # link directions from src to dst
+    reverse: list[int]  # and back
+
+
+@dataclass
+class Plan:
+    seed: int
+    duration_ns: int
+    warmup_ns: int
+    sample_ns: int | None
+    hosts: list[str]
+    links: list[LinkDir]
+    flows: list[FlowInstance]
+    scenario: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    def addr(self, host: str) -> str:
+        """The host's address: 10.99.x.y inside its namespace only."""
+        i = self.hosts.index(host)
+        return f"10.99.{i // 250}.{i % 250 + 1}"
+
+    def bottleneck_bps(self) -> int:
+        """The slowest link direction any flow's data crosses."""
+        used = {d for f in self.flows for d in f.route}
+        return min((self.links[d].rate_bps for d in used), default=MAX_RATE_BPS)
+
+
+def _check_keys(table: dict, allowed: set, where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise Refusal(f"{where}: `{key}` is not supported by plait testbed yet")
+
+
+def _queue(spec: dict | None, where: str) -> tuple[int | None, int | None]:
+    q = dict(DEFAULT_QUEUE if spec is None else spec)
+    _check_keys(q, QUEUE_KEYS, where)
+    kind = q.get("kind", "droptail")
+    if kind != "droptail":
+        raise Refusal(f"{where}: queue kind `{kind}` is not supported by plait testbed yet")
+    if "bytes" in q:
+        return None, quantity(q["bytes"], "size")
+    packets = int(q["packets"])
+    # The emulator counts waiting packets, as the simulator does by default; a limit that
+    # includes the packet in service leaves one place fewer to wait.
+    return (packets - 1 if q.get("limit_includes_service") else packets), None
+
+
+def _least_delay(src: str, dst: str, links: list[LinkDir]) -> list[int] | None:
+    """Directions from src to dst of least total delay, then fewest hops, then the links
+    declared first (docs/scenario.md, "Without a route")."""
+    best: dict[str, tuple] = {src: (0, 0, ())}
+    heap = [(0, 0, (), src)]
+    while heap:
+        delay, hops, path, node = heapq.heappop(heap)
+        if node == dst:
+            return list(path)
+        if best.get(node, (delay, hops, path)) < (delay, hops, path):
+            continue
+        for i, d in enumerate(links):
+            if d.src != node:
+                continue
+            cand = (delay + d.delay_ns, hops + 1, path + (i,))
+            if d.dst not in best or cand < best[d.dst]:
+                best[d.dst] = cand
+                heapq.heappush(heap, (*cand, d.dst))
+    return None
+
+
+def _explicit(nodes: list[str], links: list[LinkDir], where: str) -> list[int]:
+    out = []
+    for a, b in zip(nodes, nodes[1:]):
+        for i, d in enumerate(links):
+            if d.src == a and d.dst == b:
+                out.append(i)
+                break
+        else:
+            raise Refusal(f"{where}: no link from {a} to {b}")
+    return out
+
+
+def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
+    """The plan for a canonical scenario (`_core.canonical_scenario`), or :class:`Refusal`."""
+    for section in canonical:
+        if section not in SECTIONS:
+            raise Refusal(f"[{section}]: not supported by plait testbed yet")
+    sim = canonical.get("simulation", {})
+    _check_keys(sim, SIMULATION_KEYS, "[simulation]")
+    _check_keys(canonical.get("tcp", {}), TCP_KEYS, "[tcp]")
+    for node in canonical.get("node", []):
+        _check_keys(node, NODE_KEYS, f"node {node.get('name')}")
+    seed = int(sim.get("seed", 1)) if seed is None else seed
+    duration = quantity(sim["duration"], "duration")
+    warmup = quantity(sim.get("warmup", 0), "duration")
+    sample = quantity(sim["sample_interval"], "duration") if "sample_interval" in sim else None
+
+    links: list[LinkDir] = []
+    for link in canonical["link"]:
+        where = f"link {link['name']}"
+        _check_keys(link, LINK_KEYS, where)
+        rate = quantity(link["rate"], "rate")
+        if rate > MAX_RATE_BPS:
+            raise Refusal(
+                f"{where}: rate {link['rate']} is faster than the emulator keeps time for "
+                f"(at most {MAX_RATE_BPS // 10**6} Mbps per link)"
+            )
+        delay = quantity(link["delay"], "duration")
+        packets, nbytes = _queue(link.get("queue"), f"{where}: queue")
+        links.append(
+            LinkDir(link["name"], "forward", link["from"], link["to"], rate, delay, packets, nbytes)
+        )
+        if link.get("duplex", True):
+            rq = link.get("reverse_queue", link.get("queue"))
+            packets, nbytes = _queue(rq, f"{where}: reverse_queue")
+            links.append(
+                LinkDir(
+                    link["name"], "reverse", link["to"], link["from"], rate, delay, packets, nbytes
+                )
+            )
+
+    rng = random.Random(f"plait-testbed:{seed}")
+    flows: list[FlowInstance] = []
+    hosts: list[str] = []
+    pair_routes: dict[tuple[str, str], tuple[list[int], str]] = {}
+    for flow in canonical["flow"]:
+        where = f"flow {flow['name']}"
+        _check_keys(flow, FLOW_KEYS, where)
+        if flow["kind"] != "tcp":
+            raise Refusal(
+                f"{where}: kind `{flow['kind']}` is not supported by plait testbed yet "
+                "(single-path tcp only)"
+            )
+        cc = flow.get("cc", "reno")
+        if cc not in KERNEL_CCS:
+            raise Refusal(
+                f"{where}: cc `{cc}` does not exist in this kernel "
+                f"(available: {', '.join(KERNEL_CCS)})"
+            )
+        count = int(flow.get("count", 1))
+        for k in range(count):
+            name = flow["name"] if count == 1 else f"{flow['name']}.{k}"
+            start = flow.get("start", 0)
+            if isinstance(start, dict):
+                a, b = (quantity(x, "duration") for x in start["uniform"])
+                start_ns = round(a + rng.random() * (b - a))
+            else:
+                start_ns = quantity(start, "duration")
+            stop_ns = quantity(flow["stop"], "duration") if "stop" in flow else duration
+            if "route" in flow:
+                fwd = _explicit(flow["route"], links, where)
+                back = _explicit(list(reversed(flow["route"])), links, where)
+            else:
+                fwd = _least_delay(flow["src"], flow["dst"], links)
+                back = _least_delay(flow["dst"], flow["src"], links)
+            if fwd is None or back is None:
+                raise Refusal(f"{where}: no path between {flow['src']} and {flow['dst']}")
+            for pair, r in (((flow["src"], flow["dst"]), fwd), ((flow["dst"], flow["src"]), back)):
+                seen = pair_routes.setdefault(pair, (r, flow["name"]))
+                if seen[0] != r:
+                    raise Refusal(
+                        f"{where}: `route` differs from flow {seen[1]}'s between the same hosts "
+                        "(one route per host pair in plait testbed yet)"
+                    )
+            for host in (flow["src"], flow["dst"]):
+                if host not in hosts:
+                    hosts.append(host)
+            flows.append(
+                FlowInstance(
+                    name=name,
+                    cc=cc,
+                    src=flow["src"],
+                    dst=flow["dst"],
+                    start_ns=start_ns,
+                    stop_ns=stop_ns,
+                    bytes=quantity(flow["bytes"], "size") if "bytes" in flow else None,
+                    port=5001 + len(flows),
+                    route=fwd,
+                    reverse=back,
+                )
+            )
+    return Plan(seed, duration, warmup, sample, hosts, links, flows, canonical)
+
+
+def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> dict[str, Any]:
+    """The JSON configuration of `plait-linkemu` (crates/plait-testbed/src/config.rs)."""
+    routes = {}
+    for f in plan.flows:
+        routes[(plan.addr(f.src), plan.addr(f.dst))] = f.route
+        routes[(plan.addr(f.dst), plan.addr(f.src))] = f.reverse
+    return {
+        "hosts": [
+            {"name": h, "netns": f"{prefix}{i}", "tun": "ptb0", "addrs": [plan.addr(h)]}
+            for i, h in enumerate(plan.hosts)
+        ],
+        "links": [
+            {
+                "name": f"{d.name}:{d.direction}",
+                "rate_bps": d.rate_bps,
+                "delay_ns": d.delay_ns,
+                **({"limit_packets": d.limit_packets} if d.limit_packets is not None else {}),
+                **({"limit_bytes": d.limit_bytes} if d.limit_bytes is not None else {}),
+            }
+            for d in plan.links
+        ],
+        "routes": [{"src": s, "dst": t, "links": r} for (s, t), r in routes.items()],
+        "cpu": cpu,
+        "keep_awake": False,
+        "stats_file": f"{workdir}/emulator.json",
+        "ready_file": f"{workdir}/emulator.ready",
+    }
+
+
+def dumps(config: dict[str, Any]) -> str:
+    return json.dumps(config, indent=1)

@@ -1,0 +1,497 @@
+"""Runs a testbed plan: namespaces, the emulator, the endpoints, the results, the clean-up.
+
+Everything a run creates is named `plait-<pid>-...` (namespaces) and lives under a temporary
+directory; the emulator's TUN devices are not persistent, so they vanish with it. Clean-up runs
+on a normal end, on errors and on Ctrl-C/SIGTERM (try/finally); `plait testbed clean` removes
+what a killed run (SIGKILL) left, recognised by the prefix and a dead pid. A lock file
+(`/run/plait-testbed.lock`, flock) keeps two runs from overlapping.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from plait.testbed.plan import Plan, Refusal, dumps, emulator_config
+
+LOCK_PATH = "/run/plait-testbed.lock"
+NETNS_DIR = Path("/run/netns")
+PREFIX_RE = re.compile(r"^plait-(\d+)-")
+#: Bytes of a full-sized packet on the wire (1448 B payload + 52 B headers, docs/testbed.md).
+FULL_PACKET_BYTES = 1500
+
+
+def _binary(name: str) -> str:
+    """The testbed binary `name`: $PLAIT_TESTBED_BIN/<name>, else target/release of the
+    source tree, else the PATH."""
+    env = os.environ.get("PLAIT_TESTBED_BIN")
+    candidates = [Path(env) / name] if env else []
+    candidates.append(Path(__file__).resolve().parents[3] / "target" / "release" / name)
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise Refusal(
+        f"{name} not found: build it with `make build` (cargo build --release -p plait-testbed) "
+        "or set PLAIT_TESTBED_BIN"
+    )
+
+
+def check_machine() -> None:
+    """Refuses, with one line, where the testbed cannot run."""
+    if os.geteuid() != 0:
+        raise Refusal("plait testbed needs root (network namespaces, TUN devices, SCHED_FIFO)")
+    if not os.path.exists("/proc/self/ns/net"):
+        raise Refusal("this kernel has no network namespaces")
+    if not os.path.exists("/dev/net/tun"):
+        raise Refusal("this kernel has no TUN device (/dev/net/tun)")
+    if shutil.which("ip") is None:
+        raise Refusal("`ip` (iproute2) not found")
+    if shutil.which("ethtool") is None:
+        raise Refusal("`ethtool` not found (needed to turn TSO/GSO/GRO off)")
+    avail = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+    if avail.exists():
+        check_machine.ccs = avail.read_text().split()  # type: ignore[attr-defined]
+
+
+def _sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    p = subprocess.run(args, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)}: {p.stderr.strip() or p.returncode}")
+    return p
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _pids_in_netns(ns: str) -> list[int]:
+    p = _sh("ip", "netns", "pids", ns, check=False)
+    return [int(x) for x in p.stdout.split()]
+
+
+def _delete_netns(ns: str) -> None:
+    for pid in _pids_in_netns(ns):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _sh("ip", "netns", "del", ns, check=False)
+
+
+def clean_leftovers() -> list[str]:
+    """Removes the namespaces of dead runs (`plait-<pid>-*` whose pid is gone) and their
+    processes; returns their names."""
+    removed = []
+    if not NETNS_DIR.is_dir():
+        return removed
+    for entry in sorted(NETNS_DIR.iterdir()):
+        m = PREFIX_RE.match(entry.name)
+        if m and not _pid_alive(int(m.group(1))):
+            _delete_netns(entry.name)
+            removed.append(entry.name)
+    return removed
+
+
+@dataclass
+class TestbedResult:
+    summary: dict[str, Any]
+    flows: list[dict[str, Any]]
+    links: list[dict[str, Any]]
+    flow_series: list[dict[str, Any]]
+
+
+class _Run:
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.prefix = f"plait-{os.getpid()}-"
+        self.namespaces: list[str] = []
+        self.procs: list[subprocess.Popen] = []
+        self.emulator: subprocess.Popen | None = None
+        self.workdir = tempfile.mkdtemp(prefix="plait-testbed-")
+        self.lock_fd: int | None = None
+
+    # -- set-up -----------------------------------------------------------------------
+    def lock(self) -> None:
+        self.lock_fd = os.open(LOCK_PATH, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(self.lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Refusal(
+                "another plait testbed run is in progress (lock " + LOCK_PATH + ")"
+            ) from None
+
+    def setup(self) -> None:
+        plan = self.plan
+        for i, _host in enumerate(plan.hosts):
+            ns = f"{self.prefix}{i}"
+            _sh("ip", "netns", "add", ns)
+            self.namespaces.append(ns)
+            _sh("ip", "-n", ns, "link", "set", "lo", "up")
+            for key, value in (
+                ("net.ipv4.tcp_no_metrics_save", "1"),
+                ("net.ipv4.tcp_congestion_control", "reno"),
+            ):
+                _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", f"{key}={value}")
+        ncpu = os.cpu_count() or 1
+        self.emu_cpu = ncpu - 1
+        cfg = emulator_config(plan, self.prefix, self.workdir, self.emu_cpu)
+        cfg["keep_awake"] = True
+        cfg_path = Path(self.workdir, "emulator-config.json")
+        cfg_path.write_text(dumps(cfg))
+        self.emulator = subprocess.Popen(
+            [_binary("plait-linkemu"), str(cfg_path)],
+            stderr=open(Path(self.workdir, "emulator.err"), "w"),
+        )
+        ready = Path(cfg["ready_file"])
+        deadline = time.monotonic() + 5
+        while not ready.exists():
+            if self.emulator.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "plait-linkemu did not start: "
+                    + Path(self.workdir, "emulator.err").read_text().strip()
+                )
+            time.sleep(0.01)
+        for i, host in enumerate(plan.hosts):
+            ns = self.namespaces[i]
+            _sh("ip", "-n", ns, "link", "set", "ptb0", "txqueuelen", "10000", "up")
+            _sh(
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                "ethtool",
+                "-K",
+                "ptb0",
+                "tso",
+                "off",
+                "gso",
+                "off",
+                "gro",
+                "off",
+                check=False,
+            )
+            _sh("ip", "-n", ns, "addr", "add", f"{plan.addr(host)}/32", "dev", "ptb0")
+            _sh("ip", "-n", ns, "route", "add", "10.99.0.0/16", "dev", "ptb0")
+            _sh("ip", "-n", ns, "tcp_metrics", "flush", "all", check=False)
+
+    def _exec(self, host: str, cpu: int, argv: list[str], log: str) -> subprocess.Popen:
+        ns = self.namespaces[self.plan.hosts.index(host)]
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", ns, "taskset", "-c", str(cpu), *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=open(Path(self.workdir, log), "w"),
+        )
+        self.procs.append(p)
+        return p
+
+    # -- the run ------------------------------------------------------------------------
+    def run(self) -> TestbedResult:
+        plan = self.plan
+        flowbin = _binary("plait-tcpflow")
+        sample = plan.sample_ns or 100_000_000
+        t0 = time.time_ns() + 2_000_000_000  # set-up of the endpoints happens before t0
+        ncpu = os.cpu_count() or 1
+        send_cpu = 0
+        recv_cpu = self.emu_cpu  # the receiver beside the forwarder (reference notes)
+        servers, clients = [], []
+        for f in plan.flows:
+            rep = str(Path(self.workdir, f"server-{f.port}.json"))
+            servers.append(
+                (
+                    f,
+                    rep,
+                    self._exec(
+                        f.dst,
+                        recv_cpu,
+                        [
+                            flowbin,
+                            "server",
+                            "--listen",
+                            f"{plan.addr(f.dst)}:{f.port}",
+                            "--t0-ns",
+                            str(t0),
+                            "--sample-ns",
+                            str(sample),
+                            "--report",
+                            rep,
+                        ],
+                        f"server-{f.port}.err",
+                    ),
+                )
+            )
+        deadline = time.monotonic() + 5
+        for f, rep, p in servers:
+            while not Path(rep + ".listening").exists():
+                if p.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"flow {f.name}: receiver did not start")
+                time.sleep(0.01)
+        for f in plan.flows:
+            rep = str(Path(self.workdir, f"client-{f.port}.json"))
+            argv = [
+                flowbin,
+                "client",
+                "--connect",
+                f"{plan.addr(f.dst)}:{f.port}",
+                "--cc",
+                f.cc,
+                "--t0-ns",
+                str(t0),
+                "--start-ns",
+                str(f.start_ns),
+                "--stop-ns",
+                str(f.stop_ns),
+                "--sample-ns",
+                str(sample),
+                "--report",
+                rep,
+            ]
+            if f.bytes is not None:
+                argv += ["--bytes", str(f.bytes)]
+            clients.append(
+                (
+                    f,
+                    rep,
+                    self._exec(f.src, send_cpu if ncpu > 1 else 0, argv, f"client-{f.port}.err"),
+                )
+            )
+        # Warm-up mark, then the end; sleeps are bounded by the scenario's duration.
+        mark_at = t0 + plan.warmup_ns
+        end_at = t0 + plan.duration_ns
+        _sleep_until(mark_at)
+        assert self.emulator is not None
+        self.emulator.send_signal(signal.SIGUSR1)
+        _sleep_until(end_at)
+        for _, _, p in clients:
+            _stop(p, 2.0)
+        for _, _, p in servers:
+            _stop(p, 2.0)
+        _stop(self.emulator, 5.0)
+        self.emulator = None
+        return self.collect(servers, clients)
+
+    def collect(self, servers, clients) -> TestbedResult:
+        plan = self.plan
+        emu = _read_json(Path(self.workdir, "emulator.json"))
+        mark = _read_json(Path(self.workdir, "emulator.json.mark"))
+        kernel = os.uname().release
+        lat = emu["lateness"]
+        bottleneck = plan.bottleneck_bps()
+        tx_ns = FULL_PACKET_BYTES * 8 * 1e9 / bottleneck
+        flagged = lat["p99_ns"] > tx_ns / 10
+        timing = {
+            "kernel": kernel,
+            "lateness_p50_us": lat["p50_ns"] / 1e3,
+            "lateness_p99_us": lat["p99_ns"] / 1e3,
+            "lateness_max_us": lat["max_ns"] / 1e3,
+            "timing_flagged": flagged,
+        }
+        window_s = (plan.duration_ns - plan.warmup_ns) / 1e9
+        flows, series = [], []
+        for (f, srep, _), (_, crep, _) in zip(servers, clients):
+            s = _read_json(Path(srep))
+            c = _read_json(Path(crep))
+            samples = s.get("samples", [])
+            at_warmup = _cumulative_at(samples, plan.warmup_ns)
+            at_end = _cumulative_at(samples, plan.duration_ns)
+            info = c["tcp_info"][-1]["info"] if c.get("tcp_info") else {}
+            for row in c.get("tcp_info", []):
+                series.append(
+                    {
+                        "time_s": row["t_ns"] / 1e9,
+                        "flow": f.name,
+                        "cwnd_packets": row["info"]["snd_cwnd"],
+                        "srtt_s": row["info"]["rtt_us"] / 1e6,
+                    }
+                )
+            flows.append(
+                {
+                    "name": f.name,
+                    "kind": "tcp",
+                    "cc": f.cc,
+                    "src": f.src,
+                    "dst": f.dst,
+                    "aggregate_name": "",
+                    "start_s": f.start_ns / 1e9,
+                    "goodput_bps": (at_end - at_warmup) * 8 / window_s if window_s > 0 else None,
+                    "throughput_bps": None,
+                    "bytes_delivered": at_end - at_warmup,
+                    "packets_sent": info.get("data_segs_out"),
+                    "retransmissions": info.get("total_retrans"),
+                    "fast_retransmits": None,
+                    "timeouts": None,
+                    "drops": sum(
+                        v["queue"] + v["loss"]
+                        for link in emu["links"]
+                        for k, v in link["dropped_by_flow"].items()
+                        if k.endswith(f":{f.port}") or f":{f.port}>" in k
+                    ),
+                    "rtt_samples": None,
+                    "rtt_mean_s": info["rtt_us"] / 1e6 if info else None,
+                    "rtt_min_s": info["min_rtt_us"] / 1e6 if info else None,
+                    "rtt_p50_s": None,
+                    "rtt_p95_s": None,
+                    "rtt_p99_s": None,
+                    "rtt_max_s": None,
+                    "completion_s": (s["last_byte_ns"] - f.start_ns) / 1e9
+                    if f.bytes is not None and s.get("bytes") == f.bytes and s.get("last_byte_ns")
+                    else None,
+                    "client_error": c.get("error"),
+                    **timing,
+                }
+            )
+        links = []
+        duration_s = emu["duration_ns"] / 1e9
+        mark_s = mark["duration_ns"] / 1e9 if mark else 0.0
+        for i, (d, e) in enumerate(zip(plan.links, emu["links"])):
+            m = mark["links"][i] if mark else None
+
+            def delta(key: str, e=e, m=m) -> float:
+                return e[key] - (m[key] if m else 0)
+
+            span = duration_s - mark_s
+            links.append(
+                {
+                    "name": d.name,
+                    "direction": d.direction,
+                    "from": d.src,
+                    "to": d.dst,
+                    "rate_bps": d.rate_bps,
+                    "utilization": delta("busy_ns") / 1e9 / span if span > 0 else None,
+                    "tx_packets": delta("departed_packets"),
+                    "tx_bytes": delta("departed_bytes"),
+                    "drops": delta("dropped_queue"),
+                    "loss_drops": delta("dropped_loss"),
+                    "down_drops": 0,
+                    "mean_queue_packets": (
+                        e["mean_queue_packets"] * duration_s
+                        - (m["mean_queue_packets"] * mark_s if m else 0)
+                    )
+                    / span
+                    if span > 0
+                    else None,
+                    "mean_queue_bytes": None,
+                    "max_queue_packets": e["max_queue_packets"],
+                    **timing,
+                }
+            )
+        summary = {
+            "seed": plan.seed,
+            "duration_s": plan.duration_ns / 1e9,
+            "warmup_s": plan.warmup_ns / 1e9,
+            "flows": flows,
+            "links": links,
+            "paths": [],
+            "jain_fairness": _jain([f["goodput_bps"] or 0 for f in flows]),
+            "events": None,
+            "delivered_packets": emu["delivered_packets"],
+            "wall_seconds": None,
+            "testbed": {
+                **timing,
+                "lateness_p999_us": lat["p999_ns"] / 1e3,
+                "lateness_packets": lat["packets"],
+                "late_over_1ms": lat["over_1ms"],
+                "bottleneck_tx_us": tx_ns / 1e3,
+                "sched_fifo": emu["sched_fifo"],
+                "pinned": emu["pinned"],
+                "keep_awake": emu["keep_awake"],
+                "emulator_write_errors": emu["write_errors"],
+                "emulator_no_route_packets": emu["no_route_packets"],
+            },
+        }
+        return TestbedResult(summary, flows, links, series)
+
+    # -- clean-up -----------------------------------------------------------------------
+    def cleanup(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if self.emulator is not None and self.emulator.poll() is None:
+            self.emulator.kill()
+            self.emulator.wait()
+        for ns in self.namespaces:
+            _delete_netns(ns)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)
+
+
+def _sleep_until(t_ns: int) -> None:
+    while True:
+        left = (t_ns - time.time_ns()) / 1e9
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.2))
+
+
+def _stop(p: subprocess.Popen, timeout: float) -> None:
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None if path.name.endswith(".mark") else {}
+
+
+def _cumulative_at(samples: list, t_ns: int) -> int:
+    """Bytes delivered by time t: the last sample at or before it."""
+    out = 0
+    for t, b in samples:
+        if t <= t_ns:
+            out = b
+        else:
+            break
+    return out
+
+
+def _jain(x: list[float]) -> float | None:
+    s, q = sum(x), sum(v * v for v in x)
+    return s * s / (len(x) * q) if q > 0 else None
+
+
+def run_plan(plan: Plan) -> TestbedResult:
+    """Runs `plan` on this machine's kernel; everything it created is removed when it returns
+    or raises (KeyboardInterrupt included)."""
+    check_machine()
+    for f in plan.flows:
+        ccs = getattr(check_machine, "ccs", None)
+        if ccs is not None and f.cc not in ccs and f.cc != "reno":
+            raise Refusal(f"flow {f.name}: cc `{f.cc}` is not available in this kernel")
+    if not math.isfinite(plan.duration_ns):
+        raise Refusal("duration must be finite")
+    run = _Run(plan)
+    try:
+        run.lock()
+        clean_leftovers()
+        run.setup()
+        return run.run()
+    finally:
+        run.cleanup()
