@@ -275,3 +275,24 @@ def test_validate_flags_a_run_that_would_take_long(capsys, write):
     # The small scenario is not flagged.
     assert main(["validate", str(fast), "--set", "link.l.rate=10Mbps"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_sweep_point_of_a_million_flows_is_refused_without_being_made(tmp_path, write):
+    # Planning a sweep made every point in full (parse, expand `count`, build) before any
+    # estimate: a point of a million flows cost gigabytes before its worker refused it. Now
+    # it is keyed from its text and its runs are recorded as failed, in a small process.
+    text = two_paths(
+        "1s",
+        "10Mbps",
+        "",
+        '[[flow]]\nname = "t"\nkind = "tcp"\nsrc = "s"\ndst = "d"\nroute = ["s", "r1", "d"]\n'
+        '\n[sweep]\ngrid = { "flow.t.count" = [1, 1000000] }\n',
+    )
+    write("sweep.toml", text)
+    done = plait_capped(tmp_path, "sweep", "sweep.toml", "--out", "o", "--workers", "1")
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "1 failed: ResourceLimitError" in done.stderr, done.stderr[-2000:]
+    assert "1000000 flows" in done.stderr
+    failures = list((tmp_path / "o" / "failures").glob("*.json"))
+    assert len(failures) == 1
+    assert '"flow.t.count": 1000000' in failures[0].read_text()

@@ -231,15 +231,19 @@ fn run_scenario(
 }
 
 /// The scenario after `overrides`, validated and built, in canonical form (sorted-key JSON
-/// without `[sweep]`): what the sweep runner hashes to key a run's stored result.
+/// without `[sweep]`): what the sweep runner hashes to key a run's stored result. A scenario
+/// whose estimated memory exceeds `max_memory` bytes is neither validated in full nor built
+/// (its run is refused where it runs, and recorded as failed): planning a sweep point of a
+/// million flows must not make a million flows.
 #[pyfunction]
-#[pyo3(signature = (text, source, format="toml", overrides=Vec::new()))]
+#[pyo3(signature = (text, source, format="toml", overrides=Vec::new(), max_memory=None))]
 fn canonical_scenario(
     py: Python<'_>,
     text: &str,
     source: &str,
     format: &str,
     overrides: Vec<(String, String)>,
+    max_memory: Option<u64>,
 ) -> PyResult<String> {
     let json = match format {
         "toml" => false,
@@ -250,6 +254,18 @@ fn canonical_scenario(
             )))
         }
     };
+    if let Some(limit) = max_memory {
+        if estimate(py, text, source, format, &overrides)?
+            .check(limit)
+            .is_some()
+        {
+            return py
+                .allow_threads(|| {
+                    Scenario::canonical_json_unchecked(text, source, json, &overrides)
+                })
+                .map_err(|e| scenario_error(py, &e));
+        }
+    }
     let (scenario, canonical) = py
         .allow_threads(|| Scenario::canonical_json(text, source, json, &overrides))
         .map_err(|e| scenario_error(py, &e))?;

@@ -170,7 +170,7 @@ def sweep(
     if worker_wait is not None and not 0 < worker_wait < float("inf"):
         raise ValueError(f"worker_wait: expected a positive number of seconds, got {worker_wait}")
     definition = load(scenario, grid=grid, zip=zip, seeds=seeds, tables=tables)
-    runs = definition.runs()
+    runs = definition.runs(max_memory)
     # Where the runs go is checked, and an existing scheduler reached, before anything is
     # created: a mistake there leaves no folder behind.
     own_client = None

@@ -87,9 +87,11 @@ class Sweep:
         zip_rows = [{p: values[i] for p, values in self.zip.items()} for i in range(zip_len)]
         return [{**g, **z} for g in grid_rows for z in zip_rows]
 
-    def runs(self) -> list[Run]:
+    def runs(self, max_memory: int | None = None) -> list[Run]:
         """Every run, points in order and seeds innermost; each point is resolved and
-        validated by the core (a :class:`SweepError` for the first that fails)."""
+        validated by the core (a :class:`SweepError` for the first that fails). A point whose
+        estimated memory exceeds `max_memory` bytes is keyed without being made (its flows
+        are not expanded); its runs are refused where they run and recorded as failed."""
         runs: list[Run] = []
         seen: dict[str, Run] = {}
         # A parameter with whole and fractional numbers ([1, 1.5]) is a float column in every
@@ -102,7 +104,9 @@ class Sweep:
             pairs = [*params, ("simulation.seed", "0")]
             try:
                 canonical = json.loads(
-                    _core.canonical_scenario(self.text, self.source, self.format, pairs)
+                    _core.canonical_scenario(
+                        self.text, self.source, self.format, pairs, max_memory=max_memory
+                    )
                 )
             except _core.ScenarioError as e:
                 raise SweepError(_point_error(str(e), self.source, self.grid)) from None

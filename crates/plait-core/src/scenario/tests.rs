@@ -1656,6 +1656,32 @@ fn canonical_form_ignores_layout_format_and_sweep_but_not_values() {
     assert!(e.to_string().contains("--set flow.f.count"), "{e}");
 }
 
+/// A sweep point too large to make is keyed without validating it: the key must be the one
+/// the full path gives a valid scenario, or a run refused under one limit and run under a
+/// higher one would be stored under two keys.
+#[test]
+fn canonical_form_without_checks_is_that_of_a_valid_scenario() {
+    let toml = format!("# note\n{BASE}{TCP_FLOW}\n[sweep]\nseeds = 4\n");
+    let json = r#"{"simulation": {"duration": "10s"}, "sweep": {"seeds": 2},
+        "link": [{"name": "a", "from": "h1", "to": "r", "rate": "10Mbps", "delay": "5ms"}],
+        "flow": [{"name": "f", "kind": "tcp", "src": "h1", "dst": "r", "count": 3}]}"#;
+    for (text, json, o) in [
+        (toml.as_str(), false, vec![]),
+        (toml.as_str(), false, vec![("flow.f.count", "1000000")]),
+        (toml.as_str(), false, vec![("link.a.rate", "\"1Gbps\"")]),
+        (json, true, vec![("simulation.seed", "7")]),
+    ] {
+        let full = Scenario::canonical_json(text, "t", json, &set(&o))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .1;
+        let quick = Scenario::canonical_json_unchecked(text, "t", json, &set(&o))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(quick, full, "{o:?}");
+    }
+    // Syntax is still checked (the rest is checked by the estimate that chose this path).
+    assert!(Scenario::canonical_json_unchecked("[x", "t", false, &[]).is_err());
+}
+
 /// `[[event]]` tables: sorted by time, file order kept at equal times.
 #[test]
 fn link_events_are_read_in_time_order() {
