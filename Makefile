@@ -23,6 +23,8 @@ $(STAMP): pyproject.toml Makefile
 
 build: $(STAMP)
 	$(VENV)/bin/maturin develop --release -q
+# The testbed's link emulator and endpoints (plait testbed, docs/testbed.md).
+	$(CARGO) build --release -q -p plait-testbed
 
 run: build
 	$(VENV)/bin/plait reproduce parallel-tcp

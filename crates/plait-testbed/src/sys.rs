@@ -120,6 +120,15 @@ pub fn set_min_timer_slack() {
     }
 }
 
+/// Asks for SIGTERM when the parent dies (PR_SET_PDEATHSIG), so that a testbed run killed
+/// with SIGKILL does not leave its emulator or endpoints running.
+pub fn die_with_parent() {
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong);
+    }
+}
+
 /// CLOCK_MONOTONIC in nanoseconds.
 pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {

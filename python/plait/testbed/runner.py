@@ -99,8 +99,8 @@ def _delete_netns(ns: str) -> None:
 
 
 def clean_leftovers() -> list[str]:
-    """Removes the namespaces of dead runs (`plait-<pid>-*` whose pid is gone) and their
-    processes; returns their names."""
+    """Removes the namespaces of dead runs (`plait-<pid>-*` whose pid is gone), the processes
+    in them and the runs' temporary directories; returns the namespaces' names."""
     removed = []
     if not NETNS_DIR.is_dir():
         return removed
@@ -109,6 +109,10 @@ def clean_leftovers() -> list[str]:
         if m and not _pid_alive(int(m.group(1))):
             _delete_netns(entry.name)
             removed.append(entry.name)
+    for entry in sorted(Path(tempfile.gettempdir()).glob("plait-testbed-*-*")):
+        m = re.match(r"^plait-testbed-(\d+)-", entry.name)
+        if m and entry.is_dir() and not _pid_alive(int(m.group(1))):
+            shutil.rmtree(entry, ignore_errors=True)
     return removed
 
 
@@ -127,7 +131,7 @@ class _Run:
         self.namespaces: list[str] = []
         self.procs: list[subprocess.Popen] = []
         self.emulator: subprocess.Popen | None = None
-        self.workdir = tempfile.mkdtemp(prefix="plait-testbed-")
+        self.workdir = tempfile.mkdtemp(prefix=f"plait-testbed-{os.getpid()}-")
         self.lock_fd: int | None = None
 
     # -- set-up -----------------------------------------------------------------------

@@ -80,6 +80,7 @@ fn run(config_path: &str) -> Result<(), String> {
     config.check().map_err(|e| format!("{config_path}: {e}"))?;
     sys::install_stop_handler().map_err(|e| format!("signal handlers: {e}"))?;
     sys::install_mark_handler().map_err(|e| format!("signal handlers: {e}"))?;
+    sys::die_with_parent();
 
     let mut tuns: Vec<File> = Vec::new();
     for host in &config.hosts {

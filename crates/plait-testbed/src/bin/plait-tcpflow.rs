@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let args = Args(argv);
+    sys::die_with_parent();
     if let Err(e) = sys::install_stop_handler() {
         eprintln!("plait-tcpflow: {e}");
         return ExitCode::from(1);

@@ -1,0 +1,265 @@
+"""`plait testbed`: scenarios on the real kernel through plait's link emulator.
+
+The refusals run anywhere; the runs need root, /dev/net/tun and the testbed binaries
+(`make build`), and are skipped with a one-line reason otherwise. Bounds are loose: CI is a
+loaded 2-core machine; docs/testbed.md has the numbers measured on a quiet one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from plait import _core
+from plait.testbed import Refusal, plan_scenario
+from plait.testbed.runner import NETNS_DIR, _binary, _Run
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAIT = [sys.executable, "-m", "plait.cli"]
+
+SCENARIO = """
+[simulation]
+duration = "{duration}"
+warmup = "{warmup}"
+
+[[link]]
+name = "bottleneck"
+from = "a"
+to = "b"
+rate = "20Mbps"
+delay = "10ms"
+queue = {{ packets = {buffer} }}
+
+[[flow]]
+name = "bulk"
+kind = "tcp"
+cc = "reno"
+src = "a"
+dst = "b"
+"""
+
+
+def _why_not_runnable() -> str | None:
+    if os.geteuid() != 0:
+        return "plait testbed needs root"
+    if not os.path.exists("/dev/net/tun"):
+        return "no /dev/net/tun in this kernel"
+    try:
+        _binary("plait-linkemu")
+        _binary("plait-tcpflow")
+    except Refusal as e:
+        return str(e)
+    return None
+
+
+needs_testbed = pytest.mark.skipif(_why_not_runnable() is not None, reason=str(_why_not_runnable()))
+
+
+def _scenario(tmp_path: Path, duration="8s", warmup="3s", buffer=100, extra="") -> Path:
+    p = tmp_path / "s.toml"
+    p.write_text(SCENARIO.format(duration=duration, warmup=warmup, buffer=buffer) + extra)
+    return p
+
+
+def _plan(text: str):
+    return plan_scenario(json.loads(_core.canonical_scenario(text, "s.toml", "toml", [])), None)
+
+
+def _ours() -> list[str]:
+    return [e.name for e in NETNS_DIR.iterdir()] if NETNS_DIR.is_dir() else []
+
+
+def _plait(*args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*PLAIT, *args], capture_output=True, text=True, cwd=ROOT, timeout=60, **kw
+    )
+
+
+# -- refusals (no root needed: they come before anything is set up) -----------------------
+
+
+@pytest.mark.parametrize(
+    "extra, expected",
+    [
+        (
+            '\n[[flow]]\nname = "rate"\nkind = "tfrc"\nsrc = "a"\ndst = "b"\n',
+            "flow rate: kind `tfrc` is not supported",
+        ),
+        ('\n[tcp]\nhost_jitter = "5us"\n', "[tcp]: `host_jitter` is not supported"),
+    ],
+)
+def test_unsupported_scenarios_are_refused_naming_the_key(tmp_path, extra, expected):
+    p = _scenario(tmp_path, extra=extra)
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "x.json"))
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], out.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_red_queue_and_coupled_cc_are_refused():
+    red = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
+        "queue = { packets = 100 }", 'queue = { kind = "red", packets = 100 }'
+    )
+    with pytest.raises(Refusal, match="link bottleneck: queue: queue kind `red`"):
+        _plan(red)
+    other = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
+        'cc = "reno"', 'cc = "vegas"'
+    )
+    with pytest.raises(Refusal, match="flow bulk: cc `vegas` does not exist"):
+        _plan(other)
+
+
+def test_plan_routes_queues_and_counts():
+    text = SCENARIO.format(duration="5s", warmup="1s", buffer=20).replace(
+        'name = "bulk"', 'name = "bulk"\ncount = 3'
+    )
+    plan = _plan(text)
+    assert [f.name for f in plan.flows] == ["bulk.0", "bulk.1", "bulk.2"]
+    assert plan.hosts == ["a", "b"]
+    fwd, rev = plan.links
+    assert (fwd.direction, fwd.rate_bps, fwd.delay_ns, fwd.limit_packets) == (
+        "forward",
+        20_000_000,
+        10_000_000,
+        20,
+    )
+    assert rev.direction == "reverse" and rev.limit_packets == 20
+    assert all(f.route == [0] and f.reverse == [1] for f in plan.flows)
+    assert len({f.port for f in plan.flows}) == 3
+
+
+def test_not_root_is_refused(tmp_path):
+    if os.geteuid() != 0:
+        out = _plait("testbed", "run", str(_scenario(tmp_path)))
+        assert out.returncode == 2 and "needs root" in out.stderr
+        return
+    # As root: drop to nobody for the child (setpriv, util-linux).
+    if not Path("/usr/bin/setpriv").exists():
+        pytest.skip("setpriv not found")
+    # A file nobody can read (pytest's own folders are private to root).
+    p = Path(f"/tmp/plait-testbed-notroot-{os.getpid()}.toml")
+    p.write_text(_scenario(tmp_path).read_text())
+    p.chmod(0o644)
+    try:
+        out = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *PLAIT, "testbed",
+             "run", str(p)],
+            capture_output=True, text=True, cwd=ROOT, timeout=60,
+        )  # fmt: skip
+    finally:
+        p.unlink()
+    assert out.returncode == 2, out.stderr
+    assert "needs root" in out.stderr
+
+
+# -- runs on the kernel -------------------------------------------------------------------
+
+
+@needs_testbed
+def test_ping_through_an_idle_link_reads_the_configured_rtt(tmp_path):
+    plan = _plan(SCENARIO.format(duration="5s", warmup="1s", buffer=100))
+    run = _Run(plan)
+    try:
+        run.lock()
+        run.setup()
+        ns = run.namespaces[plan.hosts.index("a")]
+        out = subprocess.run(
+            ["ip", "netns", "exec", ns, "ping", "-c", "20", "-i", "0.05", "-q",
+             plan.addr("b")],
+            capture_output=True, text=True, timeout=20,
+        )  # fmt: skip
+    finally:
+        run.cleanup()
+    assert out.returncode == 0, out.stdout + out.stderr
+    # rtt min/avg/max/mdev = 20.1/20.3/21.0/0.2 ms
+    stats = out.stdout.strip().splitlines()[-1].split("=")[1].split()[0].split("/")
+    rtt_min, rtt_avg = float(stats[0]), float(stats[1])
+    # 2 x 10 ms plus 2 x 33.6 us serialisation of an 84-byte echo at 20 Mb/s = 20.07 ms.
+    print(f"ping RTT min {rtt_min} ms, avg {rtt_avg} ms (ideal 20.07 ms)")
+    assert 20.0 <= rtt_min <= 23.0
+    assert rtt_avg <= 25.0
+    assert not [n for n in _ours() if n.startswith(run.prefix)]
+
+
+@needs_testbed
+def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
+    p = _scenario(tmp_path, duration="8s", warmup="3s", buffer=100)
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"), "--out",
+                 str(tmp_path / "tables"))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    summary = json.loads((tmp_path / "r.json").read_text())
+    (flow,) = summary["flows"]
+    payload_capacity = 20e6 * 1448 / 1500
+    ratio = flow["goodput_bps"] / payload_capacity
+    print(f"goodput {flow['goodput_bps'] / 1e6:.3f} Mb/s = {ratio:.3f} of payload capacity")
+    print("testbed", summary["testbed"])
+    assert ratio >= 0.8
+    assert flow["cc"] == "reno" and flow["kernel"] == os.uname().release
+    assert flow["throughput_bps"] is None  # the kernel cannot give it: null, not invented
+    fwd = summary["links"][0]
+    assert fwd["direction"] == "forward" and fwd["max_queue_packets"] <= 100
+    tb = summary["testbed"]
+    assert tb["lateness_packets"] > 1000 and tb["lateness_p50_us"] >= 0
+    assert isinstance(tb["timing_flagged"], bool)
+    assert tb["emulator_write_errors"] == 0 and tb["emulator_no_route_packets"] == 0
+    assert {f.name for f in (tmp_path / "tables").iterdir()} >= {
+        "flows.parquet",
+        "links.parquet",
+    }
+    assert not [n for n in _ours() if n.startswith("plait-")]
+
+
+def _wait_for_namespaces(proc: subprocess.Popen, timeout: float = 15) -> list[str]:
+    prefix = f"plait-{proc.pid}-"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [n for n in _ours() if n.startswith(prefix)]
+        if len(found) == 2:
+            return found
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        time.sleep(0.05)
+    raise AssertionError("the run did not create its namespaces")
+
+
+@needs_testbed
+def test_ctrl_c_cleans_up_and_exits_130(tmp_path):
+    p = _scenario(tmp_path, duration="30s", warmup="1s")
+    proc = subprocess.Popen(
+        [*PLAIT, "testbed", "run", str(p), "--json", str(tmp_path / "r.json")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    ours = _wait_for_namespaces(proc)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=10) == 130
+    assert not set(ours) & set(_ours())
+    assert not (tmp_path / "r.json").exists()
+
+
+@needs_testbed
+def test_kill_9_then_clean_leaves_nothing(tmp_path):
+    p = _scenario(tmp_path, duration="30s", warmup="1s")
+    proc = subprocess.Popen(
+        [*PLAIT, "testbed", "run", str(p)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    ours = _wait_for_namespaces(proc)
+    time.sleep(1.5)
+    proc.kill()
+    proc.wait(timeout=10)
+    assert set(ours) <= set(_ours())  # SIGKILL: nothing could clean up
+    out = _plait("testbed", "clean")
+    assert out.returncode == 0, out.stderr
+    assert not set(ours) & set(_ours())
+    # The emulator and endpoints died with their parent (PR_SET_PDEATHSIG).
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", "plait-linkemu .*plait-testbed-"],
+                          capture_output=True, text=True)  # fmt: skip
+    assert left.stdout.strip() == ""
