@@ -43,6 +43,8 @@ pub enum DropCause {
 pub struct LinkStats {
     pub arrived_packets: u64,
     pub arrived_bytes: u64,
+    /// Packets and bytes that finished their transmission by the time of the last
+    /// [`LinkDirection::advance`] (admitted ones still queued or in service are not counted).
     pub departed_packets: u64,
     pub departed_bytes: u64,
     pub dropped_queue: u64,
@@ -56,7 +58,7 @@ pub struct LinkStats {
     pub queue_packet_ns: u128,
     /// Time of the last change of the queue integral.
     pub integral_until: u64,
-    /// Time the server spent transmitting (ns).
+    /// Time the server spent transmitting up to the last [`LinkDirection::advance`] (ns).
     pub busy_ns: u64,
 }
 
@@ -71,8 +73,12 @@ pub struct LinkDirection {
     queue_rng: SimRng,
     /// Service start times of the waiting packets, in queue order.
     starts: VecDeque<u64>,
+    /// Departure time and size of every admitted packet not yet fully transmitted, in order.
+    pending: VecDeque<(u64, u32)>,
     /// When the server is free (the last departure).
     free_at: u64,
+    /// Serialisation time of every admitted packet, the future included.
+    scheduled_busy_ns: u64,
     /// Fractional serialisation remainder (units of 1/rate ns), carried across packets.
     carry: u64,
     stats: LinkStats,
@@ -87,7 +93,9 @@ impl LinkDirection {
             loss: None,
             queue_rng: rng_from_seed(0),
             starts: VecDeque::new(),
+            pending: VecDeque::new(),
             free_at: 0,
+            scheduled_busy_ns: 0,
             carry: 0,
             stats: LinkStats::default(),
         }
@@ -113,8 +121,20 @@ impl LinkDirection {
     }
 
     /// Moves the queue to time `now`: every waiting packet whose service has started leaves
-    /// the buffer; the queue integral is brought up to date.
+    /// the buffer, every packet transmitted by then is counted as departed; the queue
+    /// integral and the busy time are brought up to date.
     pub fn advance(&mut self, now: u64) {
+        while let Some(&(departure, bytes)) = self.pending.front() {
+            if departure > now {
+                break;
+            }
+            self.pending.pop_front();
+            self.stats.departed_packets += 1;
+            self.stats.departed_bytes += u64::from(bytes);
+        }
+        // The server is busy without a break from `now` to `free_at` (the packets in it are
+        // back to back), so the time still to transmit is exactly `free_at - now`.
+        self.stats.busy_ns = self.scheduled_busy_ns - self.free_at.saturating_sub(now);
         while let Some(&start) = self.starts.front() {
             if start > now {
                 break;
@@ -168,9 +188,8 @@ impl LinkDirection {
         }
         let tx = self.rate.tx_time_carry(u64::from(bytes), &mut self.carry).0;
         self.free_at = start + tx;
-        self.stats.busy_ns += tx;
-        self.stats.departed_packets += 1;
-        self.stats.departed_bytes += u64::from(bytes);
+        self.scheduled_busy_ns += tx;
+        self.pending.push_back((self.free_at, bytes));
         Ok(self.free_at + self.delay.0)
     }
 
@@ -385,8 +404,12 @@ mod tests {
         let s = l.stats();
         assert_eq!((s.dropped_queue, s.dropped_loss), (2, 0));
         assert_eq!(s.dropped_by_flow.get(&7), Some(&[2, 0]));
-        assert_eq!((s.arrived_packets, s.departed_packets), (6, 4));
+        // At 600 us only the first packet has finished; three are queued or in service.
+        assert_eq!((s.arrived_packets, s.departed_packets), (6, 1));
         assert_eq!(s.max_queue_packets, 2);
+        l.advance(2_400_000);
+        assert_eq!(l.stats().departed_packets, 4);
+        assert_eq!(l.stats().departed_bytes, 6000);
     }
 
     #[test]
@@ -431,9 +454,14 @@ mod tests {
         for _ in 0..3 {
             l.handle_arrival(0, 0, 1500).unwrap();
         }
+        // Busy time counts only what was transmitted: 1 ms into 1.8 ms of work.
+        l.advance(1_000_000);
+        assert_eq!(l.stats().busy_ns, 1_000_000);
+        assert_eq!(l.stats().departed_packets, 1);
         l.advance(2_000_000);
         assert_eq!(l.stats().queue_packet_ns, 1_800_000);
         assert_eq!(l.stats().busy_ns, 1_800_000);
+        assert_eq!(l.stats().departed_packets, 3);
     }
 
     #[test]
