@@ -67,6 +67,7 @@ PLACEHOLDERS = {
 NOT_RUN = {
     "bench": "a benchmark, measured alone (test_cli.py runs it short)",
     "reproduce": "minutes of runs (test_cli.py and the experiments' tests run it quick)",
+    "testbed": "needs root and the real kernel's network namespaces (its own tests)",
 }
 #: Options that need a cluster: a command with one of them is only parsed.
 CLUSTER_OPTIONS = ("--scheduler", "--slurm", "--pbs")
