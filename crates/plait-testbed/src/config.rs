@@ -86,9 +86,24 @@ pub struct Config {
     /// Keep the other CPUs from halting with SCHED_IDLE busy loops while the run lasts.
     #[serde(default)]
     pub keep_awake: bool,
+    /// A departure closer than this (ns) is waited for by spinning rather than sleeping: a
+    /// timed sleep on a virtual machine ends tens to hundreds of microseconds late.
+    #[serde(default = "default_spin_ns")]
+    pub spin_ns: u64,
+    /// Largest share of each 10 ms the emulator may spend spinning (see `spin`).
+    #[serde(default = "default_spin_share")]
+    pub spin_share: f64,
     pub stats_file: String,
     /// Written (empty) once every TUN device exists.
     pub ready_file: String,
+}
+
+fn default_spin_ns() -> u64 {
+    100_000
+}
+
+fn default_spin_share() -> f64 {
+    0.5
 }
 
 impl Config {

@@ -5,6 +5,7 @@
 //!   rate (virtual clock) followed by its propagation delay, with plait-core's drop-tail queue
 //!   and loss models; it never reads a clock, the binary feeds it `now` and packets.
 //! - [`lateness`]: how late the binary actually wrote each packet against its ideal time.
+//! - [`spin`]: how much of its CPU the emulator may spend spinning before departures.
 //! - [`config`]: the JSON file `plait testbed` writes for the emulator.
 //! - [`sys`]: the few system calls (TUN, setns, scheduling, TCP_INFO), the only unsafe code.
 //!
@@ -13,4 +14,5 @@
 pub mod config;
 pub mod lateness;
 pub mod link;
+pub mod spin;
 pub mod sys;

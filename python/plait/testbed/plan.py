@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import os
 import random
 import re
 from dataclasses import dataclass, field
@@ -304,6 +305,8 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
         "routes": [{"src": s, "dst": t, "links": r} for (s, t), r in routes.items()],
         "cpu": cpu,
         "keep_awake": False,
+        "spin_ns": int(os.environ.get("PLAIT_TESTBED_SPIN_NS", "100000")),
+        "spin_share": float(os.environ.get("PLAIT_TESTBED_SPIN_SHARE", "0.5")),
         "stats_file": f"{workdir}/emulator.json",
         "ready_file": f"{workdir}/emulator.ready",
     }

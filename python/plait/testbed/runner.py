@@ -216,7 +216,7 @@ class _Run:
         t0 = time.time_ns() + 2_000_000_000  # set-up of the endpoints happens before t0
         ncpu = os.cpu_count() or 1
         send_cpu = 0
-        recv_cpu = self.emu_cpu  # the receiver beside the forwarder (reference notes)
+        recv_cpu = int(os.environ.get("PLAIT_TESTBED_RECV_CPU", self.emu_cpu))
         servers, clients = [], []
         for f in plan.flows:
             rep = str(Path(self.workdir, f"server-{f.port}.json"))

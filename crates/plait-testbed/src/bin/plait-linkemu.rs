@@ -22,6 +22,7 @@ use std::sync::Arc;
 use plait_testbed::config::Config;
 use plait_testbed::lateness::Lateness;
 use plait_testbed::link::{DropCause, Emulator};
+use plait_testbed::spin::SpinBudget;
 use plait_testbed::sys;
 use serde_json::json;
 
@@ -30,10 +31,6 @@ struct Packet {
     bytes: Vec<u8>,
     host: usize,
 }
-
-/// A wake-up closer than this is waited for by spinning (reads included), not by sleeping:
-/// a timed sleep ends 50-100 us late on a virtual machine.
-const SPIN_NS: u64 = 150_000;
 
 /// The flow key of an IPv4 packet: addresses, protocol and (TCP/UDP, unfragmented) ports.
 type FlowKey = (Ipv4Addr, u16, Ipv4Addr, u16, u8);
@@ -152,6 +149,8 @@ fn run(config_path: &str) -> Result<(), String> {
     let mut spare: Vec<Vec<u8>> = Vec::new();
     let (mut no_route, mut not_ipv4, mut write_errors) = (0u64, 0u64, 0u64);
     let mut delivered = 0u64;
+    let mut budget = SpinBudget::new(10_000_000, config.spin_share);
+    let mut spinning_since: Option<u64> = None;
     let epoch = sys::monotonic_ns();
     let now = || sys::monotonic_ns() - epoch;
 
@@ -191,11 +190,21 @@ fn run(config_path: &str) -> Result<(), String> {
             }
             spare.push(d.payload.bytes);
         }
-        // Wait for input or the next departure: sleep when it is far, spin when it is near.
-        let timeout = emulator.poll_timeout().map(|at| at.saturating_sub(now()));
+        // Wait for input or the next departure: sleep when it is far, spin when it is near
+        // (within the spin budget; past it, sleep to the departure itself).
+        let before = now();
+        if let Some(since) = spinning_since.take() {
+            budget.record(before, before - since);
+        }
+        let timeout = emulator.poll_timeout().map(|at| at.saturating_sub(before));
+        let spin = budget.may_spin(before);
         let wait = match timeout {
-            Some(left) if left <= SPIN_NS => Some(0),
-            Some(left) => Some(left - SPIN_NS),
+            Some(left) if spin && left <= config.spin_ns => {
+                spinning_since = Some(before);
+                Some(0)
+            }
+            Some(left) if spin => Some(left - config.spin_ns),
+            Some(left) => Some(left),
             None => Some(100_000_000), // re-check the stop flag now and then
         };
         sys::wait_readable(&fds, wait, &mut ready).map_err(|e| format!("ppoll: {e}"))?;
