@@ -203,6 +203,9 @@ def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
     assert ratio >= 0.8
     assert flow["cc"] == "reno" and flow["kernel"] == os.uname().release
     assert flow["throughput_bps"] is None  # the kernel cannot give it: null, not invented
+    # Both tables count the window after the warm-up: the flow's drops are the links'.
+    assert flow["drops"] == sum(link["drops"] for link in summary["links"])
+    assert flow["retransmissions"] is not None and flow["retransmissions"] >= 0
     fwd = summary["links"][0]
     assert fwd["direction"] == "forward" and fwd["max_queue_packets"] <= 100
     tb = summary["testbed"]

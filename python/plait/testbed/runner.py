@@ -317,7 +317,14 @@ class _Run:
             samples = s.get("samples", [])
             at_warmup = _cumulative_at(samples, plan.warmup_ns)
             at_end = _cumulative_at(samples, plan.duration_ns)
-            info = c["tcp_info"][-1]["info"] if c.get("tcp_info") else {}
+            infos = c.get("tcp_info") or []
+            info = infos[-1]["info"] if infos else {}
+            # TCP_INFO counts from the connection's start: subtract the last sample taken by
+            # the end of the warm-up, so that the counters cover the window as plait run's do.
+            before = {}
+            for row in infos:
+                if row["t_ns"] <= plan.warmup_ns:
+                    before = row["info"]
             for row in c.get("tcp_info", []):
                 series.append(
                     {
@@ -339,16 +346,11 @@ class _Run:
                     "goodput_bps": (at_end - at_warmup) * 8 / window_s if window_s > 0 else None,
                     "throughput_bps": None,
                     "bytes_delivered": at_end - at_warmup,
-                    "packets_sent": info.get("data_segs_out"),
-                    "retransmissions": info.get("total_retrans"),
+                    "packets_sent": _since(info, before, "data_segs_out"),
+                    "retransmissions": _since(info, before, "total_retrans"),
                     "fast_retransmits": None,
                     "timeouts": None,
-                    "drops": sum(
-                        v["queue"] + v["loss"]
-                        for link in emu["links"]
-                        for k, v in link["dropped_by_flow"].items()
-                        if k.endswith(f":{f.port}") or f":{f.port}>" in k
-                    ),
+                    "drops": _flow_drops(emu, f.port) - _flow_drops(mark, f.port),
                     "rtt_samples": None,
                     "rtt_mean_s": info["rtt_us"] / 1e6 if info else None,
                     "rtt_min_s": info["min_rtt_us"] / 1e6 if info else None,
@@ -386,9 +388,10 @@ class _Run:
                     "drops": delta("dropped_queue"),
                     "loss_drops": delta("dropped_loss"),
                     "down_drops": 0,
-                    "mean_queue_packets": (
+                    "mean_queue_packets": max(
+                        0.0,
                         e["mean_queue_packets"] * duration_s
-                        - (m["mean_queue_packets"] * mark_s if m else 0)
+                        - (m["mean_queue_packets"] * mark_s if m else 0),
                     )
                     / span
                     if span > 0
@@ -463,6 +466,26 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None if path.name.endswith(".mark") else {}
+
+
+def _since(info: dict, before: dict, key: str) -> int | None:
+    """A TCP_INFO counter's growth since `before` (None when the kernel gave nothing)."""
+    if key not in info:
+        return None
+    return info[key] - before.get(key, 0)
+
+
+def _flow_drops(emu: dict | None, port: int) -> int:
+    """Drops of the flow whose receiver listens on `port`, both directions, all links, from
+    the emulator's counters keyed `proto:src:sport>dst:dport`."""
+    if not emu:
+        return 0
+    return sum(
+        v["queue"] + v["loss"]
+        for link in emu["links"]
+        for k, v in link["dropped_by_flow"].items()
+        if k.endswith(f":{port}") or f":{port}>" in k
+    )
 
 
 def _cumulative_at(samples: list, t_ns: int) -> int:
