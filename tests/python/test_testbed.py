@@ -232,7 +232,8 @@ def _wait_for_namespaces(proc: subprocess.Popen, timeout: float = 15) -> list[st
 
 
 @needs_testbed
-def test_ctrl_c_cleans_up_and_exits_130(tmp_path):
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_cleans_up_and_exits_128_plus_the_signal(tmp_path, sig, code):
     p = _scenario(tmp_path, duration="30s", warmup="1s")
     proc = subprocess.Popen(
         [*PLAIT, "testbed", "run", str(p), "--json", str(tmp_path / "r.json")],
@@ -240,8 +241,16 @@ def test_ctrl_c_cleans_up_and_exits_130(tmp_path):
     )  # fmt: skip
     ours = _wait_for_namespaces(proc)
     time.sleep(1.5)
-    proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=10) == 130
+    # A second run while this one holds the lock is refused, touching nothing.
+    second = _plait("testbed", "run", str(p))
+    assert second.returncode == 2 and "another plait testbed run" in second.stderr
+    assert proc.poll() is None and set(ours) <= set(_ours())
+    t = time.monotonic()
+    proc.send_signal(sig)
+    assert proc.wait(timeout=10) == code
+    elapsed = time.monotonic() - t
+    print(f"{signal.Signals(sig).name}: exit {code} after {elapsed:.2f} s")
+    assert elapsed < 5
     assert not set(ours) & set(_ours())
     assert not (tmp_path / "r.json").exists()
 
