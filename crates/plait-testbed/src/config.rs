@@ -90,9 +90,11 @@ pub struct Config {
     /// timed sleep on a virtual machine ends tens to hundreds of microseconds late.
     #[serde(default = "default_spin_ns")]
     pub spin_ns: u64,
-    /// Largest share of each 10 ms the emulator may spend spinning (see `spin`).
+    /// Largest share of each `spin_window_ns` the emulator may spend spinning (see `spin`).
     #[serde(default = "default_spin_share")]
     pub spin_share: f64,
+    #[serde(default = "default_spin_window_ns")]
+    pub spin_window_ns: u64,
     pub stats_file: String,
     /// Written (empty) once every TUN device exists.
     pub ready_file: String,
@@ -100,6 +102,10 @@ pub struct Config {
 
 fn default_spin_ns() -> u64 {
     100_000
+}
+
+fn default_spin_window_ns() -> u64 {
+    1_000_000
 }
 
 fn default_spin_share() -> f64 {

@@ -307,6 +307,7 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
         "keep_awake": False,
         "spin_ns": int(os.environ.get("PLAIT_TESTBED_SPIN_NS", "100000")),
         "spin_share": float(os.environ.get("PLAIT_TESTBED_SPIN_SHARE", "0.5")),
+        "spin_window_ns": int(os.environ.get("PLAIT_TESTBED_SPIN_WINDOW_NS", "1000000")),
         "stats_file": f"{workdir}/emulator.json",
         "ready_file": f"{workdir}/emulator.ready",
     }

@@ -149,7 +149,7 @@ fn run(config_path: &str) -> Result<(), String> {
     let mut spare: Vec<Vec<u8>> = Vec::new();
     let (mut no_route, mut not_ipv4, mut write_errors) = (0u64, 0u64, 0u64);
     let mut delivered = 0u64;
-    let mut budget = SpinBudget::new(10_000_000, config.spin_share);
+    let mut budget = SpinBudget::new(config.spin_window_ns, config.spin_share);
     let mut spinning_since: Option<u64> = None;
     let epoch = sys::monotonic_ns();
     let now = || sys::monotonic_ns() - epoch;
