@@ -114,6 +114,14 @@ def test_red_queue_and_coupled_cc_are_refused():
     )
     with pytest.raises(Refusal, match="flow bulk: cc `vegas` does not exist"):
         _plan(other)
+    fast = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace("20Mbps", "1Gbps")
+    with pytest.raises(Refusal, match="link bottleneck: rate 1Gbps is faster than the emulator"):
+        _plan(fast)
+    lossy = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
+        'delay = "10ms"', 'delay = "10ms"\nloss = { kind = "bernoulli", p = 0.01 }'
+    )
+    with pytest.raises(Refusal, match="link bottleneck: `loss` is not supported"):
+        _plan(lossy)
 
 
 def test_plan_routes_queues_and_counts():

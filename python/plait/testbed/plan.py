@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-#: Fastest link direction the emulator is trusted with (docs/testbed.md, "Limits").
-MAX_RATE_BPS = 1_000_000_000
+#: Fastest link direction the emulator is trusted with on a 2-vCPU machine (docs/testbed.md,
+#: "Measured"): one flow filled a 500 Mb/s link; at 1 Gb/s it kept neither time nor rate.
+MAX_RATE_BPS = 500_000_000
 
 #: The droptail queue of a link that sets none (docs/scenario.md, `[[link]]`).
 DEFAULT_QUEUE = {"kind": "droptail", "packets": 1000}
