@@ -117,11 +117,6 @@ def test_red_queue_and_coupled_cc_are_refused():
     fast = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace("20Mbps", "1Gbps")
     with pytest.raises(Refusal, match="link bottleneck: rate 1Gbps is faster than the emulator"):
         _plan(fast)
-    lossy = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
-        'delay = "10ms"', 'delay = "10ms"\nloss = { kind = "bernoulli", p = 0.01 }'
-    )
-    with pytest.raises(Refusal, match="link bottleneck: `loss` is not supported"):
-        _plan(lossy)
 
 
 def test_plan_routes_queues_and_counts():
@@ -141,6 +136,19 @@ def test_plan_routes_queues_and_counts():
     assert rev.direction == "reverse" and rev.limit_packets == 20
     assert all(f.route == [0] and f.reverse == [1] for f in plan.flows)
     assert len({f.port for f in plan.flows}) == 3
+
+
+def test_loss_tables_go_to_the_emulator_with_a_seed_per_direction():
+    from plait.testbed.plan import emulator_config
+
+    text = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
+        'delay = "10ms"', 'delay = "10ms"\nloss = { kind = "bernoulli", p = 0.01 }'
+    )
+    cfg = emulator_config(_plan(text), "plait-1-", "/tmp/x", 1)
+    fwd, rev = cfg["links"]
+    assert fwd["loss"] == {"kind": "bernoulli", "p": 0.01} and "loss" not in rev
+    seeds = {emulator_config(_plan(text), "p-", "/x", 1)["links"][0]["loss_seed"] for _ in "ab"}
+    assert seeds == {fwd["loss_seed"]}
 
 
 def test_not_root_is_refused(tmp_path):
@@ -225,6 +233,24 @@ def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
         "links.parquet",
     }
     assert not [n for n in _ours() if n.startswith("plait-")]
+
+
+@needs_testbed
+def test_random_loss_on_the_link_is_counted_as_loss(tmp_path):
+    extra = 'delay = "10ms"\nloss = { kind = "bernoulli", p = 0.01 }'
+    p = _scenario(tmp_path, duration="4s", warmup="1s")
+    p.write_text(p.read_text().replace('delay = "10ms"', extra))
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads((tmp_path / "r.json").read_text())
+    fwd, rev = summary["links"]
+    (flow,) = summary["flows"]
+    print(f"1 % loss: {fwd['loss_drops']} lost of {fwd['tx_packets']}, goodput "
+          f"{flow['goodput_bps'] / 1e6:.2f} Mb/s")  # fmt: skip
+    # About 1 % of the data packets (a few thousand a run): loose bounds.
+    assert 0.002 * fwd["tx_packets"] <= fwd["loss_drops"] <= 0.03 * fwd["tx_packets"]
+    assert rev["loss_drops"] == 0
+    assert flow["retransmissions"] >= fwd["loss_drops"] // 2
 
 
 def _wait_for_namespaces(proc: subprocess.Popen, timeout: float = 15) -> list[str]:

@@ -12,7 +12,9 @@
 
 use std::net::Ipv4Addr;
 
+use plait_core::net::loss::{LossKind, LossModel};
 use plait_core::net::queue::Limit;
+use plait_core::registry::{find, Configured, ParamType, Value};
 use plait_core::{Rate, SimTime};
 use serde::Deserialize;
 
@@ -40,6 +42,13 @@ pub struct LinkConfig {
     pub limit_packets: Option<u64>,
     #[serde(default)]
     pub limit_bytes: Option<u64>,
+    /// A plait-core loss model as a scenario writes it (`{"kind": "bernoulli", "p": 0.01}`),
+    /// applied before the queue.
+    #[serde(default)]
+    pub loss: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Seed of the loss model's random stream.
+    #[serde(default)]
+    pub loss_seed: u64,
 }
 
 impl LinkConfig {
@@ -57,11 +66,47 @@ impl LinkConfig {
         if self.rate_bps == 0 {
             return Err(format!("link {}: rate_bps must be positive", self.name));
         }
-        Ok(LinkDirection::new(
-            Rate::from_bps(self.rate_bps),
-            SimTime(self.delay_ns),
-            limit,
-        ))
+        let link = LinkDirection::new(Rate::from_bps(self.rate_bps), SimTime(self.delay_ns), limit);
+        match &self.loss {
+            None => Ok(link),
+            Some(table) => Ok(link.with_loss(self.loss_model(table)?, self.loss_seed)),
+        }
+    }
+
+    /// The loss model of a scenario's loss table, built and validated by plait-core's
+    /// registry (the same parameters, defaults and ranges as the simulator).
+    fn loss_model(
+        &self,
+        table: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<LossModel, String> {
+        let kind = table
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .ok_or_else(|| format!("link {}: loss needs a kind", self.name))?;
+        let spec = find::<LossKind>(kind)
+            .ok_or_else(|| format!("link {}: unknown loss model {kind:?}", self.name))?;
+        let mut given = Vec::new();
+        for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "kind") {
+            let param = spec.params.iter().find(|p| p.name == key).ok_or_else(|| {
+                format!("link {}: loss {kind} has no parameter {key:?}", self.name)
+            })?;
+            let typed = match param.ty {
+                ParamType::Integer => value.as_u64().map(Value::Integer),
+                ParamType::Number | ParamType::Probability => value.as_f64().map(Value::Number),
+                ParamType::Bool => value.as_bool().map(Value::Bool),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                format!(
+                    "link {}: loss {kind}: {key} = {value} not understood",
+                    self.name
+                )
+            })?;
+            given.push((param.name, typed));
+        }
+        let configured = Configured::<LossKind>::new(kind, &given)
+            .map_err(|e| format!("link {}: {e}", self.name))?;
+        Ok(configured.build(()))
     }
 }
 
@@ -158,5 +203,32 @@ mod tests {
         let mut bad = c.clone();
         bad.links[0].limit_packets = Some(4);
         assert!(bad.check().unwrap_err().contains("exactly one"));
+    }
+
+    #[test]
+    fn loss_models_are_built_by_the_registry() {
+        let link = |loss: &str| -> LinkConfig {
+            serde_json::from_str(&format!(
+                r#"{{"name": "l", "rate_bps": 20000000, "delay_ns": 0, "limit_packets": 100,
+                     "loss": {loss}}}"#
+            ))
+            .unwrap()
+        };
+        // Every 2nd packet lost (offset 0): packets 2, 4, 6 of six.
+        let mut l = link(r#"{"kind": "periodic", "every": 2}"#).build().unwrap();
+        let lost = (0..6u64)
+            .filter(|i| l.handle_arrival(i * 1_000_000, 0, 1500).is_err())
+            .count();
+        assert_eq!(lost, 3);
+        assert_eq!(l.stats().dropped_loss, 3);
+        // The registry's checks apply: p must be a probability.
+        let err = link(r#"{"kind": "bernoulli", "p": 1.5}"#)
+            .build()
+            .unwrap_err();
+        assert!(err.starts_with("link l: ") && err.contains("p"), "{err}");
+        let err = link(r#"{"kind": "bernoulli", "q": 0.1}"#)
+            .build()
+            .unwrap_err();
+        assert_eq!(err, "link l: loss bernoulli has no parameter \"q\"");
     }
 }

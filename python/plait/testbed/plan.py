@@ -8,6 +8,7 @@ same message; what remains is to decide whether the testbed can run it.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import json
 import os
@@ -26,7 +27,10 @@ DEFAULT_QUEUE = {"kind": "droptail", "packets": 1000}
 #: Keys the testbed runs, per section; any other key is refused, naming it.
 SIMULATION_KEYS = {"duration", "warmup", "seed", "sample_interval"}
 TCP_KEYS = {"profile"}
-LINK_KEYS = {"name", "from", "to", "rate", "delay", "duplex", "queue", "reverse_queue"}
+LINK_KEYS = {
+    "name", "from", "to", "rate", "delay", "duplex", "queue", "reverse_queue", "loss",
+    "reverse_loss",
+}  # fmt: skip
 QUEUE_KEYS = {"kind", "packets", "bytes", "limit_includes_service"}
 FLOW_KEYS = {"name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route"}
 NODE_KEYS = {"name", "kind"}
@@ -89,6 +93,8 @@ class LinkDir:
     delay_ns: int
     limit_packets: int | None
     limit_bytes: int | None
+    #: The scenario's loss table (plait-core's loss models, built by the emulator), or None.
+    loss: dict | None = None
 
 
 @dataclass
@@ -208,14 +214,32 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
         delay = quantity(link["delay"], "duration")
         packets, nbytes = _queue(link.get("queue"), f"{where}: queue")
         links.append(
-            LinkDir(link["name"], "forward", link["from"], link["to"], rate, delay, packets, nbytes)
+            LinkDir(
+                link["name"],
+                "forward",
+                link["from"],
+                link["to"],
+                rate,
+                delay,
+                packets,
+                nbytes,
+                link.get("loss"),
+            )
         )
         if link.get("duplex", True):
             rq = link.get("reverse_queue", link.get("queue"))
             packets, nbytes = _queue(rq, f"{where}: reverse_queue")
             links.append(
                 LinkDir(
-                    link["name"], "reverse", link["to"], link["from"], rate, delay, packets, nbytes
+                    link["name"],
+                    "reverse",
+                    link["to"],
+                    link["from"],
+                    rate,
+                    delay,
+                    packets,
+                    nbytes,
+                    link.get("reverse_loss"),
                 )
             )
 
@@ -300,6 +324,7 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
                 "delay_ns": d.delay_ns,
                 **({"limit_packets": d.limit_packets} if d.limit_packets is not None else {}),
                 **({"limit_bytes": d.limit_bytes} if d.limit_bytes is not None else {}),
+                **({"loss": d.loss, "loss_seed": _seed_of(plan.seed, d)} if d.loss else {}),
             }
             for d in plan.links
         ],
@@ -312,6 +337,12 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
         "stats_file": f"{workdir}/emulator.json",
         "ready_file": f"{workdir}/emulator.ready",
     }
+
+
+def _seed_of(seed: int, d: LinkDir) -> int:
+    """The seed of a link direction's loss stream: from the run's seed and the direction."""
+    digest = hashlib.sha256(f"{seed}:{d.name}:{d.direction}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
 
 
 def dumps(config: dict[str, Any]) -> str:
