@@ -143,6 +143,17 @@ pub struct Config {
     pub stats_file: String,
     /// Written (empty) once every TUN device exists.
     pub ready_file: String,
+    /// Captures: every packet admitted to one of `links` is written to `file` at the ideal end
+    /// of its transmission there.
+    #[serde(default)]
+    pub pcap: Vec<PcapConfig>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapConfig {
+    pub links: Vec<usize>,
+    pub file: String,
 }
 
 fn default_spin_ns() -> u64 {
@@ -173,6 +184,11 @@ impl Config {
         }
         for l in &self.links {
             l.build()?;
+        }
+        for (i, p) in self.pcap.iter().enumerate() {
+            if let Some(l) = p.links.iter().find(|&&l| l >= self.links.len()) {
+                return Err(format!("pcap[{i}]: link {l} does not exist"));
+            }
         }
         Ok(())
     }

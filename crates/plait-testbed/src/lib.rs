@@ -6,6 +6,7 @@
 //!   and loss models; it never reads a clock, the binary feeds it `now` and packets.
 //! - [`lateness`]: how late the binary actually wrote each packet against its ideal time.
 //! - [`spin`]: how much of its CPU the emulator may spend spinning before departures.
+//! - [`pcap`]: captures of what crossed a link, as libpcap files.
 //! - [`config`]: the JSON file `plait testbed` writes for the emulator.
 //! - [`sys`]: the few system calls (TUN, setns, scheduling, TCP_INFO), the only unsafe code.
 //!
@@ -14,5 +15,6 @@
 pub mod config;
 pub mod lateness;
 pub mod link;
+pub mod pcap;
 pub mod spin;
 pub mod sys;

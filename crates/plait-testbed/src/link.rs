@@ -111,6 +111,10 @@ impl LinkDirection {
         self.rate
     }
 
+    pub fn delay(&self) -> SimTime {
+        self.delay
+    }
+
     pub fn stats(&self) -> &LinkStats {
         &self.stats
     }
@@ -279,8 +283,24 @@ impl<T> Emulator<T> {
         bytes: u32,
         payload: T,
     ) -> Result<(), DropCause> {
+        self.handle_packet_tapped(now, route, flow, bytes, payload, &mut |_, _, _| {})
+    }
+
+    /// As [`Emulator::handle_packet`]; `tap(link, departure, payload)` is called when the
+    /// packet is admitted to a link (`departure`: the ideal end of its transmission there),
+    /// for capturing what crosses a link.
+    pub fn handle_packet_tapped(
+        &mut self,
+        now: u64,
+        route: usize,
+        flow: u32,
+        bytes: u32,
+        payload: T,
+        tap: &mut impl FnMut(usize, u64, &T),
+    ) -> Result<(), DropCause> {
         let first = self.routes[route][0];
         let exit = self.links[first].handle_arrival(now, flow, bytes)?;
+        tap(first, exit - self.links[first].delay.0, &payload);
         let packet = InFlight {
             payload,
             route,
@@ -316,6 +336,16 @@ impl<T> Emulator<T> {
     /// ending an inner hop by `now` are passed to their next link at their ideal time (drops
     /// there are counted on that link).
     pub fn poll_delivery(&mut self, now: u64) -> Option<Delivered<T>> {
+        self.poll_delivery_tapped(now, &mut |_, _, _| {})
+    }
+
+    /// As [`Emulator::poll_delivery`], with the tap of [`Emulator::handle_packet_tapped`]
+    /// called for every admission to an inner hop.
+    pub fn poll_delivery_tapped(
+        &mut self,
+        now: u64,
+        tap: &mut impl FnMut(usize, u64, &T),
+    ) -> Option<Delivered<T>> {
         while let Some(&Reverse((at, _, slot))) = self.events.peek() {
             if at > now {
                 return None;
@@ -329,7 +359,9 @@ impl<T> Emulator<T> {
                 let next = self.routes[route][hop + 1];
                 match self.links[next].handle_arrival(at, flow, bytes) {
                     Ok(exit) => {
-                        self.slots[slot].as_mut().expect("live").hop += 1;
+                        let packet = self.slots[slot].as_mut().expect("live");
+                        tap(next, exit - self.links[next].delay.0, &packet.payload);
+                        packet.hop += 1;
                         self.push_event(exit, slot);
                     }
                     Err(_) => {
@@ -498,6 +530,24 @@ mod tests {
         );
         assert_eq!(e.poll_delivery(10_000_000), None);
         assert_eq!(e.poll_timeout(), None);
+    }
+
+    #[test]
+    fn taps_see_each_admission_at_its_departure_time() {
+        let links = vec![
+            link(MB20, 1_000_000, Limit::Packets(10)),
+            link(Rate::from_mbps(10), 2_000_000, Limit::Packets(10)),
+        ];
+        let mut e = Emulator::new(links, vec![vec![0, 1]]);
+        let mut seen = Vec::new();
+        e.handle_packet_tapped(0, 0, 0, 1500, 'a', &mut |l, t, p| seen.push((l, t, *p)))
+            .unwrap();
+        while e
+            .poll_delivery_tapped(u64::MAX, &mut |l, t, p| seen.push((l, t, *p)))
+            .is_some()
+        {}
+        // Link 0: transmitted by 600 us; link 1: from 1.6 ms, 1.2 ms long.
+        assert_eq!(seen, vec![(0, 600_000, 'a'), (1, 2_800_000, 'a')]);
     }
 
     #[test]

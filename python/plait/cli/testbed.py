@@ -32,6 +32,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_overrides(r)
     r.add_argument("--out", metavar="DIR", help="write the result tables as .parquet here")
     r.add_argument("--json", metavar="FILE", help="write the summary as JSON here (- for stdout)")
+    r.add_argument(
+        "--pcap",
+        metavar="LINK",
+        action="append",
+        default=[],
+        help="write what crossed LINK (both directions) to DIR/LINK.pcap (needs --out); repeatable",
+    )
     r.set_defaults(func=main_run)
     c = tsub.add_parser("clean", help="remove what killed testbed runs left (root)")
     c.set_defaults(func=main_clean)
@@ -50,23 +57,56 @@ def main_run(args: argparse.Namespace) -> int:
 
     outputs = Outputs()
     json_target = outputs.file("--json", args.json)
-    folder = outputs.folder("--out", args.out, FILES)
+    if args.pcap and args.out is None:
+        print(
+            "plait testbed: --pcap: needs --out DIR (the capture is DIR/LINK.pcap)", file=sys.stderr
+        )
+        return 2
+    pcaps = tuple(dict.fromkeys(args.pcap))
+    folder = outputs.folder("--out", args.out, FILES + tuple(f"{name}.pcap" for name in pcaps))
     text, source, fmt = _load(args.file)
     import json
 
     canonical = json.loads(
         _core.canonical_scenario(text, source, fmt, _override_pairs(args.overrides))
     )
+    import shutil
+    import tempfile
+
     previous = signal.signal(signal.SIGTERM, _terminate)
+    staging = tempfile.mkdtemp(prefix="plait-testbed-pcap-") if pcaps else None
     try:
-        plan = plan_scenario(canonical, args.seed)
-        result = run_plan(plan)
-    except Refusal as e:
-        print(f"plait testbed: {args.file}: {e}", file=sys.stderr)
-        return 2
+        try:
+            plan = plan_scenario(canonical, args.seed)
+            names = {d.name for d in plan.links}
+            for name in pcaps:
+                if name not in names:
+                    raise Refusal(
+                        f"--pcap: no link named {name!r} (links: {', '.join(sorted(names))})"
+                    )
+            result = run_plan(plan, {name: f"{staging}/{name}.pcap" for name in pcaps})
+        except Refusal as e:
+            print(f"plait testbed: {args.file}: {e}", file=sys.stderr)
+            return 2
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        return _write(args, outputs, json_target, folder, plan, result, pcaps, staging)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write(args, outputs, json_target, folder, plan, result, pcaps, staging) -> int:
+    import json
+    import shutil
+
     with outputs.writing() as tx:
+        if folder is not None:
+            for name in pcaps:
+                tx.write_with(
+                    folder.file(f"{name}.pcap"),
+                    lambda p, src=f"{staging}/{name}.pcap": shutil.copyfile(src, p),
+                )
         if folder is not None:
             import pandas as pd
 

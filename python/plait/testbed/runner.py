@@ -160,6 +160,10 @@ class _Run:
         self.emu_cpu = ncpu - 1
         cfg = emulator_config(plan, self.prefix, self.workdir, self.emu_cpu)
         cfg["keep_awake"] = True
+        cfg["pcap"] = [
+            {"links": [i for i, d in enumerate(plan.links) if d.name == name], "file": file}
+            for name, file in getattr(self, "pcaps", {}).items()
+        ]
         cfg_path = Path(self.workdir, "emulator-config.json")
         cfg_path.write_text(dumps(cfg))
         self.emulator = subprocess.Popen(
@@ -504,9 +508,10 @@ def _jain(x: list[float]) -> float | None:
     return s * s / (len(x) * q) if q > 0 else None
 
 
-def run_plan(plan: Plan) -> TestbedResult:
+def run_plan(plan: Plan, pcaps: dict[str, str] | None = None) -> TestbedResult:
     """Runs `plan` on this machine's kernel; everything it created is removed when it returns
-    or raises (KeyboardInterrupt included)."""
+    or raises (KeyboardInterrupt included). `pcaps` maps link names to files that receive what
+    crossed the link, both directions (libpcap, raw IPv4)."""
     check_machine()
     for f in plan.flows:
         ccs = getattr(check_machine, "ccs", None)
@@ -515,6 +520,7 @@ def run_plan(plan: Plan) -> TestbedResult:
     if not math.isfinite(plan.duration_ns):
         raise Refusal("duration must be finite")
     run = _Run(plan)
+    run.pcaps = pcaps or {}
     try:
         run.lock()
         clean_leftovers()

@@ -23,7 +23,7 @@ use plait_testbed::config::Config;
 use plait_testbed::lateness::Lateness;
 use plait_testbed::link::{DropCause, Emulator};
 use plait_testbed::spin::SpinBudget;
-use plait_testbed::sys;
+use plait_testbed::{pcap, sys};
 use serde_json::json;
 
 /// A packet in flight: its bytes, and the host it goes to.
@@ -151,6 +151,20 @@ fn run(config_path: &str) -> Result<(), String> {
     let mut delivered = 0u64;
     let mut budget = SpinBudget::new(config.spin_window_ns, config.spin_share);
     let mut spinning_since: Option<u64> = None;
+    // Captures: link direction -> writer.
+    let mut pcap_writers: Vec<std::io::BufWriter<File>> = Vec::new();
+    let mut pcap_of_link: Vec<Option<usize>> = vec![None; config.links.len()];
+    for p in &config.pcap {
+        let mut w =
+            std::io::BufWriter::new(File::create(&p.file).map_err(|e| format!("{}: {e}", p.file))?);
+        pcap::write_header(&mut w).map_err(|e| format!("{}: {e}", p.file))?;
+        for &l in &p.links {
+            pcap_of_link[l] = Some(pcap_writers.len());
+        }
+        pcap_writers.push(w);
+    }
+    let mut pcap_errors = 0u64;
+    let realtime_epoch = sys::realtime_ns();
     let epoch = sys::monotonic_ns();
     let now = || sys::monotonic_ns() - epoch;
 
@@ -179,7 +193,16 @@ fn run(config_path: &str) -> Result<(), String> {
         }
         // Deliver what is due.
         let t = now();
-        while let Some(d) = emulator.poll_delivery(t) {
+        let mut tap = |link: usize, departure: u64, p: &Packet| {
+            if let Some(w) = pcap_of_link[link] {
+                if pcap::write_packet(&mut pcap_writers[w], realtime_epoch + departure, &p.bytes)
+                    .is_err()
+                {
+                    pcap_errors += 1;
+                }
+            }
+        };
+        while let Some(d) = emulator.poll_delivery_tapped(t, &mut tap) {
             let written = now();
             match tuns[d.payload.host].write(&d.payload.bytes) {
                 Ok(_) => {
@@ -251,9 +274,17 @@ fn run(config_path: &str) -> Result<(), String> {
                 };
                 // A dropped packet's buffer is simply freed; drops are counted by the core.
                 let _: Result<(), DropCause> =
-                    emulator.handle_packet(arrival, route, flow, size, packet);
+                    emulator.handle_packet_tapped(arrival, route, flow, size, packet, &mut tap);
             }
         }
+    }
+    for w in &mut pcap_writers {
+        if w.flush().is_err() {
+            pcap_errors += 1;
+        }
+    }
+    if pcap_errors > 0 {
+        eprintln!("plait-linkemu: {pcap_errors} packets could not be written to the captures");
     }
     awake.store(false, Ordering::Relaxed);
     for k in keepers {
