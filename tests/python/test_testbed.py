@@ -148,6 +148,27 @@ def test_plan_routes_queues_and_counts():
     assert len({f.port for f in plan.flows}) == 3
 
 
+def test_multi_hop_routes_follow_the_least_delay_path():
+    text = (ROOT / "experiments" / "linux-fidelity" / "scenario.toml").read_text()
+    plan = _plan(text)
+    assert plan.hosts == ["src", "dst"]  # routers are inside the emulator, no namespace
+    names = [(d.name, d.direction) for d in plan.links]
+    (flow,) = plan.flows
+    assert [names[i] for i in flow.route] == [
+        ("access_src", "forward"),
+        ("bottleneck", "forward"),
+        ("access_dst", "forward"),
+    ]
+    assert [names[i] for i in flow.reverse] == [
+        ("access_dst", "reverse"),
+        ("bottleneck", "reverse"),
+        ("access_src", "reverse"),
+    ]
+    # limit_includes_service = true, packets = 20: 19 places to wait, as in the simulator.
+    assert plan.links[2].limit_packets == 19
+    assert 0 <= flow.start_ns <= 100_000_000
+
+
 def test_loss_tables_go_to_the_emulator_with_a_seed_per_direction():
     from plait.testbed.plan import emulator_config
 
