@@ -239,7 +239,7 @@ def test_ping_through_an_idle_link_reads_the_configured_rtt(tmp_path):
 def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
     p = _scenario(tmp_path, duration="8s", warmup="3s", buffer=100)
     out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"), "--out",
-                 str(tmp_path / "tables"))  # fmt: skip
+                 str(tmp_path / "tables"), "--set", "simulation.sample_interval=500ms")  # fmt: skip
     assert out.returncode == 0, out.stderr
     summary = json.loads((tmp_path / "r.json").read_text())
     (flow,) = summary["flows"]
@@ -263,6 +263,16 @@ def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
         "flows.parquet",
         "links.parquet",
     }
+    # The series have plait run's columns; after the warm-up the link is full.
+    import pandas as pd
+
+    series = pd.read_parquet(tmp_path / "tables" / "flow_series.parquet")
+    sim_columns = ["time_s", "flow", "cwnd_bytes", "srtt_s", "goodput_bps"]
+    assert list(series.columns[:5]) == sim_columns
+    late = series[series.time_s >= 4.0]
+    assert len(late) >= 6
+    assert (late.goodput_bps.mean() / payload_capacity) >= 0.8
+    assert (late.cwnd_bytes > 20 * 1448).all() and (late.srtt_s >= 0.019).all()
     assert not [n for n in _ours() if n.startswith("plait-")]
 
 

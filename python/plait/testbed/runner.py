@@ -329,15 +329,8 @@ class _Run:
             for row in infos:
                 if row["t_ns"] <= plan.warmup_ns:
                     before = row["info"]
-            for row in c.get("tcp_info", []):
-                series.append(
-                    {
-                        "time_s": row["t_ns"] / 1e9,
-                        "flow": f.name,
-                        "cwnd_packets": row["info"]["snd_cwnd"],
-                        "srtt_s": row["info"]["rtt_us"] / 1e6,
-                    }
-                )
+            if plan.sample_ns:  # as plait run: series only with a sample_interval
+                series.extend(_series(f.name, infos, samples, plan))
             flows.append(
                 {
                     "name": f.name,
@@ -470,6 +463,45 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None if path.name.endswith(".mark") else {}
+
+
+def _series(name: str, infos: list, samples: list, plan: Plan) -> list[dict[str, Any]]:
+    """`flow_series` rows as `plait run` writes them, at the sample ticks (multiples of the
+    interval from the run's origin, which the sender and receiver share): cwnd (packets ×
+    MSS) and srtt from TCP_INFO, goodput from the bytes delivered since the previous tick;
+    what the kernel cannot give is None."""
+    interval = plan.sample_ns
+    by_tick: dict[int, dict[str, Any]] = {}
+
+    def row(t: int) -> dict[str, Any]:
+        return by_tick.setdefault(
+            t,
+            {
+                "time_s": t / 1e9,
+                "flow": name,
+                "cwnd_bytes": None,
+                "srtt_s": None,
+                "goodput_bps": None,
+                "allowed_rate_bps": None,
+                "loss_event_rate": None,
+                "packets_per_loss_event": None,
+            },
+        )
+
+    for sample in infos:
+        t = sample["t_ns"]
+        if t % interval == 0 and t <= plan.duration_ns:
+            info = sample["info"]
+            r = row(t)
+            r["cwnd_bytes"] = info["snd_cwnd"] * info["snd_mss"]
+            r["srtt_s"] = info["rtt_us"] / 1e6
+    previous = None
+    for t, delivered in samples:
+        if t % interval == 0 and t <= plan.duration_ns:
+            if previous is not None and previous[0] == t - interval:
+                row(t)["goodput_bps"] = (delivered - previous[1]) * 8 / (interval / 1e9)
+            previous = (t, delivered)
+    return [by_tick[t] for t in sorted(by_tick)]
 
 
 def _since(info: dict, before: dict, key: str) -> int | None:
