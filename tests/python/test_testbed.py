@@ -61,6 +61,17 @@ def _why_not_runnable() -> str | None:
 needs_testbed = pytest.mark.skipif(_why_not_runnable() is not None, reason=str(_why_not_runnable()))
 
 
+@pytest.fixture
+def testbed_turn():
+    """One kernel test at a time, across pytest-xdist workers: a testbed run refuses to start
+    while another holds its lock, and each needs the machine to keep time."""
+    import fcntl
+
+    with open("/run/plait-testbed-tests.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # waits for the other worker's test
+        yield
+
+
 def _scenario(tmp_path: Path, duration="8s", warmup="3s", buffer=100, extra="") -> Path:
     p = tmp_path / "s.toml"
     p.write_text(SCENARIO.format(duration=duration, warmup=warmup, buffer=buffer) + extra)
@@ -210,7 +221,7 @@ def test_not_root_is_refused(tmp_path):
 
 
 @needs_testbed
-def test_ping_through_an_idle_link_reads_the_configured_rtt(tmp_path):
+def test_ping_through_an_idle_link_reads_the_configured_rtt(tmp_path, testbed_turn):
     plan = _plan(SCENARIO.format(duration="5s", warmup="1s", buffer=100))
     run = _Run(plan)
     try:
@@ -236,7 +247,7 @@ def test_ping_through_an_idle_link_reads_the_configured_rtt(tmp_path):
 
 
 @needs_testbed
-def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
+def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path, testbed_turn):
     p = _scenario(tmp_path, duration="8s", warmup="3s", buffer=100)
     out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"), "--out",
                  str(tmp_path / "tables"), "--set", "simulation.sample_interval=500ms")  # fmt: skip
@@ -277,7 +288,7 @@ def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path):
 
 
 @needs_testbed
-def test_random_loss_on_the_link_is_counted_as_loss(tmp_path):
+def test_random_loss_on_the_link_is_counted_as_loss(tmp_path, testbed_turn):
     extra = 'delay = "10ms"\nloss = { kind = "bernoulli", p = 0.01 }'
     p = _scenario(tmp_path, duration="4s", warmup="1s")
     p.write_text(p.read_text().replace('delay = "10ms"', extra))
@@ -310,7 +321,7 @@ def _pcap_records(path: Path) -> tuple[int, list[tuple[int, bytes]]]:
 
 
 @needs_testbed
-def test_pcap_holds_what_crossed_the_link_with_real_headers(tmp_path):
+def test_pcap_holds_what_crossed_the_link_with_real_headers(tmp_path, testbed_turn):
     p = _scenario(tmp_path, duration="3s", warmup="1s")
     out = _plait("testbed", "run", str(p), "--out", str(tmp_path / "o"), "--pcap", "bottleneck",
                  "--json", str(tmp_path / "r.json"))  # fmt: skip
@@ -346,7 +357,7 @@ def _wait_for_namespaces(proc: subprocess.Popen, timeout: float = 15) -> list[st
 
 @needs_testbed
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_interrupt_cleans_up_and_exits_128_plus_the_signal(tmp_path, sig, code):
+def test_interrupt_cleans_up_and_exits_128_plus_the_signal(tmp_path, sig, code, testbed_turn):
     p = _scenario(tmp_path, duration="30s", warmup="1s")
     proc = subprocess.Popen(
         [*PLAIT, "testbed", "run", str(p), "--json", str(tmp_path / "r.json")],
@@ -369,7 +380,7 @@ def test_interrupt_cleans_up_and_exits_128_plus_the_signal(tmp_path, sig, code):
 
 
 @needs_testbed
-def test_kill_9_then_clean_leaves_nothing(tmp_path):
+def test_kill_9_then_clean_leaves_nothing(tmp_path, testbed_turn):
     p = _scenario(tmp_path, duration="30s", warmup="1s")
     proc = subprocess.Popen(
         [*PLAIT, "testbed", "run", str(p)],
