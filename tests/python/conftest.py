@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+# The interrupt tests send SIGINT, SIGTERM and SIGHUP to the commands they start. A test run
+# started in the background of a script (SIGINT ignored) or under nohup (SIGHUP ignored)
+# passes those dispositions on to every child, and plait rightly leaves an ignored signal
+# alone: put the defaults back, so that the tests test plait, not how they were started.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+for _ends in (signal.SIGTERM, signal.SIGHUP):
+    if signal.getsignal(_ends) is signal.SIG_IGN:
+        signal.signal(_ends, signal.SIG_DFL)
 
 # Property tests draw the same examples on every run (CI included): a failure is reproducible,
 # never a matter of luck. Run with HYPOTHESIS_PROFILE=explore to draw fresh examples locally.

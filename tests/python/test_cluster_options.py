@@ -126,3 +126,29 @@ def test_a_failing_job_system_ends_the_sweep_with_one_line(
     assert code == 3, err
     assert one_error_line(err).startswith(message), err
     assert time.monotonic() - started < 30
+
+
+def test_checking_a_job_system_keeps_the_interrupt_handler(tmp_path):
+    # dask_jobqueue's runner module sets SIGINT to `sys.exit()` when imported: a sweep's Ctrl-C
+    # became a bare SystemExit, and in a test process every later Ctrl-C test failed.
+    import subprocess
+    import sys
+
+    pytest.importorskip("dask_jobqueue")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for command in ("sbatch", "scancel"):
+        write(bin_dir / command, "#!/bin/sh\nexit 0\n").chmod(0o755)
+    code = (
+        "import signal\n"
+        "def mine(*_): pass\n"
+        "signal.signal(signal.SIGINT, mine)\n"
+        "from plait.sweeps.engine import JobQueue, check_options\n"
+        "check_options(None, JobQueue('slurm'))\n"
+        "print(signal.getsignal(signal.SIGINT) is mine)\n"
+    )
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.stdout.split() == ["True"], done.stderr[-2000:]

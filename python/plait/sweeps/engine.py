@@ -128,9 +128,26 @@ def check_options(scheduler: str | None, jobqueue: JobQueue | None) -> None:
             f"sweep where the {jobqueue.system.upper()} commands are (a login node of the cluster)"
         )
     try:
-        import dask_jobqueue  # noqa: F401
+        _import_jobqueue()
     except ImportError:
         raise ValueError(f"{flag}: needs the package dask-jobqueue") from None
+
+
+def _import_jobqueue() -> Any:
+    """`dask_jobqueue`, imported without its side effect on signals: its `runner` module sets
+    the SIGINT handler to `sys.exit()` when imported, which would turn Ctrl-C during a sweep
+    (and, in a test process, in everything after it) into a bare SystemExit instead of the
+    KeyboardInterrupt the interrupt handling expects. The handler in place before is put back."""
+    import signal
+
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGINT) if main else None
+    try:
+        import dask_jobqueue
+    finally:
+        if main and before is not None and signal.getsignal(signal.SIGINT) is not before:
+            signal.signal(signal.SIGINT, before)
+    return dask_jobqueue
 
 
 def _check_scheduler_address(scheduler: str) -> None:
@@ -344,7 +361,7 @@ def _jobqueue_cluster(jq: JobQueue, failures: list[str]) -> Any:
     """A dask-jobqueue cluster of one single-threaded worker per job; options not given here
     come from Dask's configuration (``~/.config/dask/jobqueue.yaml``). A job that cannot be
     submitted is described in `failures`."""
-    import dask_jobqueue
+    dask_jobqueue = _import_jobqueue()
     from distributed.core import Status
 
     kind = {"slurm": dask_jobqueue.SLURMCluster, "pbs": dask_jobqueue.PBSCluster}[jq.system]
