@@ -101,7 +101,10 @@ class Side:
 
 def load(source: Any) -> Side:
     """A side from a path (a run's folder, a sweep's store, a JSON summary) or a
-    :class:`plait.Result`; :class:`CompareError` naming the path when it is none of these."""
+    :class:`plait.Result`; :class:`CompareError` naming the path when it is none of these.
+    A :class:`Side` (as `plait testbed run --compare` builds) is taken as it is."""
+    if isinstance(source, Side):
+        return _checked(source.label, source)
     if hasattr(source, "flows") and hasattr(source, "links"):
         return Side(
             "<result>",
@@ -128,6 +131,10 @@ def load(source: Any) -> Side:
             )
     else:
         side = _load_summary(shown, path)
+    return _checked(shown, side)
+
+
+def _checked(shown: str, side: Side) -> Side:
     side.flows = _keyed(shown, "flows", side.flows, ("name",))
     side.links = _keyed(shown, "links", side.links, ("name", "direction"))
     if side.flow_series is not None and not {"flow", "time_s"} <= set(side.flow_series.columns):
