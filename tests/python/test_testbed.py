@@ -410,3 +410,128 @@ def test_kill_9_then_clean_leaves_nothing(tmp_path, testbed_turn):
             break
         time.sleep(0.2)
     assert left.stdout.strip() == ""
+
+
+# -- MPTCP ------------------------------------------------------------------------------
+
+MPTCP_SCENARIO = """
+[simulation]
+duration = "{duration}"
+warmup = "{warmup}"
+
+[tcp]
+profile = "linux"
+
+[[link]]
+name = "p1"
+from = "a"
+to = "r1"
+rate = "10Mbps"
+delay = "10ms"
+queue = {{ packets = 100 }}
+
+[[link]]
+name = "p1b"
+from = "r1"
+to = "b"
+rate = "10Mbps"
+delay = "0ms"
+queue = {{ packets = 100 }}
+
+[[link]]
+name = "p2"
+from = "a"
+to = "r2"
+rate = "10Mbps"
+delay = "10ms"
+queue = {{ packets = 100 }}
+
+[[link]]
+name = "p2b"
+from = "r2"
+to = "b"
+rate = "10Mbps"
+delay = "0ms"
+queue = {{ packets = 100 }}
+
+[[flow]]
+name = "mp"
+kind = "mptcp"
+src = "a"
+dst = "b"
+cc = "{cc}"
+subflows = [ {{ route = ["r1"] }}, {{ route = ["a", "r2", "b"] }} ]
+"""
+
+
+def _mptcp(duration="8s", warmup="3s", cc="uncoupled:reno") -> str:
+    return MPTCP_SCENARIO.format(duration=duration, warmup=warmup, cc=cc)
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        ('cc = "uncoupled:reno"', 'cc = "lia"', "flow mp: `cc` = `lia` is a coupled controller"),
+        (
+            'cc = "uncoupled:reno"',
+            'cc = "uncoupled:reno"\nscheduler = "round_robin"',
+            "flow mp: `scheduler` = `round_robin` does not exist in this kernel",
+        ),
+        (
+            '{ route = ["a", "r2", "b"] }',
+            "{ }",
+            "flow mp: `subflows[1]` has no `route`",
+        ),
+    ],
+)
+def test_mptcp_needs_uncoupled_cc_the_default_scheduler_and_routes(old, new, expected):
+    with pytest.raises(Refusal, match=expected.replace("[", r"\[").replace("]", r"\]")):
+        _plan(_mptcp().replace(old, new))
+
+
+def test_mptcp_coupled_cc_is_refused_in_one_line_before_set_up(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text(_mptcp(cc="olia"))
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "x.json"))
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "flow mp: `cc` = `olia` is a coupled controller" in lines[0]
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_mptcp_plan_gives_each_subflow_its_own_address_pair_and_route():
+    from plait.testbed.plan import emulator_config
+
+    plan = _plan(_mptcp(cc="uncoupled:cubic"))
+    (f,) = plan.flows
+    assert f.cc == "cubic" and [s[2] for s in f.subflows] == [["a", "r1", "b"], ["a", "r2", "b"]]
+    cfg = emulator_config(plan, "ns-", "/tmp", None)
+    assert [h["addrs"] for h in cfg["hosts"]] == [["10.99.0.1", "10.99.201.1"], ["10.99.0.2"]]
+    names = [f"{d.name}:{d.direction}" for d in plan.links]
+    routes = {(r["src"], r["dst"]): [names[i] for i in r["links"]] for r in cfg["routes"]}
+    assert routes[("10.99.0.1", "10.99.0.2")] == ["p1:forward", "p1b:forward"]
+    assert routes[("10.99.201.1", "10.99.0.2")] == ["p2:forward", "p2b:forward"]
+    assert routes[("10.99.0.2", "10.99.201.1")] == ["p2b:reverse", "p2:reverse"]
+
+
+@needs_testbed
+def test_mptcp_over_two_disjoint_paths_uses_both(tmp_path, testbed_turn):
+    if not os.path.isdir("/proc/sys/net/mptcp"):
+        pytest.skip("this kernel has no MPTCP")
+    p = tmp_path / "s.toml"
+    p.write_text(_mptcp())
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads((tmp_path / "r.json").read_text())
+    (flow,) = summary["flows"]
+    paths = summary["paths"]
+    print("goodput", flow["goodput_bps"], [(q["route"], q["wire_bytes"]) for q in paths])
+    assert flow["kind"] == "mptcp" and flow["cc"] == "uncoupled:reno"
+    assert [q["route"] for q in paths] == ["a>r1>b", "a>r2>b"]
+    total = sum(q["wire_bytes"] for q in paths)
+    assert all(q["wire_bytes"] > 0.2 * total for q in paths)
+    # More than one path's payload capacity (10 Mb/s × 1448/1500): both carry data.
+    assert flow["goodput_bps"] > 1.1 * 10e6 * 1448 / 1500
+    assert flow["retransmissions"] is None  # TCP_INFO is one subflow's: null, not invented
+    assert summary["testbed"]["emulator_no_route_packets"] == 0
+    assert not [n for n in _ours() if n.startswith("plait-")]

@@ -367,6 +367,69 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     })
 }
 
+/// IPPROTO_MPTCP (include/uapi/linux/in.h).
+const IPPROTO_MPTCP: libc::c_int = 262;
+
+/// A new IPv4 MPTCP stream socket (RFC 8684; Linux ≥ 5.6).
+fn mptcp_socket() -> Result<libc::c_int, String> {
+    let fd = unsafe {
+        libc::socket(
+            libc::AF_INET,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            IPPROTO_MPTCP,
+        )
+    };
+    if fd < 0 {
+        return Err(format!(
+            "socket(IPPROTO_MPTCP): {} (is net.mptcp.enabled = 1?)",
+            io::Error::last_os_error()
+        ));
+    }
+    Ok(fd)
+}
+
+fn sockaddr(addr: &std::net::SocketAddr) -> Result<libc::sockaddr_in, String> {
+    let std::net::SocketAddr::V4(v4) = addr else {
+        return Err(format!("{addr}: IPv4 only"));
+    };
+    Ok(libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: v4.port().to_be(),
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(*v4.ip()).to_be(),
+        },
+        sin_zero: [0; 8],
+    })
+}
+
+/// A listening MPTCP socket on `addr`.
+pub fn mptcp_listen(addr: &std::net::SocketAddr) -> Result<std::net::TcpListener, String> {
+    let fd = mptcp_socket()?;
+    // Owned from here: closed on every error path.
+    let listener = unsafe { std::net::TcpListener::from_raw_fd(fd) };
+    let sa = sockaddr(addr)?;
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    if unsafe { libc::bind(fd, &sa as *const _ as *const libc::sockaddr, len) } < 0 {
+        return Err(format!("bind {addr}: {}", io::Error::last_os_error()));
+    }
+    if unsafe { libc::listen(fd, 128) } < 0 {
+        return Err(format!("listen {addr}: {}", io::Error::last_os_error()));
+    }
+    Ok(listener)
+}
+
+/// An MPTCP connection to `addr` (blocking connect: the SYN retries bound its time).
+pub fn mptcp_connect(addr: &std::net::SocketAddr) -> Result<std::net::TcpStream, String> {
+    let fd = mptcp_socket()?;
+    let stream = unsafe { std::net::TcpStream::from_raw_fd(fd) };
+    let sa = sockaddr(addr)?;
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    if unsafe { libc::connect(fd, &sa as *const _ as *const libc::sockaddr, len) } < 0 {
+        return Err(format!("connect {addr}: {}", io::Error::last_os_error()));
+    }
+    Ok(stream)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,12 @@ LINK_KEYS = {
 }  # fmt: skip
 QUEUE_KEYS = {"kind", "packets", "bytes", "limit_includes_service"}
 FLOW_KEYS = {"name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route"}
+MPTCP_KEYS = FLOW_KEYS - {"route"} | {"subflows", "scheduler"}
+#: The kernel's own MPTCP scheduler (net/mptcp/protocol.c, `mptcp_subflow_get_send`): the
+#: subflow of least smoothed RTT with window space, as plait's `min_rtt`; "linux" names it too.
+KERNEL_SCHEDULERS = ("min_rtt", "linux")
+#: Most subflows the in-kernel path manager makes (`ip mptcp limits`, MPTCP_PM_ADDR_MAX = 8).
+MAX_SUBFLOWS = 8
 NODE_KEYS = {"name", "kind"}
 SECTIONS = {"simulation", "tcp", "link", "flow", "node"}
 #: Controllers built into the kernels this was written for (tcp_available_congestion_control).
@@ -109,6 +115,9 @@ class FlowInstance:
     port: int
     route: list[int]  # link directions from src to dst
     reverse: list[int]  # and back
+    #: MPTCP: one (route, reverse, route's node names) per subflow; subflow k runs between the
+    #: sender's address k and the receiver's address 0 (`Plan.addr`). Empty for TCP.
+    subflows: list[tuple[list[int], list[int], list[str]]] = field(default_factory=list)
 
 
 @dataclass
@@ -121,10 +130,15 @@ class Plan:
     links: list[LinkDir]
     flows: list[FlowInstance]
     scenario: dict[str, Any] = field(repr=False, default_factory=dict)
+    #: Addresses per host (more than one on the sender of an MPTCP flow: one per subflow).
+    n_addrs: dict[str, int] = field(default_factory=dict)
 
-    def addr(self, host: str) -> str:
-        """The host's address: 10.99.x.y inside its namespace only."""
+    def addr(self, host: str, k: int = 0) -> str:
+        """The host's address k: 10.99.x.y inside its namespace only (k >= 1: 10.99.200+k.y,
+        the extra addresses of an MPTCP sender's subflows)."""
         i = self.hosts.index(host)
+        if k:
+            return f"10.99.{200 + k}.{i % 250 + 1}"
         return f"10.99.{i // 250}.{i % 250 + 1}"
 
     def bottleneck_bps(self) -> int:
@@ -249,13 +263,25 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
     pair_routes: dict[tuple[str, str], tuple[list[int], str]] = {}
     for flow in canonical["flow"]:
         where = f"flow {flow['name']}"
-        _check_keys(flow, FLOW_KEYS, where)
-        if flow["kind"] != "tcp":
+        mptcp = flow["kind"] == "mptcp"
+        _check_keys(flow, MPTCP_KEYS if mptcp else FLOW_KEYS, where)
+        if flow["kind"] not in ("tcp", "mptcp"):
             raise Refusal(
                 f"{where}: kind `{flow['kind']}` is not supported by plait testbed yet "
-                "(single-path tcp only)"
+                "(tcp and mptcp only)"
             )
-        cc = flow.get("cc", "reno")
+        if mptcp:
+            cc = _mptcp_cc(flow, where)
+            subflow_routes = [
+                _subflow_route(flow, k, sf, where) for k, sf in enumerate(flow["subflows"])
+            ]
+            if len(subflow_routes) > MAX_SUBFLOWS:
+                raise Refusal(
+                    f"{where}: `subflows` has {len(subflow_routes)} entries; the kernel's path "
+                    f"manager makes at most {MAX_SUBFLOWS}"
+                )
+        else:
+            cc = flow.get("cc", "reno")
         if cc not in KERNEL_CCS:
             raise Refusal(
                 f"{where}: cc `{cc}` does not exist in this kernel "
@@ -271,7 +297,14 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
             else:
                 start_ns = quantity(start, "duration")
             stop_ns = quantity(flow["stop"], "duration") if "stop" in flow else duration
-            if "route" in flow:
+            subflows = []
+            if mptcp:
+                for nodes in subflow_routes:
+                    sf_fwd = _explicit(nodes, links, where)
+                    sf_back = _explicit(list(reversed(nodes)), links, where)
+                    subflows.append((sf_fwd, sf_back, nodes))
+                fwd, back = subflows[0][0], subflows[0][1]
+            elif "route" in flow:
                 fwd = _explicit(flow["route"], links, where)
                 back = _explicit(list(reversed(flow["route"])), links, where)
             else:
@@ -279,7 +312,15 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
                 back = _least_delay(flow["dst"], flow["src"], links)
             if fwd is None or back is None:
                 raise Refusal(f"{where}: no path between {flow['src']} and {flow['dst']}")
-            for pair, r in (((flow["src"], flow["dst"]), fwd), ((flow["dst"], flow["src"]), back)):
+            # Routes are per address pair: (sender's address k, receiver's address 0).
+            pairs = [
+                (((flow["src"], 0), (flow["dst"], 0)), fwd),
+                (((flow["dst"], 0), (flow["src"], 0)), back),
+            ]
+            for k, (sf_fwd, sf_back, _) in enumerate(subflows):
+                pairs.append((((flow["src"], k), (flow["dst"], 0)), sf_fwd))
+                pairs.append((((flow["dst"], 0), (flow["src"], k)), sf_back))
+            for pair, r in pairs:
                 seen = pair_routes.setdefault(pair, (r, flow["name"]))
                 if seen[0] != r:
                     raise Refusal(
@@ -301,9 +342,62 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
                     port=5001 + len(flows),
                     route=fwd,
                     reverse=back,
+                    subflows=subflows,
                 )
             )
-    return Plan(seed, duration, warmup, sample, hosts, links, flows, canonical)
+    n_addrs = {h: 1 for h in hosts}
+    for f in flows:
+        n_addrs[f.src] = max(n_addrs[f.src], len(f.subflows))
+    if any(n > 1 for n in n_addrs.values()) and len(hosts) > 250:
+        raise Refusal("MPTCP flows: plait testbed gives addresses to at most 250 hosts")
+    return Plan(seed, duration, warmup, sample, hosts, links, flows, canonical, n_addrs)
+
+
+def _mptcp_cc(flow: dict, where: str) -> str:
+    """The single-path controller of an MPTCP flow's `uncoupled:<cc>`; coupled controllers
+    (LIA, OLIA, BALIA, ...) do not exist in the Linux kernel."""
+    cc = flow.get("cc", "lia")
+    if isinstance(cc, dict):
+        extra = sorted(set(cc) - {"name"})
+        if extra:
+            raise Refusal(f"{where}: `cc.{extra[0]}` is not supported by plait testbed yet")
+        cc = cc["name"]
+    if not str(cc).startswith("uncoupled:"):
+        raise Refusal(
+            f"{where}: `cc` = `{cc}` is a coupled controller, which does not exist in this "
+            'kernel (use "uncoupled:reno" or "uncoupled:cubic")'
+        )
+    return str(cc).removeprefix("uncoupled:")
+
+
+def _subflow_route(flow: dict, k: int, subflow: dict, where: str) -> list[str]:
+    """Subflow k's route as node names from src to dst, or a refusal: the testbed needs an
+    explicit route per subflow (each gets its own address pair, routed by the emulator)."""
+    sched = flow.get("scheduler", "min_rtt")
+    if isinstance(sched, dict):
+        extra = sorted(set(sched) - {"kind"})
+        if extra:
+            raise Refusal(f"{where}: `scheduler.{extra[0]}` is not supported by plait testbed yet")
+        sched = sched.get("kind", "min_rtt")
+    if sched not in KERNEL_SCHEDULERS:
+        raise Refusal(
+            f"{where}: `scheduler` = `{sched}` does not exist in this kernel (its default "
+            "scheduler only: min_rtt)"
+        )
+    for key in subflow:
+        if key != "route":
+            raise Refusal(f"{where}: `subflows[{k}].{key}` is not supported by plait testbed yet")
+    if "route" not in subflow:
+        raise Refusal(
+            f"{where}: `subflows[{k}]` has no `route` (plait testbed needs an explicit route "
+            "per subflow)"
+        )
+    nodes = list(subflow["route"])
+    if not nodes or nodes[0] != flow["src"]:
+        nodes.insert(0, flow["src"])
+    if nodes[-1] != flow["dst"]:
+        nodes.append(flow["dst"])
+    return nodes
 
 
 def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> dict[str, Any]:
@@ -312,9 +406,17 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
     for f in plan.flows:
         routes[(plan.addr(f.src), plan.addr(f.dst))] = f.route
         routes[(plan.addr(f.dst), plan.addr(f.src))] = f.reverse
+        for k, (fwd, back, _) in enumerate(f.subflows):
+            routes[(plan.addr(f.src, k), plan.addr(f.dst))] = fwd
+            routes[(plan.addr(f.dst), plan.addr(f.src, k))] = back
     return {
         "hosts": [
-            {"name": h, "netns": f"{prefix}{i}", "tun": "ptb0", "addrs": [plan.addr(h)]}
+            {
+                "name": h,
+                "netns": f"{prefix}{i}",
+                "tun": "ptb0",
+                "addrs": [plan.addr(h, k) for k in range(plan.n_addrs.get(h, 1))],
+            }
             for i, h in enumerate(plan.hosts)
         ],
         "links": [

@@ -200,7 +200,54 @@ class _Run:
             )
             _sh("ip", "-n", ns, "addr", "add", f"{plan.addr(host)}/32", "dev", "ptb0")
             _sh("ip", "-n", ns, "route", "add", "10.99.0.0/16", "dev", "ptb0")
+            self._mptcp_setup(host, ns)
             _sh("ip", "-n", ns, "tcp_metrics", "flush", "all", check=False)
+
+    def _mptcp_setup(self, host: str, ns: str) -> None:
+        """MPTCP as docs/testbed.md says: on the sender, an extra address per subflow, each a
+        `subflow` endpoint of the in-kernel path manager with its own routing table (source-based
+        rule); on both ends, limits that allow the subflows. The receiver announces nothing (no
+        `signal` endpoint): both together would make two subflows on one path."""
+        plan = self.plan
+        n = max(
+            [len(f.subflows) for f in plan.flows if host in (f.src, f.dst) and f.subflows],
+            default=0,
+        )
+        if n == 0:
+            return
+        _sh("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.mptcp.enabled=1")
+        _sh(
+            "ip",
+            "-n",
+            ns,
+            "mptcp",
+            "limits",
+            "set",
+            "subflows",
+            str(n),
+            "add_addr_accepted",
+            str(n),
+        )
+        for k in range(1, plan.n_addrs.get(host, 1)):
+            addr = plan.addr(host, k)
+            _sh("ip", "-n", ns, "addr", "add", f"{addr}/32", "dev", "ptb0")
+            table = str(100 + k)
+            _sh(
+                "ip",
+                "-n",
+                ns,
+                "route",
+                "add",
+                "10.99.0.0/16",
+                "dev",
+                "ptb0",
+                "src",
+                addr,
+                "table",
+                table,
+            )
+            _sh("ip", "-n", ns, "rule", "add", "from", addr, "table", table)
+            _sh("ip", "-n", ns, "mptcp", "endpoint", "add", addr, "dev", "ptb0", "subflow")
 
     def _exec(self, host: str, cpu: int, argv: list[str], log: str) -> subprocess.Popen:
         ns = self.namespaces[self.plan.hosts.index(host)]
@@ -242,6 +289,7 @@ class _Run:
                             str(sample),
                             "--report",
                             rep,
+                            *(["--mptcp"] if f.subflows else []),
                         ],
                         f"server-{f.port}.err",
                     ),
@@ -275,6 +323,8 @@ class _Run:
             ]
             if f.bytes is not None:
                 argv += ["--bytes", str(f.bytes)]
+            if f.subflows:
+                argv.append("--mptcp")
             clients.append(
                 (
                     f,
@@ -314,7 +364,7 @@ class _Run:
             "timing_flagged": flagged,
         }
         window_s = (plan.duration_ns - plan.warmup_ns) / 1e9
-        flows, series = [], []
+        flows, series, paths = [], [], []
         for (f, srep, _), (_, crep, _) in zip(servers, clients):
             s = _read_json(Path(srep))
             c = _read_json(Path(crep))
@@ -329,13 +379,18 @@ class _Run:
             for row in infos:
                 if row["t_ns"] <= plan.warmup_ns:
                     before = row["info"]
+            if f.subflows:
+                # TCP_INFO on an MPTCP socket is one subflow's: not the connection's counters.
+                info, before = {}, {}
+                span_s = (emu["duration_ns"] - (mark["duration_ns"] if mark else 0)) / 1e9
+                paths.extend(_mptcp_paths(f, plan, emu, mark, span_s, timing))
             if plan.sample_ns:  # as plait run: series only with a sample_interval
                 series.extend(_series(f.name, infos, samples, plan))
             flows.append(
                 {
                     "name": f.name,
-                    "kind": "tcp",
-                    "cc": f.cc,
+                    "kind": "mptcp" if f.subflows else "tcp",
+                    "cc": f"uncoupled:{f.cc}" if f.subflows else f.cc,
                     "src": f.src,
                     "dst": f.dst,
                     "aggregate_name": "",
@@ -404,7 +459,7 @@ class _Run:
             "warmup_s": plan.warmup_ns / 1e9,
             "flows": flows,
             "links": links,
-            "paths": [],
+            "paths": paths,
             "jain_fairness": _jain([f["goodput_bps"] or 0 for f in flows]),
             "events": None,
             "delivered_packets": emu["delivered_packets"],
@@ -504,6 +559,57 @@ def _series(name: str, infos: list, samples: list, plan: Plan) -> list[dict[str,
     return [by_tick[t] for t in sorted(by_tick)]
 
 
+def _mptcp_paths(f, plan: Plan, emu: dict, mark: dict | None, span_s: float, timing: dict):
+    """`paths` rows of an MPTCP flow, one per subflow, from the emulator's per-address-pair
+    counters between its warm-up snapshot and its end (`span_s`, as the links table): what the
+    wire delivered to the receiver (IP packets and bytes, headers included); the columns the
+    kernel does not give per subflow are None."""
+
+    def delivered(stats: dict | None, src: str, dst: str) -> tuple[int, int]:
+        for r in (stats or {}).get("routes", []):
+            if r["src"] == src and r["dst"] == dst:
+                return r["delivered_packets"], r["delivered_bytes"]
+        return 0, 0
+
+    rows = []
+    for k, (_, _, nodes) in enumerate(f.subflows):
+        src, dst = plan.addr(f.src, k), plan.addr(f.dst)
+        (pe, be), (pm, bm) = delivered(emu, src, dst), delivered(mark, src, dst)
+        rows.append(
+            {
+                "flow": f.name,
+                "path": k,
+                "route": ">".join(nodes),
+                "reverse_route": ">".join(reversed(nodes)),
+                "src_addr": src,
+                "dst_addr": dst,
+                "wire_packets": pe - pm,
+                "wire_bytes": be - bm,
+                "wire_bps": (be - bm) * 8 / span_s if span_s > 0 else None,
+                "packets_sent": None,
+                "throughput_bps": None,
+                "fast_retransmits": None,
+                "timeouts": None,
+                "rtt_samples": None,
+                "rtt_mean_s": None,
+                "rtt_min_s": None,
+                "bytes_sent": None,
+                "retransmissions": None,
+                "new_data_bytes": None,
+                "reinjected_bytes": None,
+                "data_share": None,
+                "cwnd_mean_bytes": None,
+                "cwnd_max_bytes": None,
+                "penalisations": None,
+                **timing,
+            }
+        )
+    total = sum(r["wire_bytes"] for r in rows)
+    for r in rows:
+        r["wire_share"] = r["wire_bytes"] / total if total else None
+    return rows
+
+
 def _since(info: dict, before: dict, key: str) -> int | None:
     """A TCP_INFO counter's growth since `before` (None when the kernel gave nothing)."""
     if key not in info:
@@ -549,6 +655,8 @@ def run_plan(plan: Plan, pcaps: dict[str, str] | None = None) -> TestbedResult:
         ccs = getattr(check_machine, "ccs", None)
         if ccs is not None and f.cc not in ccs and f.cc != "reno":
             raise Refusal(f"flow {f.name}: cc `{f.cc}` is not available in this kernel")
+    if any(f.subflows for f in plan.flows) and not Path("/proc/sys/net/mptcp").is_dir():
+        raise Refusal("this kernel has no MPTCP (/proc/sys/net/mptcp)")
     if not math.isfinite(plan.duration_ns):
         raise Refusal("duration must be finite")
     run = _Run(plan)

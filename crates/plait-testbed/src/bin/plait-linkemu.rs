@@ -26,10 +26,11 @@ use plait_testbed::spin::SpinBudget;
 use plait_testbed::{pcap, sys};
 use serde_json::json;
 
-/// A packet in flight: its bytes, and the host it goes to.
+/// A packet in flight: its bytes, the host it goes to and its route (an address pair).
 struct Packet {
     bytes: Vec<u8>,
     host: usize,
+    route: usize,
 }
 
 /// The flow key of an IPv4 packet: addresses, protocol and (TCP/UDP, unfragmented) ports.
@@ -149,6 +150,9 @@ fn run(config_path: &str) -> Result<(), String> {
     let mut spare: Vec<Vec<u8>> = Vec::new();
     let (mut no_route, mut not_ipv4, mut write_errors) = (0u64, 0u64, 0u64);
     let mut delivered = 0u64;
+    // Per route (source and destination address pair): packets and bytes delivered, the wire's
+    // own count of what each MPTCP subflow carried.
+    let mut route_delivered: Vec<[u64; 2]> = vec![[0, 0]; config.routes.len()];
     let mut budget = SpinBudget::new(config.spin_window_ns, config.spin_share);
     let mut spinning_since: Option<u64> = None;
     // Captures: link direction -> writer.
@@ -176,6 +180,7 @@ fn run(config_path: &str) -> Result<(), String> {
                 sched_fifo,
                 keep_awake: config.keep_awake,
                 delivered,
+                route_delivered: route_delivered.clone(),
                 no_route,
                 not_ipv4,
                 write_errors,
@@ -205,9 +210,12 @@ fn run(config_path: &str) -> Result<(), String> {
         while let Some(d) = emulator.poll_delivery_tapped(t, &mut tap) {
             let written = now();
             match tuns[d.payload.host].write(&d.payload.bytes) {
-                Ok(_) => {
+                Ok(n) => {
                     lateness.record(d.ideal, written);
                     delivered += 1;
+                    let r = &mut route_delivered[d.payload.route];
+                    r[0] += 1;
+                    r[1] += n as u64;
                 }
                 Err(_) => write_errors += 1,
             }
@@ -271,6 +279,7 @@ fn run(config_path: &str) -> Result<(), String> {
                 let packet = Packet {
                     bytes: buf,
                     host: route_host[route],
+                    route,
                 };
                 // A dropped packet's buffer is simply freed; drops are counted by the core.
                 let _: Result<(), DropCause> =
@@ -297,6 +306,7 @@ fn run(config_path: &str) -> Result<(), String> {
         sched_fifo,
         keep_awake: config.keep_awake,
         delivered,
+        route_delivered,
         no_route,
         not_ipv4,
         write_errors,
@@ -320,6 +330,7 @@ struct RunInfo {
     sched_fifo: bool,
     keep_awake: bool,
     delivered: u64,
+    route_delivered: Vec<[u64; 2]>,
     no_route: u64,
     not_ipv4: u64,
     write_errors: u64,
@@ -387,6 +398,13 @@ fn write_stats(
         "write_errors": run.write_errors,
         "lateness": lateness.summary(),
         "links": links_json,
+        "routes": config
+            .routes
+            .iter()
+            .zip(&run.route_delivered)
+            .map(|(r, [p, b])| json!({"src": r.src.to_string(), "dst": r.dst.to_string(),
+                                     "delivered_packets": p, "delivered_bytes": b}))
+            .collect::<Vec<_>>(),
     });
     let tmp = format!("{path}.tmp");
     std::fs::write(

@@ -1,10 +1,14 @@
 //! plait-tcpflow: the testbed's traffic endpoints, plain kernel TCP sockets.
 //!
 //! ```text
-//! plait-tcpflow server --listen ADDR:PORT --t0-ns T --sample-ns S --report FILE
+//! plait-tcpflow server --listen ADDR:PORT --t0-ns T --sample-ns S --report FILE [--mptcp]
 //! plait-tcpflow client --connect ADDR:PORT --cc NAME --t0-ns T --start-ns A --stop-ns B
-//!                      [--bytes N] --sample-ns S --report FILE
+//!                      [--bytes N] --sample-ns S --report FILE [--mptcp]
 //! ```
+//!
+//! `--mptcp` opens the socket with protocol IPPROTO_MPTCP (262, RFC 8684 in Linux ≥ 5.6): the
+//! kernel's path manager adds the subflows, TCP_CONGESTION set on the MPTCP socket is applied
+//! to every subflow (net/mptcp/sockopt.c), and TCP_INFO reads the first subflow's.
 //!
 //! Times are CLOCK_REALTIME nanoseconds: `t0` is the run's origin, shared by every process;
 //! `start`/`stop` are relative to it. The server accepts one connection and records the bytes
@@ -32,6 +36,9 @@ impl Args {
             .position(|a| a == key)
             .and_then(|i| self.0.get(i + 1))
             .map(String::as_str)
+    }
+    fn has(&self, key: &str) -> bool {
+        self.0.iter().any(|a| a == key)
     }
     fn need(&self, key: &str) -> Result<&str, String> {
         self.get(key).ok_or_else(|| format!("missing {key}"))
@@ -89,7 +96,11 @@ fn server(args: &Args) -> Result<(), String> {
     let t0 = args.num("--t0-ns")?;
     let sample = args.num("--sample-ns")?.max(1_000_000);
     let report = args.need("--report")?.to_string();
-    let listener = TcpListener::bind(listen).map_err(|e| format!("bind {listen}: {e}"))?;
+    let listener = if args.has("--mptcp") {
+        sys::mptcp_listen(&listen)?
+    } else {
+        TcpListener::bind(listen).map_err(|e| format!("bind {listen}: {e}"))?
+    };
     listener
         .set_nonblocking(true)
         .map_err(|e| format!("listen: {e}"))?;
@@ -174,8 +185,12 @@ fn client(args: &Args) -> Result<(), String> {
     let mut connect_ns = None;
     let mut error = None;
     if !sys::stop_requested() {
-        let mut s = TcpStream::connect_timeout(&peer, Duration::from_secs(3))
-            .map_err(|e| format!("connect {peer}: {e}"))?;
+        let mut s = if args.has("--mptcp") {
+            sys::mptcp_connect(&peer)?
+        } else {
+            TcpStream::connect_timeout(&peer, Duration::from_secs(3))
+                .map_err(|e| format!("connect {peer}: {e}"))?
+        };
         connect_ns = Some(since(t0));
         let fd = s.as_raw_fd();
         sys::set_congestion(fd, &cc).map_err(|e| format!("TCP_CONGESTION {cc}: {e}"))?;
