@@ -124,12 +124,12 @@ def test_pcap_needs_out_and_an_existing_link(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_red_queue_and_coupled_cc_are_refused():
-    red = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
-        "queue = { packets = 100 }", 'queue = { kind = "red", packets = 100 }'
+def test_threshold_dropper_and_coupled_cc_are_refused():
+    dropper = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
+        "queue = { packets = 100 }", 'queue = { kind = "threshold_dropper", threshold = 10 }'
     )
-    with pytest.raises(Refusal, match="link bottleneck: queue: queue kind `red`"):
-        _plan(red)
+    with pytest.raises(Refusal, match="link bottleneck: queue: queue kind `threshold_dropper`"):
+        _plan(dropper)
     other = SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(
         'cc = "reno"', 'cc = "vegas"'
     )

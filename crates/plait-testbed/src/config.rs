@@ -13,7 +13,7 @@
 use std::net::Ipv4Addr;
 
 use plait_core::net::loss::{LossKind, LossModel};
-use plait_core::net::queue::Limit;
+use plait_core::net::queue::{Limit, LinkInfo, QueueKind};
 use plait_core::registry::{find, Configured, ParamType, Value};
 use plait_core::{Rate, SimTime};
 use serde::Deserialize;
@@ -49,13 +49,30 @@ pub struct LinkConfig {
     /// Seed of the loss model's random stream.
     #[serde(default)]
     pub loss_seed: u64,
+    /// A plait-core queue discipline other than drop-tail, as a scenario writes it with sizes
+    /// in bytes (`{"kind": "red", "min_th": 5, "max_th": 15, "packets": 50}`); its buffer limit
+    /// is among its parameters, so `limit_packets` and `limit_bytes` are then absent.
+    #[serde(default)]
+    pub queue: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Seed of the queue discipline's random stream (RED's early drops).
+    #[serde(default)]
+    pub queue_seed: u64,
 }
 
 impl LinkConfig {
     pub fn build(&self) -> Result<LinkDirection, String> {
-        let limit = match (self.limit_packets, self.limit_bytes) {
-            (Some(p), None) => Limit::Packets(p),
-            (None, Some(b)) => Limit::Bytes(b),
+        let limit = match (self.limit_packets, self.limit_bytes, &self.queue) {
+            (Some(p), None, None) => Limit::Packets(p),
+            (None, Some(b), None) => Limit::Bytes(b),
+            // Replaced below by the discipline, which holds its own limit.
+            (None, None, Some(_)) => Limit::Packets(1),
+            (_, _, Some(_)) => {
+                return Err(format!(
+                    "link {}: a queue discipline holds its own limit (no limit_packets or \
+                     limit_bytes)",
+                    self.name
+                ))
+            }
             _ => {
                 return Err(format!(
                     "link {}: give exactly one of limit_packets and limit_bytes",
@@ -66,11 +83,71 @@ impl LinkConfig {
         if self.rate_bps == 0 {
             return Err(format!("link {}: rate_bps must be positive", self.name));
         }
-        let link = LinkDirection::new(Rate::from_bps(self.rate_bps), SimTime(self.delay_ns), limit);
+        let mut link =
+            LinkDirection::new(Rate::from_bps(self.rate_bps), SimTime(self.delay_ns), limit);
+        if let Some(table) = &self.queue {
+            link = link.with_queue(self.queue_disc(table)?, self.queue_seed);
+        }
         match &self.loss {
             None => Ok(link),
             Some(table) => Ok(link.with_loss(self.loss_model(table)?, self.loss_seed)),
         }
+    }
+
+    /// The queue discipline of a scenario's queue table, built and validated by plait-core's
+    /// registry (the simulator's parameters, defaults and checks). RED only: the
+    /// threshold-dropper may drop a packet already queued, which the link core's FIFO
+    /// service-start bookkeeping does not allow, and its default hold time is the flows' RTT,
+    /// which the emulator does not know.
+    fn queue_disc(
+        &self,
+        table: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<plait_core::net::queue::Queue, String> {
+        let kind = table
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .ok_or_else(|| format!("link {}: queue needs a kind", self.name))?;
+        if kind != "red" {
+            return Err(format!(
+                "link {}: queue kind {kind:?} is not run by the emulator (drop-tail or red)",
+                self.name
+            ));
+        }
+        let spec = find::<QueueKind>(kind)
+            .ok_or_else(|| format!("link {}: unknown queue {kind:?}", self.name))?;
+        let mut given = Vec::new();
+        for (key, value) in table.iter().filter(|(k, _)| k.as_str() != "kind") {
+            let param = spec.params.iter().find(|p| p.name == key).ok_or_else(|| {
+                format!("link {}: queue {kind} has no parameter {key:?}", self.name)
+            })?;
+            let typed = match param.ty {
+                ParamType::Integer => value.as_u64().map(Value::Integer),
+                ParamType::Size => value.as_u64().map(Value::Size),
+                ParamType::Number | ParamType::Probability | ParamType::NumberOrSize => {
+                    value.as_f64().map(Value::Number)
+                }
+                ParamType::Bool => value.as_bool().map(Value::Bool),
+                ParamType::Choice(options) => value
+                    .as_str()
+                    .and_then(|v| options.iter().find(|o| **o == v))
+                    .map(|o| Value::Choice(o)),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                format!(
+                    "link {}: queue {kind}: {key} = {value} not understood",
+                    self.name
+                )
+            })?;
+            given.push((param.name, typed));
+        }
+        let configured = Configured::<QueueKind>::new(kind, &given)
+            .map_err(|e| format!("link {}: {e}", self.name))?;
+        Ok(configured.build(LinkInfo {
+            rate: Rate::from_bps(self.rate_bps),
+            // The threshold-dropper's; RED does not read it.
+            default_hold: SimTime(0),
+        }))
     }
 
     /// The loss model of a scenario's loss table, built and validated by plait-core's
@@ -246,5 +323,38 @@ mod tests {
             .build()
             .unwrap_err();
         assert_eq!(err, "link l: loss bernoulli has no parameter \"q\"");
+    }
+
+    #[test]
+    fn red_queues_are_built_by_the_registry() {
+        let link = |fields: &str| -> Result<LinkDirection, String> {
+            serde_json::from_str::<LinkConfig>(&format!(
+                r#"{{"name": "l", "rate_bps": 20000000, "delay_ns": 0, {fields}}}"#
+            ))
+            .unwrap()
+            .build()
+        };
+        let q = r#""queue": {"kind": "red", "min_th": 1, "max_th": 2, "packets": 3,
+                   "mode": "packets", "gentle": true, "mean_packet_size": 1000},
+                   "queue_seed": 9"#;
+        // Its own limit: three waiting packets (one in service), the fifth dropped (the
+        // average, w_q = 0.002, stays far below min_th: a forced drop by the buffer).
+        let mut l = link(q).unwrap();
+        let ok = (0..5)
+            .filter(|_| l.handle_arrival(0, 0, 1500).is_ok())
+            .count();
+        assert_eq!((ok, l.stats().dropped_queue), (4, 1));
+        let err = link(&format!(r#""limit_packets": 10, {q}"#)).unwrap_err();
+        assert!(err.contains("holds its own limit"), "{err}");
+        // The registry's checks: max_th above min_th.
+        let err = link(r#""queue": {"kind": "red", "min_th": 20, "max_th": 15}"#).unwrap_err();
+        assert!(
+            err.starts_with("link l: ") && err.contains("max_th"),
+            "{err}"
+        );
+        let err = link(r#""queue": {"kind": "threshold_dropper", "threshold": 5}"#).unwrap_err();
+        assert!(err.contains("not run by the emulator"), "{err}");
+        let err = link(r#""queue": {"kind": "red", "mode": "joules"}"#).unwrap_err();
+        assert!(err.contains("mode"), "{err}");
     }
 }

@@ -25,14 +25,14 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 use plait_core::net::loss::LossModel;
-use plait_core::net::queue::{DropTail, Limit, QueueDisc, QueueItem};
+use plait_core::net::queue::{DropTail, Limit, Queue, QueueDisc, QueueItem};
 use plait_core::rng::{rng_from_seed, SimRng};
 use plait_core::{FlowId, PacketId, Rate, SimTime};
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DropCause {
-    /// The buffer was full (drop-tail).
+    /// The queue discipline dropped it (a full drop-tail buffer, RED).
     Queue,
     /// The link's random loss model.
     Loss,
@@ -67,9 +67,9 @@ pub struct LinkStats {
 pub struct LinkDirection {
     rate: Rate,
     delay: SimTime,
-    queue: DropTail,
+    queue: Queue,
     loss: Option<(LossModel, SimRng)>,
-    /// Drop-tail draws nothing; the queue interface takes a stream all the same.
+    /// The queue discipline's random stream (RED's early drops; drop-tail draws nothing).
     queue_rng: SimRng,
     /// Service start times of the waiting packets, in queue order.
     starts: VecDeque<u64>,
@@ -89,7 +89,7 @@ impl LinkDirection {
         LinkDirection {
             rate,
             delay,
-            queue: DropTail::new(limit),
+            queue: DropTail::new(limit).into(),
             loss: None,
             queue_rng: rng_from_seed(0),
             starts: VecDeque::new(),
@@ -104,6 +104,20 @@ impl LinkDirection {
     /// Adds a random loss model, drawing from its own stream seeded by `seed`.
     pub fn with_loss(mut self, model: LossModel, seed: u64) -> Self {
         self.loss = Some((model, rng_from_seed(seed)));
+        self
+    }
+
+    /// Replaces the drop-tail queue by another of plait-core's disciplines, drawing from its
+    /// own stream seeded by `seed`. The service-start bookkeeping assumes a FIFO that drops
+    /// nothing but the arrival (drop-tail, RED with ns-2's `drop_tail_`), which `handle_arrival`
+    /// checks.
+    pub fn with_queue(mut self, queue: Queue, seed: u64) -> Self {
+        assert!(
+            self.queue.is_empty() && self.starts.is_empty(),
+            "set before any arrival"
+        );
+        self.queue = queue;
+        self.queue_rng = rng_from_seed(seed);
         self
     }
 
@@ -170,8 +184,12 @@ impl LinkDirection {
             }
         }
         let start = now.max(self.free_at);
-        if start > now {
-            // The server is busy: the packet must find room in the buffer.
+        // Drop-tail is only consulted when the server is busy (an idle server takes the packet
+        // at once, as the simulator's scheduled links do); an event-driven discipline such as
+        // RED sees every arrival, idle or not, as in the simulator (plait-core net/link.rs,
+        // `enqueue`) and ns-2, since its average queue is updated on each (Floyd & Jacobson
+        // 1993, section 4).
+        if start > now || !matches!(self.queue, Queue::DropTail(_)) {
             let mut dropped = Vec::new(); // never allocates unless something is dropped
             let item = QueueItem {
                 packet: PacketId(0),
@@ -181,9 +199,15 @@ impl LinkDirection {
             self.queue
                 .enqueue(SimTime(now), item, &mut self.queue_rng, &mut dropped);
             if !dropped.is_empty() {
+                assert_eq!(dropped, [item], "the queue may only drop the arrival");
                 return Err(self.count_drop(flow, DropCause::Queue));
             }
-            self.starts.push_back(start);
+            if start > now {
+                self.starts.push_back(start);
+            } else {
+                // Nothing waits and the server is free: the packet enters service now.
+                self.queue.dequeue(SimTime(now));
+            }
             self.stats.max_queue_packets = self
                 .stats
                 .max_queue_packets
@@ -569,5 +593,100 @@ mod tests {
         assert_eq!(delivered, vec![0, 1]);
         assert_eq!(e.links()[1].stats().dropped_queue, 2);
         assert_eq!(e.links()[0].stats().dropped_queue, 0);
+    }
+
+    /// plait-core's RED (ns-2 semantics) with thresholds 5 and 15 packets, as the scenario
+    /// `queue = { kind = "red", min_th = 5, max_th = 15, packets = 1000, w_q = ... }` builds it.
+    fn red_link(w_q: f64, seed: u64) -> LinkDirection {
+        use plait_core::net::queue::{LinkInfo, QueueKind};
+        use plait_core::registry::{Configured, Value};
+        let red = Configured::<QueueKind>::new(
+            "red",
+            &[
+                ("min_th", Value::Number(5.0)),
+                ("max_th", Value::Number(15.0)),
+                ("w_q", Value::Number(w_q)),
+                ("packets", Value::Integer(1000)),
+            ],
+        )
+        .unwrap()
+        .build(LinkInfo {
+            rate: MB20,
+            default_hold: SimTime(0),
+        });
+        link(MB20, 0, Limit::Packets(1000)).with_queue(red, seed)
+    }
+
+    /// Twice the link's rate for `n` packets (1500 B every 300 us at 20 Mb/s): for each
+    /// arrival, the waiting packets it found and whether it was admitted.
+    fn overload(l: &mut LinkDirection, n: u64) -> Vec<(usize, bool)> {
+        (0..n)
+            .map(|i| {
+                l.advance(i * 300_000);
+                let q = l.queue_packets();
+                (q, l.handle_arrival(i * 300_000, 1, 1500).is_ok())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn red_drops_begin_above_min_th_on_a_sustained_overload() {
+        // w_q = 1: the average is the queue each arrival finds, so the thresholds read directly
+        // (Floyd & Jacobson 1993, section 4: avg <- (1 - w_q) avg + w_q q).
+        let mut l = red_link(1.0, 7);
+        let seen = overload(&mut l, 2000);
+        let first = seen.iter().position(|&(_, ok)| !ok).expect("RED drops");
+        // Below min_th nothing is dropped; p_b = max_p (avg - min_th) / (max_th - min_th) is 0
+        // at min_th itself, and with gentle every arrival is dropped from 2 max_th = 30 on.
+        assert!(seen[..first].iter().all(|&(q, ok)| ok && q <= 30));
+        assert!(
+            seen[first].0 > 5,
+            "first drop with {} waiting",
+            seen[first].0
+        );
+        assert!(seen.iter().all(|&(q, ok)| ok || q > 5));
+        // The queue is held between the thresholds' reach, far below the 1000-packet buffer.
+        assert!(seen.iter().all(|&(q, _)| q <= 31));
+        let s = l.stats();
+        let drops = seen.iter().filter(|&&(_, ok)| !ok).count() as u64;
+        assert_eq!((s.dropped_queue, s.dropped_loss), (drops, 0));
+        assert_eq!(s.dropped_by_flow.get(&1), Some(&[drops, 0]));
+        // Offered twice the rate: about half the arrivals are dropped, all early or forced.
+        assert!((900..=1100).contains(&drops), "{drops} drops");
+        // The average (ns-2's w_q = 0.002 default) lags: early drops begin later, still above
+        // min_th, and well before the buffer fills.
+        let mut slow = red_link(0.002, 7);
+        let seen = overload(&mut slow, 2000);
+        let first = seen.iter().position(|&(_, ok)| !ok).expect("RED drops");
+        assert!(
+            seen[first].0 > 5 && seen[first].0 < 1000,
+            "{:?}",
+            seen[first]
+        );
+        assert_eq!(
+            slow.stats().dropped_queue as usize,
+            seen.iter().filter(|s| !s.1).count()
+        );
+    }
+
+    #[test]
+    fn red_early_drops_are_deterministic_for_a_seed() {
+        let run = |seed| overload(&mut red_link(1.0, seed), 2000);
+        assert_eq!(run(3), run(3));
+        assert_ne!(run(3), run(4));
+    }
+
+    #[test]
+    fn red_sees_arrivals_to_an_idle_link() {
+        // An arrival to an idle server goes through RED (enqueue, then service at once), as in
+        // the simulator; it waits nowhere and leaves after its transmission time.
+        let mut l = red_link(0.002, 1);
+        assert_eq!(l.handle_arrival(0, 0, 1500), Ok(600_000));
+        assert_eq!(l.queue_packets(), 0);
+        assert_eq!(l.handle_arrival(100_000, 0, 1500), Ok(1_200_000));
+        assert_eq!(l.queue_packets(), 1);
+        l.advance(600_000);
+        assert_eq!(l.queue_packets(), 0);
+        assert_eq!(l.stats().max_queue_packets, 1);
     }
 }

@@ -32,6 +32,11 @@ LINK_KEYS = {
     "reverse_loss",
 }  # fmt: skip
 QUEUE_KEYS = {"kind", "packets", "bytes", "limit_includes_service"}
+#: RED's parameters (plait-core net/queue/red.rs), passed to the emulator, which builds it.
+RED_KEYS = {
+    "kind", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mode", "mean_packet_size",
+    "packets", "bytes",
+}  # fmt: skip
 FLOW_KEYS = {"name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route"}
 MPTCP_KEYS = FLOW_KEYS - {"route"} | {"subflows", "scheduler"}
 #: The kernel's own MPTCP scheduler (net/mptcp/protocol.c, `mptcp_subflow_get_send`): the
@@ -101,6 +106,9 @@ class LinkDir:
     limit_bytes: int | None
     #: The scenario's loss table (plait-core's loss models, built by the emulator), or None.
     loss: dict | None = None
+    #: A RED queue's table (sizes in bytes; built by the emulator with its own limit), or None
+    #: for drop-tail (`limit_packets`/`limit_bytes`).
+    queue: dict | None = None
 
 
 @dataclass
@@ -153,12 +161,34 @@ def _check_keys(table: dict, allowed: set, where: str) -> None:
             raise Refusal(f"{where}: `{key}` is not supported by plait testbed yet")
 
 
+def _red(spec: dict | None, where: str) -> dict | None:
+    """A RED queue table for the emulator (sizes as bytes), or None for another kind."""
+    if spec is None or spec.get("kind") != "red":
+        return None
+    _check_keys(spec, RED_KEYS, where)
+    table = dict(spec)
+    for key in ("mean_packet_size", "bytes"):
+        if key in table:
+            table[key] = quantity(table[key], "size")
+    for key in ("min_th", "max_th"):  # a size in byte mode
+        if isinstance(table.get(key), str):
+            table[key] = quantity(table[key], "size")
+    return table
+
+
 def _queue(spec: dict | None, where: str) -> tuple[int | None, int | None]:
+    if _red(spec, where) is not None:
+        return None, None  # RED holds its own limit
     q = dict(DEFAULT_QUEUE if spec is None else spec)
-    _check_keys(q, QUEUE_KEYS, where)
     kind = q.get("kind", "droptail")
     if kind != "droptail":
-        raise Refusal(f"{where}: queue kind `{kind}` is not supported by plait testbed yet")
+        # The threshold-dropper may drop a queued packet, which the emulator's FIFO service
+        # times do not allow (crates/plait-testbed/src/config.rs, `queue_disc`).
+        raise Refusal(
+            f"{where}: queue kind `{kind}` is not supported by plait testbed yet "
+            "(droptail and red are)"
+        )
+    _check_keys(q, QUEUE_KEYS, where)
     if "bytes" in q:
         return None, quantity(q["bytes"], "size")
     packets = int(q["packets"])
@@ -238,6 +268,7 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
                 packets,
                 nbytes,
                 link.get("loss"),
+                _red(link.get("queue"), f"{where}: queue"),
             )
         )
         if link.get("duplex", True):
@@ -254,6 +285,7 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
                     packets,
                     nbytes,
                     link.get("reverse_loss"),
+                    _red(rq, f"{where}: reverse_queue"),
                 )
             )
 
@@ -427,6 +459,11 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
                 **({"limit_packets": d.limit_packets} if d.limit_packets is not None else {}),
                 **({"limit_bytes": d.limit_bytes} if d.limit_bytes is not None else {}),
                 **({"loss": d.loss, "loss_seed": _seed_of(plan.seed, d)} if d.loss else {}),
+                **(
+                    {"queue": d.queue, "queue_seed": _seed_of(plan.seed, d, "queue")}
+                    if d.queue
+                    else {}
+                ),
             }
             for d in plan.links
         ],
@@ -441,9 +478,11 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
     }
 
 
-def _seed_of(seed: int, d: LinkDir) -> int:
-    """The seed of a link direction's loss stream: from the run's seed and the direction."""
-    digest = hashlib.sha256(f"{seed}:{d.name}:{d.direction}".encode()).digest()
+def _seed_of(seed: int, d: LinkDir, stream: str = "") -> int:
+    """The seed of a link direction's loss stream (or, `stream = "queue"`, its RED stream):
+    the first 8 bytes of SHA-256 of the run's seed, the direction and the stream's name."""
+    key = f"{seed}:{d.name}:{d.direction}" + (f":{stream}" if stream else "")
+    digest = hashlib.sha256(key.encode()).digest()
     return int.from_bytes(digest[:8], "little")
 
 
