@@ -36,6 +36,10 @@ pub enum DropCause {
     Queue,
     /// The link's random loss model.
     Loss,
+    /// The link direction was down (a scenario `[[event]]`, docs/scenario.md: "While a link
+    /// is down every packet that reaches it is dropped"; the packets queued, in service or
+    /// propagating when it went down are lost too).
+    Down,
 }
 
 /// Counters of one link direction.
@@ -49,8 +53,9 @@ pub struct LinkStats {
     pub departed_bytes: u64,
     pub dropped_queue: u64,
     pub dropped_loss: u64,
-    /// Drops per flow index: `[queue, loss]`.
-    pub dropped_by_flow: BTreeMap<u32, [u64; 2]>,
+    pub dropped_down: u64,
+    /// Drops per flow index: `[queue, loss, down]`.
+    pub dropped_by_flow: BTreeMap<u32, [u64; 3]>,
     /// Largest number of waiting packets and bytes (the packet in service not counted).
     pub max_queue_packets: u64,
     pub max_queue_bytes: u64,
@@ -81,6 +86,8 @@ pub struct LinkDirection {
     scheduled_busy_ns: u64,
     /// Fractional serialisation remainder (units of 1/rate ns), carried across packets.
     carry: u64,
+    /// False while a scenario event has the link direction down.
+    up: bool,
     stats: LinkStats,
 }
 
@@ -97,6 +104,7 @@ impl LinkDirection {
             free_at: 0,
             scheduled_busy_ns: 0,
             carry: 0,
+            up: true,
             stats: LinkStats::default(),
         }
     }
@@ -178,6 +186,9 @@ impl LinkDirection {
         self.advance(now);
         self.stats.arrived_packets += 1;
         self.stats.arrived_bytes += u64::from(bytes);
+        if !self.up {
+            return Err(self.count_drop(flow, DropCause::Down));
+        }
         if let Some((model, rng)) = &mut self.loss {
             if model.should_drop(rng) {
                 return Err(self.count_drop(flow, DropCause::Loss));
@@ -232,8 +243,45 @@ impl LinkDirection {
                 self.stats.dropped_loss += 1;
                 per_flow[1] += 1;
             }
+            DropCause::Down => {
+                self.stats.dropped_down += 1;
+                per_flow[2] += 1;
+            }
         }
         cause
+    }
+
+    pub fn is_up(&self) -> bool {
+        self.up
+    }
+
+    /// Takes the direction down at `at` (no arrival after `at` handled yet): the waiting
+    /// packets leave the buffer, the transmission in progress is cut (it never departs and
+    /// the server is free at `at`). The packets themselves are dropped by the
+    /// [`Emulator`], which holds them (`count_drop` with [`DropCause::Down`]).
+    fn take_down(&mut self, at: u64) {
+        self.advance(at);
+        while self
+            .pending
+            .back()
+            .is_some_and(|&(departure, _)| departure > at)
+        {
+            self.pending.pop_back();
+        }
+        while self.queue.dequeue(SimTime(at)).is_some() {}
+        self.starts.clear();
+        if self.free_at > at {
+            self.scheduled_busy_ns -= self.free_at - at;
+            self.free_at = at;
+        }
+        self.stats.busy_ns = self.scheduled_busy_ns;
+        self.up = false;
+    }
+
+    /// Brings the direction back up at `at`, idle and empty.
+    fn bring_up(&mut self, at: u64) {
+        self.advance(at);
+        self.up = true;
     }
 }
 
@@ -266,6 +314,8 @@ pub struct Emulator<T> {
     slots: Vec<Option<InFlight<T>>>,
     free_slots: Vec<usize>,
     sequence: u64,
+    /// Link-state changes not applied yet, in time order: (time, link direction, up).
+    changes: VecDeque<(u64, usize, bool)>,
 }
 
 impl<T> Emulator<T> {
@@ -283,6 +333,56 @@ impl<T> Emulator<T> {
             slots: Vec::new(),
             free_slots: Vec::new(),
             sequence: 0,
+            changes: VecDeque::new(),
+        }
+    }
+
+    /// Takes link direction `link` down (`up` false) or back up at ideal time `at` (a scenario
+    /// `[[event]]`); calls in time order. The change is applied before any arrival or hop end
+    /// after `at` is handled (by `handle_packet`, `poll_delivery` and `advance_all`).
+    pub fn schedule_link_state(&mut self, at: u64, link: usize, up: bool) {
+        assert!(link < self.links.len(), "event names a link");
+        assert!(
+            self.changes.back().is_none_or(|&(t, _, _)| t <= at),
+            "link-state changes in time order"
+        );
+        self.changes.push_back((at, link, up));
+    }
+
+    /// Applies the link-state changes due by `t`. A link going down loses every packet that
+    /// has not left it by then (docs/scenario.md, `[[event]]`: waiting, in service, on the
+    /// wire or propagating): their hop ends on this link after the change are removed.
+    fn apply_changes(&mut self, t: u64) {
+        while let Some(&(at, link, up)) = self.changes.front() {
+            if at > t {
+                break;
+            }
+            self.changes.pop_front();
+            if up {
+                if !self.links[link].is_up() {
+                    self.links[link].bring_up(at);
+                }
+                continue;
+            }
+            if !self.links[link].is_up() {
+                continue;
+            }
+            let (slots, routes) = (&self.slots, &self.routes);
+            let mut lost = Vec::new();
+            self.events.retain(|&Reverse((end, _, slot))| {
+                let p = slots[slot].as_ref().expect("event of a live packet");
+                let on_link = routes[p.route][p.hop] == link && end > at;
+                if on_link {
+                    lost.push(slot);
+                }
+                !on_link
+            });
+            self.links[link].take_down(at);
+            for slot in lost {
+                let p = self.slots[slot].take().expect("live");
+                self.free_slots.push(slot);
+                self.links[link].count_drop(p.flow, DropCause::Down);
+            }
         }
     }
 
@@ -292,6 +392,7 @@ impl<T> Emulator<T> {
 
     /// Brings every link's queue integral up to `now` (before reading the statistics).
     pub fn advance_all(&mut self, now: u64) {
+        self.apply_changes(now);
         for link in &mut self.links {
             link.advance(now);
         }
@@ -322,6 +423,7 @@ impl<T> Emulator<T> {
         payload: T,
         tap: &mut impl FnMut(usize, u64, &T),
     ) -> Result<(), DropCause> {
+        self.apply_changes(now);
         let first = self.routes[route][0];
         let exit = self.links[first].handle_arrival(now, flow, bytes)?;
         tap(first, exit - self.links[first].delay.0, &payload);
@@ -370,7 +472,11 @@ impl<T> Emulator<T> {
         now: u64,
         tap: &mut impl FnMut(usize, u64, &T),
     ) -> Option<Delivered<T>> {
-        while let Some(&Reverse((at, _, slot))) = self.events.peek() {
+        loop {
+            // Link-state changes come before the hop ends after them, and before `now`.
+            let next = self.events.peek().map(|&Reverse((at, _, _))| at);
+            self.apply_changes(next.map_or(now, |at| at.min(now)));
+            let &Reverse((at, _, slot)) = self.events.peek()?;
             if at > now {
                 return None;
             }
@@ -403,7 +509,6 @@ impl<T> Emulator<T> {
                 ideal: at,
             });
         }
-        None
     }
 }
 
@@ -459,7 +564,7 @@ mod tests {
         assert_eq!(l.handle_arrival(600_000, 7, 1500), Ok(2_400_000));
         let s = l.stats();
         assert_eq!((s.dropped_queue, s.dropped_loss), (2, 0));
-        assert_eq!(s.dropped_by_flow.get(&7), Some(&[2, 0]));
+        assert_eq!(s.dropped_by_flow.get(&7), Some(&[2, 0, 0]));
         // At 600 us only the first packet has finished; three are queued or in service.
         assert_eq!((s.arrived_packets, s.departed_packets), (6, 1));
         assert_eq!(s.max_queue_packets, 2);
@@ -481,8 +586,8 @@ mod tests {
         assert!(l.handle_arrival(600_000, 3, 40).is_ok());
         let s = l.stats();
         assert_eq!(s.max_queue_bytes, 3000);
-        assert_eq!(s.dropped_by_flow.get(&2), Some(&[1, 0]));
-        assert_eq!(s.dropped_by_flow.get(&3), Some(&[1, 0]));
+        assert_eq!(s.dropped_by_flow.get(&2), Some(&[1, 0, 0]));
+        assert_eq!(s.dropped_by_flow.get(&3), Some(&[1, 0, 0]));
     }
 
     #[test]
@@ -499,7 +604,7 @@ mod tests {
             .count();
         assert_eq!(lost, 2);
         assert_eq!(l.stats().dropped_loss, 2);
-        assert_eq!(l.stats().dropped_by_flow.get(&4), Some(&[0, 2]));
+        assert_eq!(l.stats().dropped_by_flow.get(&4), Some(&[0, 2, 0]));
     }
 
     #[test]
@@ -650,7 +755,7 @@ mod tests {
         let s = l.stats();
         let drops = seen.iter().filter(|&&(_, ok)| !ok).count() as u64;
         assert_eq!((s.dropped_queue, s.dropped_loss), (drops, 0));
-        assert_eq!(s.dropped_by_flow.get(&1), Some(&[drops, 0]));
+        assert_eq!(s.dropped_by_flow.get(&1), Some(&[drops, 0, 0]));
         // Offered twice the rate: about half the arrivals are dropped, all early or forced.
         assert!((900..=1100).contains(&drops), "{drops} drops");
         // The average (ns-2's w_q = 0.002 default) lags: early drops begin later, still above
@@ -688,5 +793,65 @@ mod tests {
         l.advance(600_000);
         assert_eq!(l.queue_packets(), 0);
         assert_eq!(l.stats().max_queue_packets, 1);
+    }
+
+    #[test]
+    fn a_link_taken_down_loses_what_it_holds_and_drops_arrivals_until_up() {
+        // 20 Mb/s, 10 ms: five back-to-back 1500 B packets at 0 leave the server at 0.6, 1.2,
+        // ..., 3.0 ms and the link 10 ms later. Down at 1.0 ms: the first (propagating), the
+        // second (in service) and the three waiting are lost (docs/scenario.md, `[[event]]`).
+        let mut e = Emulator::new(
+            vec![link(MB20, 10_000_000, Limit::Packets(10))],
+            vec![vec![0]],
+        );
+        e.schedule_link_state(1_000_000, 0, false);
+        e.schedule_link_state(5_000_000, 0, true);
+        for i in 0..5 {
+            e.handle_packet(0, 0, 3, 1500, i).unwrap();
+        }
+        // Arrivals while down are dropped with cause Down.
+        assert_eq!(
+            e.handle_packet(2_000_000, 0, 3, 1500, 5),
+            Err(DropCause::Down)
+        );
+        // Back up at 5 ms, idle and empty: the next packet is served at once.
+        e.handle_packet(5_000_000, 0, 3, 1500, 6).unwrap();
+        let mut delivered = Vec::new();
+        while let Some(d) = e.poll_delivery(u64::MAX) {
+            delivered.push((d.payload, d.ideal));
+        }
+        assert_eq!(delivered, vec![(6, 5_600_000 + 10_000_000)]);
+        e.advance_all(20_000_000);
+        let s = e.links()[0].stats();
+        assert_eq!((s.dropped_down, s.dropped_queue, s.dropped_loss), (6, 0, 0));
+        assert_eq!(s.dropped_by_flow.get(&3), Some(&[0, 0, 6]));
+        // Departed: the first before the cut, the one after; the cut one never departs, and
+        // the server was busy 0 - 1 ms and 5 - 5.6 ms.
+        assert_eq!(s.departed_packets, 2);
+        assert_eq!(s.busy_ns, 1_000_000 + 600_000);
+        assert_eq!(e.links()[0].queue_packets(), 0);
+    }
+
+    #[test]
+    fn packets_that_left_the_link_before_it_went_down_arrive() {
+        // No delay: the first packet has left the link at 0.6 ms, before the 1 ms failure; on a
+        // two-hop route it goes on over the second link, which stays up.
+        let links = vec![
+            link(MB20, 0, Limit::Packets(10)),
+            link(MB20, 0, Limit::Packets(10)),
+        ];
+        let mut e = Emulator::new(links, vec![vec![0, 1]]);
+        e.schedule_link_state(1_000_000, 0, false);
+        for i in 0..3 {
+            e.handle_packet(0, 0, 1, 1500, i).unwrap();
+        }
+        let mut delivered = Vec::new();
+        while let Some(d) = e.poll_delivery(u64::MAX) {
+            delivered.push((d.payload, d.ideal));
+        }
+        assert_eq!(delivered, vec![(0, 1_200_000)]);
+        assert_eq!(e.links()[0].stats().dropped_down, 2);
+        assert_eq!(e.links()[1].stats().dropped_down, 0);
+        assert!(!e.links()[0].is_up() && e.links()[1].is_up());
     }
 }

@@ -361,10 +361,10 @@ fn write_stats(
             let by_flow: serde_json::Map<String, serde_json::Value> = s
                 .dropped_by_flow
                 .iter()
-                .map(|(f, [q, loss])| {
+                .map(|(f, [q, loss, down])| {
                     (
                         flow_names[*f as usize].clone(),
-                        json!({"queue": q, "loss": loss}),
+                        json!({"queue": q, "loss": loss, "down": down}),
                     )
                 })
                 .collect();
@@ -378,6 +378,7 @@ fn write_stats(
                 "departed_bytes": s.departed_bytes,
                 "dropped_queue": s.dropped_queue,
                 "dropped_loss": s.dropped_loss,
+                "dropped_down": s.dropped_down,
                 "dropped_by_flow": by_flow,
                 "max_queue_packets": s.max_queue_packets,
                 "max_queue_bytes": s.max_queue_bytes,
