@@ -533,5 +533,10 @@ def test_mptcp_over_two_disjoint_paths_uses_both(tmp_path, testbed_turn):
     # More than one path's payload capacity (10 Mb/s × 1448/1500): both carry data.
     assert flow["goodput_bps"] > 1.1 * 10e6 * 1448 / 1500
     assert flow["retransmissions"] is None  # TCP_INFO is one subflow's: null, not invented
+    # Per-subflow TCP state from `ss` in the sender's namespace: each subflow sent about what
+    # its path carried (payload, so less than the wire's bytes) and its RTT is the path's.
+    for q in paths:
+        assert 0.5 * q["wire_bytes"] < q["bytes_sent"] <= 1.05 * q["wire_bytes"], q
+        assert q["retransmissions"] >= 0 and 0.019 <= q["rtt_min_s"] <= q["rtt_mean_s"] < 0.5
     assert summary["testbed"]["emulator_no_route_packets"] == 0
     assert not [n for n in _ours() if n.startswith("plait-")]

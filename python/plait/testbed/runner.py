@@ -249,6 +249,16 @@ class _Run:
             _sh("ip", "-n", ns, "rule", "add", "from", addr, "table", table)
             _sh("ip", "-n", ns, "mptcp", "endpoint", "add", addr, "dev", "ptb0", "subflow")
 
+    def _subflow_state(self) -> dict[tuple[str, str, int], dict[str, float]]:
+        """Every MPTCP subflow's TCP state now, from `ss -tin` in its sender's namespace
+        (the subflows are TCP sockets there), keyed (sender host, local address, remote port)."""
+        out: dict[tuple[str, str, int], dict[str, float]] = {}
+        for host in {f.src for f in self.plan.flows if f.subflows}:
+            ns = self.namespaces[self.plan.hosts.index(host)]
+            p = _sh("ip", "netns", "exec", ns, "ss", "-tinH", check=False)
+            out.update({(host, *k): v for k, v in _parse_ss(p.stdout).items()})
+        return out
+
     def _exec(self, host: str, cpu: int, argv: list[str], log: str) -> subprocess.Popen:
         ns = self.namespaces[self.plan.hosts.index(host)]
         p = subprocess.Popen(
@@ -338,7 +348,9 @@ class _Run:
         _sleep_until(mark_at)
         assert self.emulator is not None
         self.emulator.send_signal(signal.SIGUSR1)
+        self.subflows_mark = self._subflow_state()
         _sleep_until(end_at)
+        self.subflows_end = self._subflow_state()
         for _, _, p in clients:
             _stop(p, 2.0)
         for _, _, p in servers:
@@ -383,7 +395,10 @@ class _Run:
                 # TCP_INFO on an MPTCP socket is one subflow's: not the connection's counters.
                 info, before = {}, {}
                 span_s = (emu["duration_ns"] - (mark["duration_ns"] if mark else 0)) / 1e9
-                paths.extend(_mptcp_paths(f, plan, emu, mark, span_s, timing))
+                rows = _mptcp_paths(f, plan, emu, mark, span_s, timing)
+                _add_subflow_state(rows, f, getattr(self, "subflows_mark", {}),
+                                   getattr(self, "subflows_end", {}))  # fmt: skip
+                paths.extend(rows)
             if plan.sample_ns:  # as plait run: series only with a sample_interval
                 series.extend(_series(f.name, infos, samples, plan))
             flows.append(
@@ -608,6 +623,56 @@ def _mptcp_paths(f, plan: Plan, emu: dict, mark: dict | None, span_s: float, tim
     for r in rows:
         r["wire_share"] = r["wire_bytes"] / total if total else None
     return rows
+
+
+_SS_FIELDS = re.compile(
+    r"(?:^|\s)(rtt|minrtt|cwnd|bytes_sent|bytes_retrans|data_segs_out|retrans)"
+    r":([0-9.]+)(?:/([0-9.]+))?"
+)
+
+
+def _parse_ss(text: str) -> dict[tuple[str, int], dict[str, float]]:
+    """`ss -tinH` output: per socket (local address, remote port), its numeric fields (`rtt`
+    the smoothed RTT in ms, `minrtt`, `cwnd` in segments, `bytes_sent`, `bytes_retrans`,
+    `data_segs_out`, `retrans` the total retransmitted segments of `retrans:now/total`)."""
+    out: dict[tuple[str, int], dict[str, float]] = {}
+    key = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            parts = line.split()
+            # State Recv-Q Send-Q Local:Port Peer:Port
+            if len(parts) >= 5 and ":" in parts[3] and ":" in parts[4]:
+                local = parts[3].rsplit(":", 1)[0].split("%")[0]
+                key = (local, int(parts[4].rsplit(":", 1)[1]))
+                out[key] = {}
+            else:
+                key = None
+        elif key is not None:
+            for name, a, b in _SS_FIELDS.findall(line):
+                out[key][name] = float(b if name == "retrans" and b else a)
+    return out
+
+
+def _add_subflow_state(rows: list, f, mark: dict, end: dict) -> None:
+    """Fills the `paths` rows of MPTCP flow `f` with its subflows' TCP state from `ss`: bytes
+    and data segments sent and segments retransmitted between the warm-up's end and the run's
+    end, the smoothed and minimum RTT at the end. A subflow `ss` did not see keeps nulls."""
+    for r in rows:
+        now = end.get((f.src, r["src_addr"], f.port))
+        if not now:
+            continue
+        before = mark.get((f.src, r["src_addr"], f.port), {})
+
+        def grown(key: str, now=now, before=before) -> int | None:
+            return int(now[key] - before.get(key, 0)) if key in now else None
+
+        r["bytes_sent"] = grown("bytes_sent")
+        r["packets_sent"] = grown("data_segs_out")
+        r["retransmissions"] = grown("retrans")
+        r["rtt_mean_s"] = now["rtt"] / 1e3 if "rtt" in now else None
+        r["rtt_min_s"] = now["minrtt"] / 1e3 if "minrtt" in now else None
 
 
 def _since(info: dict, before: dict, key: str) -> int | None:
