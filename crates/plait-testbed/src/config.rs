@@ -224,6 +224,23 @@ pub struct Config {
     /// of its transmission there.
     #[serde(default)]
     pub pcap: Vec<PcapConfig>,
+    /// Link directions taken down and up (a scenario's `[[event]]`s), in time order.
+    #[serde(default)]
+    pub events: Vec<EventConfig>,
+    /// The run's start (CLOCK_REALTIME, ns), from which the events' times count; required with
+    /// events.
+    #[serde(default)]
+    pub t0_realtime_ns: Option<u64>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventConfig {
+    /// From the run's start (`t0_realtime_ns`).
+    pub at_ns: u64,
+    /// Index into `links`.
+    pub link: usize,
+    pub up: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -267,6 +284,17 @@ impl Config {
                 return Err(format!("pcap[{i}]: link {l} does not exist"));
             }
         }
+        for (i, e) in self.events.iter().enumerate() {
+            if e.link >= self.links.len() {
+                return Err(format!("events[{i}]: link {} does not exist", e.link));
+            }
+            if i > 0 && e.at_ns < self.events[i - 1].at_ns {
+                return Err(format!("events[{i}]: not in time order"));
+            }
+        }
+        if !self.events.is_empty() && self.t0_realtime_ns.is_none() {
+            return Err("events: need t0_realtime_ns (the run's start)".to_string());
+        }
         Ok(())
     }
 
@@ -295,7 +323,27 @@ mod tests {
         assert_eq!(bad.check().unwrap_err(), "routes[0]: link 3 does not exist");
         let mut bad = c.clone();
         bad.links[0].limit_packets = Some(4);
-        assert!(bad.check().unwrap_err().contains("exactly one"));
+        assert!(bad.check().unwrap_err().contains("exactly one")); // Events: a link that exists, in time order, counted from the run's start.
+        let ev = |at_ns, link| EventConfig {
+            at_ns,
+            link,
+            up: false,
+        };
+        let mut events = c.clone();
+        events.events = vec![ev(5, 0), ev(9, 0)];
+        assert_eq!(
+            events.check().unwrap_err(),
+            "events: need t0_realtime_ns (the run's start)"
+        );
+        events.t0_realtime_ns = Some(1);
+        events.check().unwrap();
+        events.events = vec![ev(9, 0), ev(5, 0)];
+        assert_eq!(events.check().unwrap_err(), "events[1]: not in time order");
+        events.events = vec![ev(5, 2)];
+        assert_eq!(
+            events.check().unwrap_err(),
+            "events[0]: link 2 does not exist"
+        );
     }
 
     #[test]

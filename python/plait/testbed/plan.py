@@ -45,7 +45,9 @@ KERNEL_SCHEDULERS = ("min_rtt", "linux")
 #: Most subflows the in-kernel path manager makes (`ip mptcp limits`, MPTCP_PM_ADDR_MAX = 8).
 MAX_SUBFLOWS = 8
 NODE_KEYS = {"name", "kind"}
-SECTIONS = {"simulation", "tcp", "link", "flow", "node"}
+SECTIONS = {"simulation", "tcp", "link", "flow", "node", "event"}
+#: A link taken down or brought up (docs/scenario.md, `[[event]]`); other events are refused.
+EVENT_KEYS = {"at", "link", "action"}
 #: Controllers built into the kernels this was written for (tcp_available_congestion_control).
 KERNEL_CCS = ("reno", "cubic", "bbr")
 
@@ -140,6 +142,9 @@ class Plan:
     scenario: dict[str, Any] = field(repr=False, default_factory=dict)
     #: Addresses per host (more than one on the sender of an MPTCP flow: one per subflow).
     n_addrs: dict[str, int] = field(default_factory=dict)
+    #: Link directions down (False) or up (True) at a time from the run's start, in time order
+    #: (both directions of a duplex link, as in the simulator): (ns, link direction, up).
+    events: list[tuple[int, int, bool]] = field(default_factory=list)
 
     def addr(self, host: str, k: int = 0) -> str:
         """The host's address k: 10.99.x.y inside its namespace only (k >= 1: 10.99.200+k.y,
@@ -382,7 +387,27 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
         n_addrs[f.src] = max(n_addrs[f.src], len(f.subflows))
     if any(n > 1 for n in n_addrs.values()) and len(hosts) > 250:
         raise Refusal("MPTCP flows: plait testbed gives addresses to at most 250 hosts")
-    return Plan(seed, duration, warmup, sample, hosts, links, flows, canonical, n_addrs)
+    events = _events(canonical, links)
+    return Plan(seed, duration, warmup, sample, hosts, links, flows, canonical, n_addrs, events)
+
+
+def _events(canonical: dict[str, Any], links: list[LinkDir]) -> list[tuple[int, int, bool]]:
+    """The scenario's link down/up events on the link directions, in time order (file order at
+    one instant, as the simulator applies them)."""
+    out = []
+    for i, event in enumerate(canonical.get("event", [])):
+        where = f"event[{i}]"
+        if "action" not in event:
+            key = next((k for k in event if k not in EVENT_KEYS), "loss")
+            raise Refusal(
+                f"{where}: `{key}` is not supported by plait testbed yet (link down/up only)"
+            )
+        _check_keys(event, EVENT_KEYS, where)
+        at = quantity(event["at"], "duration")
+        for j, d in enumerate(links):
+            if d.name == event["link"]:
+                out.append((at, j, event["action"] == "up"))
+    return sorted(out, key=lambda e: e[0])
 
 
 def _mptcp_cc(flow: dict, where: str) -> str:
@@ -475,6 +500,8 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
         "spin_window_ns": int(os.environ.get("PLAIT_TESTBED_SPIN_WINDOW_NS", "1000000")),
         "stats_file": f"{workdir}/emulator.json",
         "ready_file": f"{workdir}/emulator.ready",
+        # Times from the run's start; the runner adds `t0_realtime_ns`.
+        "events": [{"at_ns": at, "link": j, "up": up} for at, j, up in plan.events],
     }
 
 

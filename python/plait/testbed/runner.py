@@ -160,6 +160,10 @@ class _Run:
         self.emu_cpu = ncpu - 1
         cfg = emulator_config(plan, self.prefix, self.workdir, self.emu_cpu)
         cfg["keep_awake"] = True
+        # With link events the run's start is fixed now, to place them on the emulator's clock
+        # (the rest of the set-up takes about a second; without events, run() picks it).
+        self.t0 = time.time_ns() + 4_000_000_000 if self.plan.events else None
+        cfg["t0_realtime_ns"] = self.t0
         cfg["pcap"] = [
             {"links": [i for i, d in enumerate(plan.links) if d.name == name], "file": file}
             for name, file in getattr(self, "pcaps", {}).items()
@@ -274,7 +278,7 @@ class _Run:
         plan = self.plan
         flowbin = _binary("plait-tcpflow")
         sample = plan.sample_ns or 100_000_000
-        t0 = time.time_ns() + 2_000_000_000  # set-up of the endpoints happens before t0
+        t0 = getattr(self, "t0", None) or time.time_ns() + 2_000_000_000  # endpoints set up before
         ncpu = os.cpu_count() or 1
         send_cpu = 0
         recv_cpu = int(os.environ.get("PLAIT_TESTBED_RECV_CPU", self.emu_cpu))
@@ -454,7 +458,7 @@ class _Run:
                     "tx_bytes": delta("departed_bytes"),
                     "drops": delta("dropped_queue"),
                     "loss_drops": delta("dropped_loss"),
-                    "down_drops": 0,
+                    "down_drops": delta("dropped_down"),
                     "mean_queue_packets": max(
                         0.0,
                         e["mean_queue_packets"] * duration_s
@@ -688,7 +692,7 @@ def _flow_drops(emu: dict | None, port: int) -> int:
     if not emu:
         return 0
     return sum(
-        v["queue"] + v["loss"]
+        v["queue"] + v["loss"] + v.get("down", 0)
         for link in emu["links"]
         for k, v in link["dropped_by_flow"].items()
         if k.endswith(f":{port}") or f":{port}>" in k

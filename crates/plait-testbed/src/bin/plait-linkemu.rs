@@ -171,6 +171,12 @@ fn run(config_path: &str) -> Result<(), String> {
     let realtime_epoch = sys::realtime_ns();
     let epoch = sys::monotonic_ns();
     let now = || sys::monotonic_ns() - epoch;
+    // Scenario events on the emulator's clock: the run starts at t0 (CLOCK_REALTIME).
+    let t0 = config.t0_realtime_ns.unwrap_or(realtime_epoch);
+    for e in &config.events {
+        let at = (t0 + e.at_ns).saturating_sub(realtime_epoch);
+        emulator.schedule_link_state(at, e.link, e.up);
+    }
 
     while !sys::stop_requested() {
         if sys::take_mark() {
