@@ -45,7 +45,7 @@ lint-py: $(STAMP)
 # Property tests draw from a fixed seed so that CI is reproducible; run `cargo test` without
 # PROPTEST_RNG_SEED to explore fresh cases.
 rust-test:
-	PROPTEST_RNG_SEED=1 $(CARGO) test --release -p plait-core
+	PROPTEST_RNG_SEED=1 $(CARGO) test --release -p plait-core -p plait-testbed
 
 # Two workers: the interrupt tests mostly wait, so they overlap with the rest.
 PYTEST := $(VENV)/bin/pytest -q -n 2

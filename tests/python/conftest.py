@@ -19,6 +19,18 @@ for _ends in (signal.SIGTERM, signal.SIGHUP):
     if signal.getsignal(_ends) is signal.SIG_IGN:
         signal.signal(_ends, signal.SIG_DFL)
 
+
+@pytest.fixture(autouse=True)
+def _keep_the_interrupt_handler():
+    """A test that imports dask_jobqueue (`pytest.importorskip`) gets its side effect: its
+    runner module sets SIGINT to `sys.exit()`. Put back the handler each test started with, so
+    that a later Ctrl-C test in the same worker sees KeyboardInterrupt."""
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    if signal.getsignal(signal.SIGINT) is not before:
+        signal.signal(signal.SIGINT, before)
+
+
 # Property tests draw the same examples on every run (CI included): a failure is reproducible,
 # never a matter of luck. Run with HYPOTHESIS_PROFILE=explore to draw fresh examples locally.
 settings.register_profile("deterministic", derandomize=True, database=None)
