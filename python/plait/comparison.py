@@ -636,7 +636,7 @@ def display_frame(frame: pd.DataFrame, keys: Sequence[str], ranges: bool = True)
 
 def _html(c: Comparison, generated: str | None) -> str:
     from plait import __version__
-    from plait.report import _CSS, _e, _figures, _table
+    from plait.report import _e, _figures, _table, page_start
 
     if generated is None:
         now = datetime.datetime.now(datetime.timezone.utc)
@@ -658,21 +658,7 @@ def _html(c: Comparison, generated: str | None) -> str:
         "<em>n/a</em> where one side has no value."
     )
     parts = [
-        "<!doctype html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        '<meta name="color-scheme" content="light">',
-        '<meta name="generator" content="plait">',
-        f"<title>{_e(title)}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
-        "<main>",
-        '<header id="overview">',
-        f"<h1>{_e(title)}</h1>",
-        f'<p class="generated">{_e(generated)}</p>',
+        *page_start(title, generated),
         f'<dl class="runs">{sides}</dl>',
         f'<p class="summary">{_e(counts)}.</p>',
         f"<p>{explanation}</p>",

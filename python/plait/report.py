@@ -126,6 +126,21 @@ def render(sections: list[Section], title: str, generated: str) -> str:
     agree = sum(c.agrees for s in sections for c in s.claims)
     total = sum(len(s.claims) for s in sections)
     parts = [
+        *page_start(title, generated),
+        f'<p class="summary">{_summary(agree, total, len(sections))}</p>',
+        _overview(sections, ids),
+        "</header>",
+    ]
+    parts += [_section(s, id_) for s, id_ in zip(sections, ids)]
+    parts += ["</main>", "</body>", "</html>", ""]
+    return "\n".join(parts)
+
+
+def page_start(title: str, generated: str) -> list[str]:
+    """The lines of a plait page up to its overview's heading and the line saying what
+    generated it: the document head with the style sheet, `<main>` and the open
+    `<header id="overview">` (the caller closes it)."""
+    return [
         "<!doctype html>",
         '<html lang="en">',
         "<head>",
@@ -141,13 +156,7 @@ def render(sections: list[Section], title: str, generated: str) -> str:
         '<header id="overview">',
         f"<h1>{_e(title)}</h1>",
         f'<p class="generated">{_e(generated)}</p>',
-        f'<p class="summary">{_summary(agree, total, len(sections))}</p>',
-        _overview(sections, ids),
-        "</header>",
     ]
-    parts += [_section(s, id_) for s, id_ in zip(sections, ids)]
-    parts += ["</main>", "</body>", "</html>", ""]
-    return "\n".join(parts)
 
 
 def _e(text: object) -> str:

@@ -24,6 +24,17 @@ use crate::errors::{resource_error, scenario_error};
 /// Slices per run between progress reports and interrupt checks.
 const SLICES: u64 = 200;
 
+/// Whether a scenario's `format` is JSON (else TOML); any other name is refused.
+fn is_json(format: &str) -> PyResult<bool> {
+    match format {
+        "toml" => Ok(false),
+        "json" => Ok(true),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "unknown scenario format '{other}' (expected toml or json)"
+        ))),
+    }
+}
+
 fn parse(
     py: Python<'_>,
     text: &str,
@@ -31,14 +42,10 @@ fn parse(
     format: &str,
     overrides: &[(String, String)],
 ) -> PyResult<Scenario> {
-    let parsed = match format {
-        "toml" => py.allow_threads(|| Scenario::from_toml_str(text, source, overrides)),
-        "json" => py.allow_threads(|| Scenario::from_json_str(text, source, overrides)),
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "unknown scenario format '{other}' (expected toml or json)"
-            )))
-        }
+    let parsed = if is_json(format)? {
+        py.allow_threads(|| Scenario::from_json_str(text, source, overrides))
+    } else {
+        py.allow_threads(|| Scenario::from_toml_str(text, source, overrides))
     };
     parsed.map_err(|e| scenario_error(py, &e))
 }
@@ -245,15 +252,7 @@ fn canonical_scenario(
     overrides: Vec<(String, String)>,
     max_memory: Option<u64>,
 ) -> PyResult<String> {
-    let json = match format {
-        "toml" => false,
-        "json" => true,
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "unknown scenario format '{other}' (expected toml or json)"
-            )))
-        }
-    };
+    let json = is_json(format)?;
     if let Some(limit) = max_memory {
         if estimate(py, text, source, format, &overrides)?
             .check(limit)
@@ -312,15 +311,7 @@ fn estimate(
     format: &str,
     overrides: &[(String, String)],
 ) -> PyResult<MemoryEstimate> {
-    let json = match format {
-        "toml" => false,
-        "json" => true,
-        other => {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "unknown scenario format '{other}' (expected toml or json)"
-            )))
-        }
-    };
+    let json = is_json(format)?;
     let (entries, counts) = py
         .allow_threads(|| Scenario::unexpanded(text, source, json, overrides))
         .map_err(|e| scenario_error(py, &e))?;
