@@ -46,6 +46,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="a smaller version of every experiment (fewer N, shorter runs), for a first look",
     )
     p.add_argument("--fresh", action="store_true", help="remove stored runs first and start over")
+    p.add_argument(
+        "--kernel",
+        action="store_true",
+        help="linux-fidelity only, root: measure the grid on this machine's kernel (plait "
+        "testbed), one run at a time, with the seeds and run length of --seeds/--quick, into "
+        "experiments/linux-fidelity/kernel/ (runs stored there are skipped); prints the "
+        "estimated real time first; no report",
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="SETTING=V[,V...]",
+        help="with --kernel: measure only the settings with these values (part=dumbbell|mptcp, "
+        "buffer, n, rtt_ms, cc, tcp); repeatable",
+    )
     add_cluster_options(p)
     p.set_defaults(func=main)
 
@@ -101,6 +117,8 @@ def main(args: argparse.Namespace) -> int:
     from plait.output import Outputs
     from plait.report import render
 
+    if args.kernel or args.only:
+        return _kernel(args)
     chosen = experiments()
     if args.name != "all":
         chosen = {args.name: chosen[args.name]}
@@ -152,3 +170,20 @@ def main(args: argparse.Namespace) -> int:
         out.print(table)
     out.print(plain(f"report: {folder.path / 'report.html'}"))
     return 0
+
+
+def _kernel(args: argparse.Namespace) -> int:
+    """`--kernel`: the kernel side of linux-fidelity (plait.experiments.linux_fidelity)."""
+    import sys
+    from pathlib import Path
+
+    if args.name != "linux-fidelity":
+        print("plait reproduce: --kernel: only for linux-fidelity", file=sys.stderr)
+        return 2
+    if not args.kernel:
+        print("plait reproduce: --only: only with --kernel", file=sys.stderr)
+        return 2
+    from plait.experiments import Options, linux_fidelity
+
+    options = Options(out=Path(args.out), seeds=args.seeds, quick=args.quick)
+    return linux_fidelity.kernel_main(options, args.only)

@@ -8,14 +8,19 @@ uses 10: 96 configurations x 10 seeds = 960 runs). Per setting it reports the ag
 utilisation (goodput / capacity) over seeds, retransmission timeouts and fast retransmits per
 second, and how many different results the seeds give.
 
-There is no measured Linux data in this repository: the claims compare the two profiles with
-each other. The Linux testbed numbers of the study that motivated this comparison are not
-included, and no value here stands in for them.
+The kernel side: `plait reproduce linux-fidelity --kernel` (root) runs the same grid, scenario
+files, overrides and seeds on this machine's own kernel through `plait testbed`, one run at a
+time, and stores each run (JSON, with the kernel release, the emulator's lateness and flag, the
+date) in experiments/linux-fidelity/kernel/, which is committed. The report reads that store
+without root: per setting the kernel's mean and range beside each profile's, or "not measured".
+An MPTCP part (experiments/linux-fidelity/mptcp.toml: two disjoint paths of 10 and 100 packets,
+with and without a TCP flow on the short-buffered one) runs in both profiles and on the kernel.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,9 +40,10 @@ SCENARIO = EXPERIMENT_DIR / "scenario.toml"
 NAME = "linux-fidelity"
 TITLE = "TCP as Linux runs it: the linux and rfc profiles"
 PAPER = (
-    "No paper: plait's `linux` TCP profile against its `rfc` profile (docs/linux.md). The "
-    "Linux testbed measurements of the study that motivated this comparison are not included "
-    "in this repository; nothing here is a measured Linux value."
+    "No paper: plait's `linux` and `rfc` TCP profiles (docs/linux.md) against each other and "
+    "against this project's own kernel runs of the same grid (`plait reproduce linux-fidelity "
+    "--kernel`, stored in experiments/linux-fidelity/kernel/); the measurements of the study "
+    "that motivated the comparison are not included."
 )
 
 #: The grid of the full experiment.
@@ -603,6 +609,971 @@ def write_outputs(
     return {kind: folder.path / name for kind, name in names.items()}
 
 
+# ---- The kernel side -----------------------------------------------------------------------
+#
+# The same grid, scenario files, overrides and seeds on this machine's own kernel through
+# `plait testbed` (docs/testbed.md), one run at a time, each stored as one JSON file under
+# experiments/linux-fidelity/kernel/runs/ (committed, so that the report and the tests read
+# them on machines without root). The kernel has no profile: one kernel run per setting and
+# seed stands beside both profiles' runs of that setting and seed.
+
+#: The committed store of the kernel's runs.
+KERNEL_DIR = EXPERIMENT_DIR / "kernel"
+#: The MPTCP part's scenario: two disjoint paths a > r1 > b (10 packets) and a > r2 > b (100).
+MPTCP_SCENARIO = EXPERIMENT_DIR / "mptcp.toml"
+#: The MPTCP part's grid: the subflows' (uncoupled) controller, and whether the TCP flow "tcp"
+#: (same controller, sharing the 10-packet path) runs (1) or is left out of the file (0).
+MPTCP_CCS = ("uncoupled:reno", "uncoupled:cubic")
+MPTCP_TCP = (0, 1)
+MPTCP_SETTING = ["cc", "tcp"]
+#: The MPTCP scenario's bottleneck links, by subflow.
+MPTCP_BOTTLENECKS = ("p1", "p2")
+#: Capacity of each MPTCP path, bit/s.
+MPTCP_PATH_BPS = 10e6
+#: The parts of the kernel grid.
+PARTS = ("dumbbell", "mptcp")
+#: Real time a kernel run takes beyond its duration: set-up, the 2 s start margin of
+#: `plait testbed`, the end and clean-up (measured: a 3 s run of the dumbbell takes 5.5 s).
+KERNEL_OVERHEAD_S = 3.0
+#: A profile's mean utilisation counts as matching the kernel inside the kernel's range over
+#: seeds or within this relative distance of the kernel's mean (as SAME_UTILISATION).
+KERNEL_UTILISATION_TOLERANCE = SAME_UTILISATION
+#: MPTCP: a subflow's share of the connection's bytes matches within this absolute distance,
+#: the TCP flow's and the connection's goodput within this relative distance.
+SHARE_TOLERANCE = 0.05
+GOODPUT_TOLERANCE = 0.10
+#: Measures of the dumbbell compared with the kernel, per run.
+KERNEL_MEASURES = ("utilization", "busy", "drops", "rto_per_s", "fr_per_s")
+#: Measures of the MPTCP part, per run.
+MPTCP_MEASURES = (
+    "mp_goodput_mbps",
+    "tcp_goodput_mbps",
+    "share_0",
+    "share_1",
+    "drops_p1",
+    "drops_p2",
+)
+#: Where the testbed puts per-namespace counters (docs/testbed.md): host -> {counter: value}
+#: over the window; the kernel's RTOs and fast-retransmit episodes of a flow are its sender's.
+TIMEOUT_COUNTERS = ("TcpExtTCPTimeouts",)
+RECOVERY_COUNTERS = ("TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+
+
+class KernelUsage(ValueError):
+    """A mistake in what to measure on the kernel (one line; exit 2)."""
+
+
+@dataclass(frozen=True)
+class KernelPoint:
+    """One kernel run to make: a part of the grid, its setting, the seed and the run length."""
+
+    part: str
+    setting: tuple[tuple[str, object], ...]
+    seed: int
+    duration: float
+    warmup: float
+
+    @property
+    def values(self) -> dict[str, object]:
+        return dict(self.setting)
+
+    def overrides(self) -> dict[str, str]:
+        """The simulator's overrides for this setting (those of the simulated side)."""
+        v = self.values
+        window = {
+            "simulation.duration": f"{self.duration:g}s",
+            "simulation.warmup": f"{self.warmup:g}s",
+        }
+        if self.part == "dumbbell":
+            return {
+                "flow.bulk.cc": str(v["cc"]),
+                "link.bottleneck.queue.packets": str(v["buffer"]),
+                "link.bottleneck.delay": _delay(float(v["rtt_ms"])),
+                "flow.bulk.count": str(v["n"]),
+                **window,
+            }
+        cc = str(v["cc"])
+        out = {"flow.mp.cc": cc, **window}
+        if v["tcp"]:
+            out["flow.tcp.cc"] = cc.split(":", 1)[1]
+        return out
+
+    def name(self) -> str:
+        """The stored file's name: part, setting, run length and seed."""
+        v = self.values
+        if self.part == "dumbbell":
+            setting = f"{v['cc']}_n{v['n']}_b{v['buffer']}_rtt{v['rtt_ms']:g}"
+        else:
+            setting = f"{str(v['cc']).replace(':', '-')}_tcp{v['tcp']}"
+        return f"{self.part}_{setting}_{self.duration:g}s-{self.warmup:g}s_seed{self.seed}.json"
+
+
+def mptcp_scenario(tcp: int) -> dict:
+    """The MPTCP part's scenario as a dict: the file, without the flow "tcp" when `tcp` is 0."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.9 and 3.10
+        import tomli as tomllib
+
+    scenario = tomllib.loads(MPTCP_SCENARIO.read_text())
+    if not tcp:
+        scenario["flow"] = [f for f in scenario["flow"] if f["name"] != "tcp"]
+    return scenario
+
+
+def _scenario_of(point: KernelPoint):
+    return SCENARIO if point.part == "dumbbell" else mptcp_scenario(int(point.values["tcp"]))
+
+
+def kernel_points(
+    sc: Scale, only: dict[str, list[str]] | None = None, parts: Sequence[str] = PARTS
+) -> list[KernelPoint]:
+    """Every kernel run of the grid at run length `sc` over its seeds, in the grid's order;
+    with `only` (setting name -> values as text: `{"n": ["1", "3"], "part": ["mptcp"]}`),
+    those whose setting has each named key with one of its values."""
+    settings: list[tuple[str, dict[str, object]]] = []
+    if "dumbbell" in parts:
+        for cc in CCS:
+            for buffer in BUFFERS:
+                for n in NS:
+                    for rtt in RTTS_MS:
+                        settings.append(
+                            ("dumbbell", {"buffer": buffer, "n": n, "rtt_ms": rtt, "cc": cc})
+                        )
+    if "mptcp" in parts:
+        for cc in MPTCP_CCS:
+            for tcp in MPTCP_TCP:
+                settings.append(("mptcp", {"cc": cc, "tcp": tcp}))
+    only = only or {}
+    known = {"part", *SETTING, *MPTCP_SETTING}
+    for key in only:
+        if key not in known:
+            raise KernelUsage(
+                f"--only: no setting {key!r} (expected one of {', '.join(sorted(known))})"
+            )
+
+    def matches(part: str, values: dict[str, object], key: str, wanted: list[str]) -> bool:
+        value = part if key == "part" else values.get(key)
+        if value is None:
+            return False
+        for w in wanted:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                try:
+                    if float(w) == float(value):
+                        return True
+                except ValueError:
+                    continue
+            elif str(value) == w or str(value).split(":")[-1] == w:
+                return True
+        return False
+
+    out = []
+    for part, values in settings:
+        if all(matches(part, values, k, w) for k, w in only.items()):
+            for seed in sc.seeds:
+                out.append(
+                    KernelPoint(part, tuple(values.items()), int(seed), sc.duration, sc.warmup)
+                )
+    return out
+
+
+def parse_only(items: Sequence[str]) -> dict[str, list[str]]:
+    """`["n=1,3", "cc=reno"]` -> `{"n": ["1", "3"], "cc": ["reno"]}` (KernelUsage if malformed)."""
+    out: dict[str, list[str]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        wanted = [v.strip() for v in values.split(",") if v.strip()]
+        if not sep or not key.strip() or not wanted:
+            raise KernelUsage(f"--only: expected SETTING=VALUE[,VALUE...], got {item!r}")
+        out.setdefault(key.strip(), []).extend(wanted)
+    return out
+
+
+def estimate_seconds(points: Sequence[KernelPoint]) -> float:
+    """Real time the kernel runs `points` take, one after the other."""
+    return sum(p.duration + KERNEL_OVERHEAD_S for p in points)
+
+
+def _hms(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h} h {rest // 60:02d} min" if h else f"{rest // 60} min {rest % 60:02d} s"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Writes `path` whole or not at all: a temporary file in the same folder, flushed to the
+    disk, then renamed over it (an interrupt leaves no partial file)."""
+    import os
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it 0600; the store is read by everyone
+        os.replace(tmp, path)
+        tmp = None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+#: Keys every testbed row repeats from the summary's `testbed` object (kept once, there).
+_TIMING_KEYS = ("kernel", "lateness_p50_us", "lateness_p99_us", "lateness_max_us", "timing_flagged")
+
+
+def kernel_record(point: KernelPoint, summary: dict, date: str) -> dict:
+    """The stored form of one kernel run: what was run (part, setting, seed, scenario file,
+    overrides, run length), the kernel release, the emulator's lateness and flag, the date, and
+    the testbed's JSON summary (its rows without the timing keys each repeats)."""
+    tb = summary["testbed"]
+    slim = dict(summary)
+    for table in ("flows", "links", "paths"):
+        slim[table] = [
+            {k: v for k, v in row.items() if k not in _TIMING_KEYS}
+            for row in summary.get(table) or []
+        ]
+    scenario = SCENARIO if point.part == "dumbbell" else MPTCP_SCENARIO
+    return {
+        "experiment": NAME,
+        "part": point.part,
+        "setting": point.values,
+        "seed": point.seed,
+        "duration_s": point.duration,
+        "warmup_s": point.warmup,
+        "scenario": scenario.name,
+        "without_flows": ["tcp"] if point.part == "mptcp" and not point.values["tcp"] else [],
+        "overrides": point.overrides(),
+        "kernel": tb["kernel"],
+        "date": date,
+        "lateness_us": {
+            "p50": tb["lateness_p50_us"],
+            "p99": tb["lateness_p99_us"],
+            "max": tb["lateness_max_us"],
+        },
+        "timing_flagged": bool(tb["timing_flagged"]),
+        "summary": slim,
+    }
+
+
+def _run_on_kernel(point: KernelPoint) -> dict:
+    """One kernel run of `point` through plait testbed; its JSON summary."""
+    import json
+
+    from plait import _core
+    from plait.api import _load, _override_pairs
+    from plait.testbed import plan_scenario, run_plan
+
+    text, source, fmt = _load(_scenario_of(point))
+    canonical = json.loads(
+        _core.canonical_scenario(text, source, fmt, _override_pairs(point.overrides()))
+    )
+    return run_plan(plan_scenario(canonical, point.seed)).summary
+
+
+def _run_waiting_for_lock(point: KernelPoint, say, run, wait_s: float = 1800.0) -> dict:
+    """`run(point)`, waiting (up to `wait_s`) while another testbed run holds the lock."""
+    from plait.testbed import Refusal
+
+    deadline = time.monotonic() + wait_s
+    told = False
+    while True:
+        try:
+            return run(point)
+        except Refusal as e:
+            if "in progress" not in str(e) or time.monotonic() > deadline:
+                raise
+            if not told:
+                say("another testbed run holds the machine: waiting for it")
+                told = True
+            time.sleep(2.0)
+
+
+def measure_kernel(
+    points: Sequence[KernelPoint],
+    store: Path = KERNEL_DIR,
+    say=print,
+    run=None,
+) -> dict[str, int]:
+    """Runs every point not yet stored in `store` on the kernel, one at a time, and writes each
+    run to `store/runs/<point.name()>` as soon as it ends (temporary file, then rename), then
+    rebuilds `store/index.csv`. Prints the estimate of the real time first. Returns the counts
+    `{"measured": ..., "stored": ..., "flagged": ...}`. KeyboardInterrupt leaves the runs that
+    ended stored and nothing half-written. `run` (a point -> summary function) replaces the
+    testbed, for tests."""
+    import datetime
+    import json
+
+    run = run or _run_on_kernel
+    runs_dir = store / "runs"
+    todo = [p for p in points if not (runs_dir / p.name()).exists()]
+    stored = len(points) - len(todo)
+    say(
+        f"{len(points)} kernel runs selected, {stored} stored already, {len(todo)} to measure: "
+        f"about {_hms(estimate_seconds(todo))} of real time (each run its "
+        f"{todo[0].duration:g} s plus ~{KERNEL_OVERHEAD_S:g} s of set-up), one at a time"
+        if todo
+        else f"{len(points)} kernel runs selected, all stored already in {runs_dir}"
+    )
+    flagged = measured = 0
+    started = time.monotonic()
+    try:
+        for i, point in enumerate(todo, start=1):
+            summary = _run_waiting_for_lock(point, say, run)
+            date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            record = kernel_record(point, summary, date)
+            data = (json.dumps(record, indent=1, sort_keys=True) + "\n").encode()
+            _write_atomically(runs_dir / point.name(), data)
+            measured += 1
+            flagged += record["timing_flagged"]
+            left = (time.monotonic() - started) / i * (len(todo) - i)
+            say(
+                f"[{i}/{len(todo)}] {point.name()}: "
+                + _one_line(record)
+                + (" [FLAGGED: emulator late]" if record["timing_flagged"] else "")
+                + (f"; about {_hms(left)} left" if i < len(todo) else "")
+            )
+    finally:
+        # The index follows the runs stored, also after an interrupt.
+        if runs_dir.is_dir() and (measured or not (store / "index.csv").exists()):
+            write_index(store)
+    return {"measured": measured, "stored": stored, "flagged": flagged}
+
+
+def _one_line(record: dict) -> str:
+    row = kernel_row(record)
+    lat = record["lateness_us"]
+    if record["part"] == "dumbbell":
+        what = f"utilisation {row['utilization']:.3f}, drops {row['drops']}"
+    else:
+        what = (
+            f"mptcp {row['mp_goodput_mbps']:.2f} Mb/s (shares {row['share_0']:.2f}/"
+            f"{row['share_1']:.2f})"
+            + (f", tcp {row['tcp_goodput_mbps']:.2f} Mb/s" if row["tcp"] else "")
+        )
+    return f"{what}; kernel {record['kernel']}, lateness p99 {lat['p99']:.1f} us"
+
+
+def load_kernel(store: Path = KERNEL_DIR) -> list[dict]:
+    """Every kernel run stored in `store/runs`, in name order (an unreadable file is an error
+    naming it)."""
+    import json
+
+    out = []
+    for path in sorted((store / "runs").glob("*.json")):
+        try:
+            record = json.loads(path.read_text())
+            if record.get("experiment") != NAME or record.get("part") not in PARTS:
+                raise ValueError("not a linux-fidelity kernel run")
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        record["file"] = path.name
+        out.append(record)
+    return out
+
+
+def _counters(summary: dict, host: str) -> dict | None:
+    """The kernel's per-namespace counters of `host` over the window, when the testbed gave
+    them (`testbed.hosts[host].nstat`, or `testbed.nstat[host]`); else None."""
+    tb = summary.get("testbed") or {}
+    hosts = tb.get("hosts")
+    if isinstance(hosts, dict) and isinstance(hosts.get(host), dict):
+        entry = hosts[host]
+        return entry.get("nstat", entry) if isinstance(entry.get("nstat", entry), dict) else None
+    nstat = tb.get("nstat")
+    if isinstance(nstat, dict) and isinstance(nstat.get(host), dict):
+        return nstat[host]
+    return None
+
+
+def _sum_counters(counters: dict | None, names: Sequence[str]) -> int | None:
+    if counters is None:
+        return None
+    present = [counters[n] for n in names if counters.get(n) is not None]
+    return int(sum(present)) if present else 0
+
+
+def kernel_row(record: dict) -> dict:
+    """One stored kernel run as a row like :func:`rows`' (dumbbell) or :func:`mptcp_rows`'
+    (MPTCP), with `profile` "kernel"; RTO/s and FR/s are null where the testbed gave no
+    per-namespace counters."""
+    s = record["summary"]
+    window = record["duration_s"] - record["warmup_s"]
+    links = {(link["name"], link["direction"]): link for link in s["links"]}
+    flows = s["flows"]
+    common = {
+        "profile": "kernel",
+        "seed": int(record["seed"]),
+        "kernel": record["kernel"],
+        "timing_flagged": bool(record["timing_flagged"]),
+        "lateness_p99_us": record["lateness_us"]["p99"],
+        "duration_s": record["duration_s"],
+        "warmup_s": record["warmup_s"],
+        "date": record["date"],
+        "file": record.get("file"),
+    }
+    v = record["setting"]
+    if record["part"] == "dumbbell":
+        senders = sorted({f["src"] for f in flows})
+        counters = [_counters(s, h) for h in senders]
+        have = all(c is not None for c in counters)
+        timeouts = sum(_sum_counters(c, TIMEOUT_COUNTERS) for c in counters) if have else None
+        recoveries = sum(_sum_counters(c, RECOVERY_COUNTERS) for c in counters) if have else None
+        bottleneck = links[("bottleneck", "forward")]
+        return {
+            "part": "dumbbell",
+            "buffer": int(v["buffer"]),
+            "n": int(v["n"]),
+            "rtt_ms": float(v["rtt_ms"]),
+            "cc": str(v["cc"]),
+            **common,
+            "utilization": sum(f["goodput_bps"] or 0 for f in flows) / CAPACITY_BPS,
+            "busy": float(bottleneck["utilization"]),
+            "drops": int(bottleneck["drops"]),
+            "bytes_delivered": int(sum(f["bytes_delivered"] or 0 for f in flows)),
+            "timeouts": timeouts,
+            "fast_retransmits": recoveries,
+            "rto_per_s": timeouts / window if timeouts is not None else None,
+            "fr_per_s": recoveries / window if recoveries is not None else None,
+        }
+    by_name = {f["name"]: f for f in flows}
+    paths = sorted((p for p in s.get("paths") or [] if p["flow"] == "mp"), key=lambda p: p["path"])
+    shares = [p.get("wire_share") for p in paths]
+    mp_sender = by_name["mp"]["src"]
+    c = _counters(s, mp_sender)
+    return {
+        "part": "mptcp",
+        "cc": str(v["cc"]),
+        "tcp": int(v["tcp"]),
+        **common,
+        "mp_goodput_mbps": by_name["mp"]["goodput_bps"] / 1e6,
+        "tcp_goodput_mbps": by_name["tcp"]["goodput_bps"] / 1e6 if "tcp" in by_name else None,
+        "share_0": shares[0] if len(shares) > 0 else None,
+        "share_1": shares[1] if len(shares) > 1 else None,
+        "drops_p1": int(links[("p1", "forward")]["drops"]),
+        "drops_p2": int(links[("p2", "forward")]["drops"]),
+        "mp_timeouts": _sum_counters(c, TIMEOUT_COUNTERS),
+    }
+
+
+def kernel_frames(records: Sequence[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The stored kernel runs as two frames of rows: the dumbbell's and the MPTCP part's."""
+    rows_ = [kernel_row(r) for r in records]
+    dumbbell = pd.DataFrame([r for r in rows_ if r["part"] == "dumbbell"])
+    mptcp = pd.DataFrame([r for r in rows_ if r["part"] == "mptcp"])
+    return dumbbell, mptcp
+
+
+def write_index(store: Path = KERNEL_DIR) -> Path:
+    """`store/index.csv`: one row per stored kernel run (both parts), built from the JSON
+    files, written atomically."""
+    rows_ = [kernel_row(r) for r in load_kernel(store)]
+    frame = pd.DataFrame(rows_)
+    path = store / "index.csv"
+    _write_atomically(path, frame.to_csv(index=False).encode())
+    return path
+
+
+def _window_of(frame: pd.DataFrame, sc: Scale) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    return frame[(frame.duration_s == sc.duration) & (frame.warmup_s == sc.warmup)]
+
+
+def _stats(values: pd.Series) -> tuple[float, float, float]:
+    x = pd.to_numeric(values, errors="coerce").dropna()
+    if x.empty:
+        return (math.nan, math.nan, math.nan)
+    return (float(x.mean()), float(x.min()), float(x.max()))
+
+
+def versus_kernel(
+    sim: pd.DataFrame,
+    kernel: pd.DataFrame,
+    setting: Sequence[str] = SETTING,
+    measures: Sequence[str] = KERNEL_MEASURES,
+) -> pd.DataFrame:
+    """One row per setting of the simulated runs `sim` (:func:`rows` or :func:`mptcp_rows`):
+    for the kernel (its runs that kept time), the linux and the rfc profile, each measure's
+    mean, lowest and highest over seeds (`<measure>_<source>_mean|min|max`), the number of
+    kernel runs (`kernel_runs`) and of flagged ones left out (`kernel_flagged`), and
+    `kernel_status` ("measured" or "not measured")."""
+    setting = list(setting)
+    good = kernel[~kernel.timing_flagged.astype(bool)] if not kernel.empty else kernel
+    out = []
+    for key, group in sim.groupby(setting, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(setting, key))
+
+        def of(frame: pd.DataFrame, row=row) -> pd.DataFrame:
+            if frame.empty:
+                return frame
+            mask = pd.Series(True, index=frame.index)
+            for k, value in row.items():
+                mask &= frame[k] == value
+            return frame[mask]
+
+        kg, kall = of(good), of(kernel)
+        row["kernel_runs"] = len(kg)
+        row["kernel_flagged"] = len(kall) - len(kg)
+        row["kernel_status"] = "measured" if len(kg) else "not measured"
+        row["kernel_release"] = ", ".join(sorted(set(kg.kernel))) if len(kg) else ""
+        for measure in measures:
+            sources = {"kernel": kg, **{p: group[group.profile == p] for p in PROFILES}}
+            for source, frame in sources.items():
+                values = frame[measure] if measure in frame.columns else pd.Series(dtype=float)
+                mean, lo, hi = _stats(values)
+                row[f"{measure}_{source}_mean"] = mean
+                row[f"{measure}_{source}_min"] = lo
+                row[f"{measure}_{source}_max"] = hi
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _cell(mean: float, lo: float, hi: float, digits: int) -> str:
+    if math.isnan(mean):
+        return "—"
+    return f"{mean:.{digits}f} [{lo:.{digits}f}–{hi:.{digits}f}]"
+
+
+def kernel_table(vs: pd.DataFrame, setting: Sequence[str], measures: dict[str, tuple[str, int]]):
+    """The comparison with the kernel as text cells: per setting and measure, `mean [min–max]`
+    of the kernel, linux and rfc; "not measured" where the kernel has no runs."""
+    out = []
+    for r in vs.to_dict("records"):
+        row = {k: r[k] for k in setting}
+        row["kernel runs"] = f"{r['kernel_runs']}" + (
+            f" (+{r['kernel_flagged']} flagged)" if r["kernel_flagged"] else ""
+        )
+        for measure, (label, digits) in measures.items():
+            for source in ("kernel", *PROFILES):
+                if source == "kernel" and r["kernel_status"] != "measured":
+                    text = "not measured"
+                else:
+                    text = _cell(
+                        r[f"{measure}_{source}_mean"],
+                        r[f"{measure}_{source}_min"],
+                        r[f"{measure}_{source}_max"],
+                        digits,
+                    )
+                row[f"{label} {source}"] = text
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+#: The dumbbell's measures in the kernel table: label and decimals.
+KERNEL_TABLE_MEASURES = {
+    "utilization": ("util", 3),
+    "busy": ("busy", 3),
+    "drops": ("drops", 1),
+    "rto_per_s": ("RTO/s", 3),
+    "fr_per_s": ("FR/s", 2),
+}
+#: The MPTCP part's measures in its table.
+MPTCP_TABLE_MEASURES = {
+    "mp_goodput_mbps": ("MPTCP Mb/s", 2),
+    "share_0": ("share p1 (10 pkts)", 3),
+    "share_1": ("share p2 (100 pkts)", 3),
+    "tcp_goodput_mbps": ("TCP Mb/s", 2),
+}
+
+
+def kernel_markdown(table: pd.DataFrame) -> str:
+    """A text table (:func:`kernel_table`) as GitHub-flavoured Markdown."""
+    header = [str(c) for c in table.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in table.itertuples(index=False):
+        lines.append(
+            "| " + " | ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in r) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _matches(mean: float, lo: float, hi: float, k_mean: float, tol: float, relative: bool) -> bool:
+    """A profile's mean inside the kernel's range [lo, hi], or within `tol` of its mean."""
+    if lo <= mean <= hi:
+        return True
+    return abs(mean - k_mean) <= (tol * abs(k_mean) if relative else tol)
+
+
+def kernel_claims(vs: pd.DataFrame, mp: pd.DataFrame | None = None) -> list[Claim]:
+    """The claims against the kernel, computed from the stored runs (none when no setting
+    was measured): per profile, in how many settings its mean utilisation is inside the
+    kernel's range or within the tolerance of its mean; in how many settings the linux
+    profile is closer to the kernel than rfc (utilisation, drops, RTO/s and FR/s where the
+    kernel's counters exist); for the MPTCP part, the subflows' shares and the goodputs."""
+    out: list[Claim] = []
+    measured = vs[vs.kernel_status == "measured"] if not vs.empty else vs
+    m = len(measured)
+    if m:
+        tol = KERNEL_UTILISATION_TOLERANCE
+        inside = {}
+        for p in PROFILES:
+            inside[p] = sum(
+                _matches(
+                    r[f"utilization_{p}_mean"],
+                    r["utilization_kernel_min"],
+                    r["utilization_kernel_max"],
+                    r["utilization_kernel_mean"],
+                    tol,
+                    True,
+                )
+                for r in measured.to_dict("records")
+            )
+        strictly = {
+            p: int(
+                (
+                    (measured[f"utilization_{p}_mean"] >= measured.utilization_kernel_min)
+                    & (measured[f"utilization_{p}_mean"] <= measured.utilization_kernel_max)
+                ).sum()
+            )
+            for p in PROFILES
+        }
+        releases = ", ".join(
+            sorted({x for r in measured.kernel_release for x in r.split(", ") if x})
+        )
+        out.append(
+            Claim(
+                "The linux profile's utilisation matches the kernel's in every measured setting",
+                f"the dumbbell grid on Linux {releases} ({m} settings measured of {len(vs)})",
+                "the kernel's mean and range over its seeds",
+                f"linux: within in {inside['linux']} of {m} settings ({strictly['linux']} inside "
+                f"the kernel's range); rfc: within in {inside['rfc']} of {m} "
+                f"({strictly['rfc']} inside the range)",
+                f"inside the kernel's [min, max] or within {100 * tol:g} % (relative) of its mean",
+                inside["linux"] == m,
+                "Each profile's mean over its seeds against the kernel's runs of the same "
+                "setting and seeds (runs whose emulator did not keep time left out). The "
+                "kernel's payload ceiling is the linux profile's (1448 of 1500 bytes).",
+            )
+        )
+        closer = []
+        won_util = None
+        for measure, label in (
+            ("utilization", "utilisation"),
+            ("drops", "bottleneck drops"),
+            ("rto_per_s", "RTO/s"),
+            ("fr_per_s", "FR/s"),
+        ):
+            k = measured[f"{measure}_kernel_mean"]
+            usable = k.notna()
+            if not usable.any():
+                closer.append(f"{label}: no kernel counters")
+                continue
+            dl = (measured[f"{measure}_linux_mean"] - k).abs()[usable]
+            dr = (measured[f"{measure}_rfc_mean"] - k).abs()[usable]
+            wins, ties = int((dl < dr).sum()), int((dl == dr).sum())
+            closer.append(
+                f"{label}: {wins} of {int(usable.sum())}" + (f" ({ties} ties)" if ties else "")
+            )
+            if measure == "utilization":
+                won_util = (wins, int(usable.sum()))
+        assert won_util is not None
+        out.append(
+            Claim(
+                "The linux profile is closer to the kernel than the rfc profile",
+                f"the measured settings of the dumbbell grid ({m})",
+                "closer in most settings",
+                "linux profile closer to the kernel than rfc in " + "; ".join(closer),
+                "distance of the means; utilisation decides the verdict (more than half)",
+                2 * won_util[0] > won_util[1],
+                "Closer: the absolute difference between the profile's mean and the kernel's "
+                "mean over seeds is smaller; equal distances count for neither.",
+            )
+        )
+    if mp is not None and not mp.empty:
+        mm = mp[mp.kernel_status == "measured"]
+        if len(mm):
+            parts = []
+            all_linux = True
+            for p in PROFILES:
+                share_ok = sum(
+                    _matches(
+                        r[f"share_0_{p}_mean"],
+                        r["share_0_kernel_min"],
+                        r["share_0_kernel_max"],
+                        r["share_0_kernel_mean"],
+                        SHARE_TOLERANCE,
+                        False,
+                    )
+                    for r in mm.to_dict("records")
+                )
+                mp_ok = sum(
+                    _matches(
+                        r[f"mp_goodput_mbps_{p}_mean"],
+                        r["mp_goodput_mbps_kernel_min"],
+                        r["mp_goodput_mbps_kernel_max"],
+                        r["mp_goodput_mbps_kernel_mean"],
+                        GOODPUT_TOLERANCE,
+                        True,
+                    )
+                    for r in mm.to_dict("records")
+                )
+                with_tcp = mm[mm.tcp == 1]
+                tcp_ok = sum(
+                    _matches(
+                        r[f"tcp_goodput_mbps_{p}_mean"],
+                        r["tcp_goodput_mbps_kernel_min"],
+                        r["tcp_goodput_mbps_kernel_max"],
+                        r["tcp_goodput_mbps_kernel_mean"],
+                        GOODPUT_TOLERANCE,
+                        True,
+                    )
+                    for r in with_tcp.to_dict("records")
+                )
+                parts.append(
+                    f"{p}: subflow shares in {share_ok} of {len(mm)}, MPTCP goodput in "
+                    f"{mp_ok} of {len(mm)}, TCP goodput in {tcp_ok} of {len(with_tcp)}"
+                )
+                if p == "linux":
+                    all_linux = share_ok == len(mm) and mp_ok == len(mm) and tcp_ok == len(with_tcp)
+            out.append(
+                Claim(
+                    "MPTCP over two paths of different buffers, alone and beside a TCP flow: "
+                    "the linux profile matches the kernel",
+                    f"experiments/linux-fidelity/mptcp.toml ({len(mm)} settings measured of "
+                    f"{len(mp)})",
+                    "the kernel's per-subflow shares, MPTCP and TCP goodput",
+                    "; ".join(parts),
+                    f"inside the kernel's range, or within ±{SHARE_TOLERANCE:g} (share) and "
+                    f"±{100 * GOODPUT_TOLERANCE:g} % (goodput) of its mean",
+                    all_linux,
+                    "A subflow's share is its part of the connection's bytes: on the kernel "
+                    "the packets the emulator delivered per subflow address pair (wire_share), "
+                    "in the simulator each path's throughput over the connection's.",
+                )
+            )
+    return out
+
+
+def kernel_utilization_figure(vs: pd.DataFrame):
+    """Per measured setting: each profile's mean utilisation (bars: lowest to highest seed)
+    against the kernel's mean (bars: its range), with the diagonal and the tolerance band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    measured = vs[vs.kernel_status == "measured"]
+    fig, ax = plt.subplots(figsize=(5.8, 5.4))
+    if measured.empty:
+        ax.text(0.5, 0.5, "no kernel runs stored", ha="center", va="center")
+        ax.set_axis_off()
+        return fig
+    cols = [
+        c
+        for c in measured.columns
+        if c.startswith("utilization_") and c.endswith(("_min", "_mean", "_max"))
+    ]
+    lo = float(np.nanmin(measured[cols].to_numpy(dtype=float))) - 0.02
+    hi = max(1.0, float(np.nanmax(measured[cols].to_numpy(dtype=float))) + 0.01)
+    line = np.linspace(lo, hi, 50)
+    tol = KERNEL_UTILISATION_TOLERANCE
+    ax.plot(line, line, "k-", lw=1, label="equal")
+    ax.fill_between(
+        line, line * (1 - tol), line * (1 + tol), color="0.88", label=f"±{100 * tol:g} %"
+    )
+    x = measured.utilization_kernel_mean.to_numpy(dtype=float)
+    xerr = error_bars(x, measured.utilization_kernel_min, measured.utilization_kernel_max)
+    for profile, style in (("linux", dict(marker="o")), ("rfc", dict(marker="s", mfc="white"))):
+        y = measured[f"utilization_{profile}_mean"].to_numpy(dtype=float)
+        yerr = error_bars(
+            y, measured[f"utilization_{profile}_min"], measured[f"utilization_{profile}_max"]
+        )
+        ax.errorbar(
+            x, y, xerr=xerr, yerr=yerr, ls="none", capsize=2, label=f"{profile} profile", **style
+        )
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.set_xlabel("utilisation, Linux kernel (mean, range over seeds)")
+    ax.set_ylabel("utilisation, plait profile (mean, range)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title(f"One point per measured setting ({len(measured)})", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# ---- The MPTCP part, simulated -------------------------------------------------------------
+
+
+def mptcp_sweep(
+    ccs: Sequence[str] = MPTCP_CCS,
+    tcps: Sequence[int] = MPTCP_TCP,
+    profiles: Sequence[str] = PROFILES,
+    duration: float = 30.0,
+    warmup: float = 5.0,
+    seeds: list[int] | int = 10,
+    out: Path | None = None,
+    fresh: bool = False,
+    progress: ProgressSink | None = None,
+    **where,
+) -> tuple[pd.DataFrame, list[Summary]]:
+    """The MPTCP part in the simulator: one sweep with the TCP flow, one without (the file
+    without the flow "tcp"), over the controllers and profiles; one row per run
+    (:func:`mptcp_rows`) and the sweeps' summaries."""
+    from plait.experiments import sweep_all
+
+    frames, summaries = [], []
+    for tcp in tcps:
+        zipped = {"flow.mp.cc": list(ccs)}
+        if tcp:
+            zipped["flow.tcp.cc"] = [cc.split(":", 1)[1] for cc in ccs]
+        result = sweep_all(
+            f"{NAME} (MPTCP)",
+            mptcp_scenario(tcp),
+            {
+                "tcp.profile": list(profiles),
+                "simulation.duration": [f"{duration:g}s"],
+                "simulation.warmup": [f"{warmup:g}s"],
+            },
+            zip=zipped,
+            seeds=seeds,
+            tables=("flows", "links", "paths"),
+            out=None if out is None else out / f"tcp{tcp}",
+            fresh=fresh,
+            progress=progress,
+            **where,
+        )
+        frames.append(
+            mptcp_rows(result.table("flows"), result.table("links"), result.table("paths"), tcp)
+        )
+        summaries.append(result.summary)
+    return pd.concat(frames, ignore_index=True), summaries
+
+
+def mptcp_rows(
+    flows: pd.DataFrame, links: pd.DataFrame, paths: pd.DataFrame, tcp: int
+) -> pd.DataFrame:
+    """One row per simulated MPTCP run: profile, cc, tcp, seed; the connection's and the TCP
+    flow's goodput (Mb/s), each subflow's share of the connection's throughput, and the drops
+    at each bottleneck."""
+    out = []
+    for run, f in flows.groupby("run", sort=False):
+        by = f.set_index("name")
+        p = paths[(paths.run == run) & (paths.flow == "mp")].sort_values("path")
+        total = float(p.throughput_bps.sum())
+        shares = (p.throughput_bps / total).tolist() if total > 0 else [math.nan, math.nan]
+        lk = links[(links.run == run) & (links.direction == "forward")].set_index("name")
+        out.append(
+            {
+                "part": "mptcp",
+                "profile": str(by["tcp.profile"].iloc[0]),
+                "cc": str(by["flow.mp.cc"].iloc[0]),
+                "tcp": int(tcp),
+                "seed": int(by["seed"].iloc[0]),
+                "mp_goodput_mbps": float(by.loc["mp", "goodput_bps"]) / 1e6,
+                "tcp_goodput_mbps": float(by.loc["tcp", "goodput_bps"]) / 1e6 if tcp else math.nan,
+                "share_0": shares[0],
+                "share_1": shares[1],
+                "drops_p1": int(lk.loc["p1", "drops"]),
+                "drops_p2": int(lk.loc["p2", "drops"]),
+            }
+        )
+    frame = pd.DataFrame(out)
+    return _ordered_mptcp(frame)
+
+
+def _ordered_mptcp(frame: pd.DataFrame) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    keys = {
+        "cc": lambda s: s.map({c: i for i, c in enumerate(MPTCP_CCS)}).fillna(len(MPTCP_CCS)),
+        "profile": lambda s: s.map({p: i for i, p in enumerate(PROFILES)}).fillna(len(PROFILES)),
+    }
+    by = [c for c in ("cc", "tcp", "profile", "seed") if c in frame.columns]
+    return frame.sort_values(
+        by, key=lambda s: keys[s.name](s) if s.name in keys else s, kind="stable"
+    ).reset_index(drop=True)
+
+
+#: The files :func:`write_kernel_outputs` writes.
+KERNEL_OUTPUT_FILES = {
+    "csv": "vs_kernel.csv",
+    "markdown": "vs_kernel.md",
+    "png": "kernel_utilization.png",
+    "mptcp_runs": "mptcp_runs.csv",
+    "mptcp_csv": "mptcp_vs_kernel.csv",
+    "mptcp_markdown": "mptcp_vs_kernel.md",
+}
+
+
+def write_kernel_outputs(
+    vs: pd.DataFrame, mp_runs: pd.DataFrame, mp_vs: pd.DataFrame, out_dir: Path
+):
+    """The comparison with the kernel: per-setting CSV and Markdown of the dumbbell and the
+    MPTCP part, the MPTCP runs, and the utilisation figure; all or none."""
+    outputs = Outputs()
+    folder = outputs.folder("--out", out_dir, tuple(KERNEL_OUTPUT_FILES.values()))
+    names = KERNEL_OUTPUT_FILES
+    with outputs.writing() as tx:
+        tx.write_bytes(folder.file(names["csv"]), vs.to_csv(index=False).encode())
+        tx.write_text(
+            folder.file(names["markdown"]),
+            kernel_markdown(kernel_table(vs, SETTING, KERNEL_TABLE_MEASURES)),
+        )
+        tx.write_with(folder.file(names["png"]), lambda p: _save(kernel_utilization_figure(vs), p))
+        tx.write_bytes(folder.file(names["mptcp_runs"]), mp_runs.to_csv(index=False).encode())
+        tx.write_bytes(folder.file(names["mptcp_csv"]), mp_vs.to_csv(index=False).encode())
+        tx.write_text(
+            folder.file(names["mptcp_markdown"]),
+            kernel_markdown(kernel_table(mp_vs, MPTCP_SETTING, MPTCP_TABLE_MEASURES)),
+        )
+    return {kind: folder.path / name for kind, name in names.items()}
+
+
+def kernel_main(
+    options: Options, only: Sequence[str] = (), store: Path | None = None, say=print
+) -> int:
+    """`plait reproduce linux-fidelity --kernel`: the kernel side of the grid at the run
+    length and seeds of `options` (the simulated side's), parts chosen by `only`, into the
+    committed store. Returns the exit code (2 with one line when not root or a bad --only)."""
+    import os
+    import sys as _sys
+
+    from plait.testbed import Refusal
+
+    try:
+        points = kernel_points(scale(options), parse_only(only))
+    except KernelUsage as e:
+        print(f"plait reproduce: {e}", file=_sys.stderr)
+        return 2
+    if os.geteuid() != 0:
+        print(
+            "plait reproduce: --kernel runs the grid on this machine's kernel and needs root "
+            "(network namespaces, TUN devices); the report reads the stored runs without it",
+            file=_sys.stderr,
+        )
+        return 2
+    if not points:
+        print("plait reproduce: --only: no setting of the grid matches", file=_sys.stderr)
+        return 2
+    store = store or KERNEL_DIR
+    try:
+        counts = measure_kernel(points, store, say=say)
+    except Refusal as e:
+        print(f"plait reproduce: {e}", file=_sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        # The runs that ended are stored whole; the one in progress was cleaned up by the
+        # testbed and nothing of it written. 130 = 128 + SIGINT, as every plait command.
+        print(
+            "plait reproduce: interrupted; the kernel runs that ended are stored in "
+            f"{store / 'runs'}, the next call measures the others",
+            file=_sys.stderr,
+        )
+        return 130
+    say(
+        f"{counts['measured']} kernel runs measured ({counts['flagged']} flagged), "
+        f"{counts['stored']} stored earlier: {store / 'runs'}"
+    )
+    return 0
+
+
 # ---- The experiment ------------------------------------------------------------------------
 
 
@@ -648,6 +1619,45 @@ def reproduce(options: Options) -> Section:
             figure_png(rto_figure(summary)),
         ),
     ]
+    kernel_runs, kernel_mptcp = kernel_frames(load_kernel(KERNEL_DIR))
+    windows = sorted(
+        {
+            (r.duration_s, r.warmup_s)
+            for f in (kernel_runs, kernel_mptcp)
+            if not f.empty
+            for r in f.itertuples()
+        }
+    )
+    kernel_runs, kernel_mptcp = _window_of(kernel_runs, sc), _window_of(kernel_mptcp, sc)
+    vs = versus_kernel(runs, kernel_runs)
+    mp_runs, mp_summaries = mptcp_sweep(
+        duration=sc.duration,
+        warmup=sc.warmup,
+        seeds=sc.seeds,
+        out=options.out / "runs-mptcp",
+        fresh=options.fresh,
+        progress=options.progress,
+        **options.where,
+    )
+    mp_vs = versus_kernel(mp_runs, kernel_mptcp, MPTCP_SETTING, MPTCP_MEASURES)
+    kernel_files = write_kernel_outputs(vs, mp_runs, mp_vs, options.out)
+    files.update({f"kernel_{kind}": path for kind, path in kernel_files.items()})
+    measured = int((vs.kernel_status == "measured").sum())
+    mp_measured = int((mp_vs.kernel_status == "measured").sum())
+    if measured:
+        figures.insert(
+            0,
+            Figure(
+                "Utilisation: the kernel against the two profiles",
+                "One point per measured setting: each profile's mean utilisation (bars: its "
+                "lowest to highest seed) against the kernel's mean (bars: the kernel's range "
+                f"over its runs); the band is ±{100 * KERNEL_UTILISATION_TOLERANCE:g} %.",
+                figure_png(kernel_utilization_figure(vs)),
+            ),
+        )
+    stored_windows = (
+        ", ".join(f"{d:g} s with {w:g} s warm-up" for d, w in windows) if windows else "none"
+    )
     setup = (
         "Packet level (plait's simulator, scenario experiments/linux-fidelity/scenario.toml): "
         f"N = {', '.join(map(str, NS))} bulk TCP flows from one host to another through a "
@@ -666,24 +1676,57 @@ def reproduce(options: Options) -> Section:
         "goodput (payload delivered in order) over the capacity; RTOs and fast retransmits "
         "are counted over all flows per second of the measurement window; distinct is the "
         "number of different results (payload bytes delivered) among the seeds.\n\n"
-        "There is no measured Linux data in this repository. The claims compare the two "
-        "profiles with each other; the Linux testbed numbers of the study that motivated "
-        "this comparison are not included, and the “expected” column states the "
-        "expectation under test, not a measurement."
+        "The kernel: the same scenario files, overrides and seeds run on Linux through "
+        "`plait testbed` (`plait reproduce linux-fidelity --kernel`, root), one run per setting "
+        "and seed (the kernel has no profile), stored in experiments/linux-fidelity/kernel/. "
+        f"Runs of this length stored: {len(kernel_runs)} of the dumbbell ({measured} of "
+        f"{len(vs)} settings measured), {len(kernel_mptcp)} of the MPTCP part ({mp_measured} "
+        f"of {len(mp_vs)}); run lengths stored: {stored_windows}. A setting without kernel "
+        "runs says “not measured”, and the claims against the kernel appear only when some "
+        "setting was measured. Runs whose emulator did not keep time (p99 lateness above a "
+        "tenth of a packet time) are counted but left out. The kernel's RTO/s and FR/s come "
+        "from its per-namespace counters where the testbed gives them (else —).\n\n"
+        "MPTCP part (experiments/linux-fidelity/mptcp.toml): one MPTCP connection over two "
+        "disjoint 10 Mb/s paths of 20 ms base RTT whose DropTail buffers are 10 (p1) and 100 "
+        "(p2) packets, subflows uncoupled Reno or CUBIC (the kernel has no coupled "
+        "controller), with and without one TCP flow of the same controller sharing p1; per "
+        "setting the connection's goodput, each subflow's share of its bytes and the TCP "
+        "flow's goodput. The first three claims compare the two profiles with each other; "
+        "the “expected” column states the expectation under test. The Linux testbed numbers "
+        "of the study that motivated this comparison are not included."
     )
     return Section(
         name=NAME,
         title=TITLE,
         paper=PAPER,
         setup=setup,
-        claims=claims(summary),
+        claims=claims(summary) + kernel_claims(vs, mp_vs),
         figures=figures,
-        tables=[("linux and rfc profiles per setting (means over seeds)", report_table(side))],
+        tables=[
+            (
+                "The kernel beside the linux and rfc profiles per setting: mean [lowest–highest] "
+                "over seeds",
+                kernel_table(vs, SETTING, KERNEL_TABLE_MEASURES),
+            ),
+            (
+                "MPTCP over two paths (p1 10 packets, p2 100), alone (tcp 0) and beside a TCP "
+                "flow on p1 (tcp 1): mean [lowest–highest] over seeds",
+                kernel_table(mp_vs, MPTCP_SETTING, MPTCP_TABLE_MEASURES),
+            ),
+            ("linux and rfc profiles per setting (means over seeds)", report_table(side)),
+        ],
         runs={
             "packet runs": summary_of_sweep.total,
             "run now": summary_of_sweep.done,
             "stored earlier": summary_of_sweep.reused,
             "failed": summary_of_sweep.failed,
+            "MPTCP packet runs (run now, stored earlier)": (
+                f"{sum(m.total for m in mp_summaries)} ({sum(m.done for m in mp_summaries)}, "
+                f"{sum(m.reused for m in mp_summaries)})"
+            ),
+            "kernel runs (this run length)": (
+                f"{len(kernel_runs)} dumbbell, {len(kernel_mptcp)} MPTCP"
+            ),
             "seeds": ", ".join(str(s) for s in sc.seeds),
             "where": summary_of_sweep.cluster or "nothing to run",
             "wall time": f"{time.perf_counter() - started:.0f} s",
