@@ -7,6 +7,10 @@ Parquet file per run, keyed by a hash of the resolved scenario, the seed and pla
 a run already stored is not run again, so an interrupted sweep resumes where it stopped. A
 failed run is recorded in OUT/failures/ and the sweep goes on.
 
+--testbed runs every point and seed on this machine's kernel instead (plait testbed: root),
+one run at a time in this process, into the same store, keyed apart from simulations
+(docs/testbed.md, "Sweeps on the kernel").
+
 Exit codes: 0 every run stored, 1 some runs failed, 2 a mistake in the input or in an option
 (nothing run, nothing written), 3 the cluster failed (finished runs kept), 130 interrupted by
 Ctrl-C, 143 stopped by SIGTERM, 129 by SIGHUP (finished runs kept: run the same command again
@@ -48,6 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LIST",
         help="replace sweep.tables: result tables to store, e.g. flows,links",
     )
+    p.add_argument(
+        "--testbed",
+        action="store_true",
+        help="run on this machine's kernel (plait testbed, root), one run at a time, into the "
+        "same store; not with the options of where runs go",
+    )
     add_cluster_options(p)
     add_max_memory(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -70,6 +80,31 @@ def _tables(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+#: Options of where runs go, with their defaults: none applies to --testbed.
+_CLUSTER_DEFAULTS = {
+    "workers": None,
+    "scheduler": None,
+    "slurm": False,
+    "pbs": False,
+    "max_workers": 10,
+    "queue": None,
+    "account": None,
+    "walltime": None,
+    "job_memory": "2GiB",
+    "job_directive": [],
+    "worker_wait": 600.0,
+    "batch": None,
+}
+
+
+def _testbed_conflict(args: argparse.Namespace) -> str | None:
+    """The first option of where runs go given with --testbed (as written), or None."""
+    for name, default in _CLUSTER_DEFAULTS.items():
+        if getattr(args, name, default) != default:
+            return "--" + name.replace("_", "-")
+    return None
+
+
 def main(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -78,7 +113,18 @@ def main(args: argparse.Namespace) -> int:
 
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     out = Path(args.out) if args.out else Path("results") / Path(args.file).stem
-    where = cluster_options(args)
+    if args.testbed:
+        conflict = _testbed_conflict(args)
+        if conflict is not None:
+            from plait.cli import fail
+
+            return fail(
+                f"--testbed and {conflict} exclude each other: testbed runs go one at a time "
+                "to this machine's kernel, in this process"
+            )
+        where = {"testbed": True}
+    else:
+        where = cluster_options(args)
     bar = _Bar(console, enabled=not args.quiet)
 
     def announce(definition, runs) -> None:
@@ -89,7 +135,8 @@ def main(args: argparse.Namespace) -> int:
             + ([f"{len(next(iter(definition.zip.values())))} zipped"] if definition.zip else [])
             + [f"{len(definition.seeds)} seed{'s' if len(definition.seeds) > 1 else ''}"]
         )
-        console.print(plain(f"sweep {args.file}: {len(runs)} runs ({shape}) into {out}"))
+        on = " on the kernel testbed" if args.testbed else ""
+        console.print(plain(f"sweep {args.file}: {len(runs)} runs ({shape}){on} into {out}"))
 
     try:
         result = sweep(
@@ -205,3 +252,67 @@ class _Bar:
         if self.progress is not None:
             self.progress.stop()
             self.progress = None
+
+    # ---- plait sweep --testbed: a line per run (runs take seconds) --------------------------
+
+    def kernel_start(self, todo: int, seconds: float, kernel: str) -> None:
+        from plait.cli.text import plain
+
+        if self.quiet or not todo:
+            return
+        self.console.print(
+            plain(
+                f"kernel {kernel}: {todo} run{'s' if todo > 1 else ''} to do, one at a time, "
+                f"about {_duration(seconds)} of real time (each: its duration and about "
+                f"{_setup_seconds():.1f} s of set-up)"
+            )
+        )
+
+    def kernel_wait(self, message: str) -> None:
+        from plait.cli.text import plain
+
+        if not self.quiet:
+            self.console.print(plain(message))
+
+    def kernel_run(self, done) -> None:
+        from plait.cli.text import plain
+
+        if self.quiet:
+            return
+        self.console.print(plain(kernel_line(done)))
+
+
+def kernel_line(done) -> str:
+    """One line per kernel run: its place, point and seed, then the goodput of its flows (sum,
+    and the range when there are several) and the emulator's lateness, or its error."""
+    point = ", ".join(f"{p}={v!r}" for p, v in done.run.params.items())
+    head = f"[{done.index + 1}/{done.todo}] {point + ', ' if point else ''}seed {done.run.seed}"
+    if done.result is None:
+        return f"{head}: FAILED after {done.seconds:.1f} s: {done.error}"
+    rates = [f["goodput_bps"] for f in done.result.flows if f.get("goodput_bps") is not None]
+    if rates:
+        goodput = f"goodput {sum(rates) / 1e6:.2f} Mb/s"
+        if len(rates) > 1:
+            goodput += f" over {len(rates)} flows ({min(rates) / 1e6:.2f}-{max(rates) / 1e6:.2f})"
+    else:
+        goodput = "no goodput measured"
+    tb = done.result.summary.get("testbed") or {}
+    p99 = tb.get("lateness_p99_us")
+    timing = f"lateness p99 {p99:.1f} us" if p99 is not None else "lateness unknown"
+    if tb.get("timing_flagged"):
+        timing += " FLAGGED (p99 above a tenth of a packet time)"
+    return f"{head}: {goodput}; {timing}; {done.seconds:.1f} s"
+
+
+def _setup_seconds() -> float:
+    from plait.testbed.sweep import SETUP_SECONDS
+
+    return SETUP_SECONDS
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 120:
+        return f"{seconds} s"
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min {rest % 60} s"

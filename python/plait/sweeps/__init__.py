@@ -117,6 +117,17 @@ class ProgressSink:
     def stop(self) -> None:
         pass
 
+    # With ``testbed=True`` (plait.testbed.sweep), also:
+
+    def kernel_start(self, todo: int, seconds: float, kernel: str) -> None:
+        """`todo` runs to do on kernel `kernel`, about `seconds` of real time."""
+
+    def kernel_run(self, done: Any) -> None:
+        """A kernel run ended (a :class:`plait.testbed.sweep.KernelRun`)."""
+
+    def kernel_wait(self, message: str) -> None:
+        """A run waits for another testbed run to end."""
+
 
 def sweep(
     scenario: Scenario,
@@ -136,6 +147,7 @@ def sweep(
     progress: ProgressSink | None = None,
     on_start: Callable[[Sweep, list[Run]], None] | None = None,
     worker_wait: float | None = WORKER_WAIT_SECONDS,
+    testbed: bool = False,
 ) -> SweepResult:
     """Runs `scenario` at every point of `grid` (all combinations) and `zip` (lists varied
     together), once per seed (`seeds`: a count n for seeds 1..n, or a list), and stores each
@@ -149,6 +161,12 @@ def sweep(
     fixes the runs per task (default: sized from measured run times). With `scheduler` or
     `jobqueue`, a wait of more than `worker_wait` seconds with no worker while runs remain
     (jobs that never start) raises :class:`ClusterError` (None: wait without end).
+
+    With `testbed`, the runs go to this machine's kernel (``plait testbed``, root), one after
+    another in this process, into the same store; they are keyed apart from simulations, and
+    `workers`, `scheduler`, `jobqueue`, `client` and `batch` do not apply (a ValueError).
+    Every run is planned and the machine checked before anything is written (see
+    :mod:`plait.testbed.sweep`).
 
     Without `out`, results are kept in a temporary folder and read into memory.
     Raises :class:`SweepError` for a bad definition, and ValueError for a bad option or a
@@ -169,8 +187,29 @@ def sweep(
         raise ValueError(f"worker_wait: expected a number of seconds, got {worker_wait!r}")
     if worker_wait is not None and not 0 < worker_wait < float("inf"):
         raise ValueError(f"worker_wait: expected a positive number of seconds, got {worker_wait}")
+    if testbed:
+        given = {
+            "workers": workers,
+            "scheduler": scheduler,
+            "jobqueue": jobqueue,
+            "client": client,
+            "batch": batch,
+        }
+        used = [name for name, value in given.items() if value is not None]
+        if used:
+            raise ValueError(
+                f"testbed: runs go one at a time to this machine's kernel; {used[0]} does not apply"
+            )
     definition = load(scenario, grid=grid, zip=zip, seeds=seeds, tables=tables)
-    runs = definition.runs(max_memory)
+    prepared = None
+    if testbed:
+        from plait.testbed import sweep as kernel_sweep
+
+        # Every run planned and the machine checked before the folder is made.
+        prepared = kernel_sweep.prepare(definition)
+        runs = prepared.runs
+    else:
+        runs = definition.runs(max_memory)
     # Where the runs go is checked, and an existing scheduler reached, before anything is
     # created: a mistake there leaves no folder behind.
     own_client = None
@@ -193,19 +232,33 @@ def sweep(
         if on_start is not None:
             # After the folder is known to be usable: a refused --out is the only message.
             on_start(definition, runs)
-        summary = _run(
-            definition,
-            runs,
-            store,
-            workers,
-            scheduler,
-            jobqueue,
-            client,
-            batch,
-            max_memory,
-            progress,
-            worker_wait,
-        )
+        if prepared is not None:
+            summary = kernel_sweep.execute(
+                definition,
+                prepared,
+                store,
+                progress,
+                lambda extra: {
+                    **definition.identity(),
+                    "parameters": definition.parameters,
+                    "token": uuid.uuid4().hex,
+                    **extra,
+                },
+            )
+        else:
+            summary = _run(
+                definition,
+                runs,
+                store,
+                workers,
+                scheduler,
+                jobqueue,
+                client,
+                batch,
+                max_memory,
+                progress,
+                worker_wait,
+            )
         result = SweepResult(root, summary, runs, definition.tables)
         if temporary:
             # Read everything before the folder goes.

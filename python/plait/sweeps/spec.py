@@ -25,7 +25,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,11 +87,21 @@ class Sweep:
         zip_rows = [{p: values[i] for p, values in self.zip.items()} for i in range(zip_len)]
         return [{**g, **z} for g in grid_rows for z in zip_rows]
 
-    def runs(self, max_memory: int | None = None) -> list[Run]:
+    def runs(
+        self,
+        max_memory: int | None = None,
+        kernel: str | None = None,
+        each: Callable[[Run, dict[str, Any]], None] | None = None,
+    ) -> list[Run]:
         """Every run, points in order and seeds innermost; each point is resolved and
         validated by the core (a :class:`SweepError` for the first that fails). A point whose
         estimated memory exceeds `max_memory` bytes is keyed without being made (its flows
-        are not expanded); its runs are refused where they run and recorded as failed."""
+        are not expanded); its runs are refused where they run and recorded as failed.
+
+        With `kernel` (a kernel release), the runs are the kernel testbed's and their keys
+        are derived with it (:func:`run_key`), never equal to a simulation's. `each` is called
+        with every run and its resolved scenario (seed set; the dict is reused for the next
+        seed, so copy what is kept)."""
         runs: list[Run] = []
         seen: dict[str, Run] = {}
         # A parameter with whole and fractional numbers ([1, 1.5]) is a float column in every
@@ -113,7 +123,7 @@ class Sweep:
             shown = {p: float(v) if p in floats else v for p, v in point.items()}
             for seed in self.seeds:
                 canonical.setdefault("simulation", {})["seed"] = seed
-                key = run_key(canonical)
+                key = run_key(canonical, kernel)
                 run = Run(key, seed, dict(shown), (*params, ("simulation.seed", str(seed))))
                 if key in seen:
                     raise SweepError(
@@ -122,6 +132,8 @@ class Sweep:
                     )
                 seen[key] = run
                 runs.append(run)
+                if each is not None:
+                    each(run, canonical)
         return runs
 
     def identity(self) -> dict[str, Any]:
@@ -136,10 +148,17 @@ class Sweep:
         }
 
 
-def run_key(canonical: Mapping[str, Any]) -> str:
-    """The content hash of a resolved scenario (seed included) and plait's version."""
+def run_key(canonical: Mapping[str, Any], kernel: str | None = None) -> str:
+    """The content hash of a resolved scenario (seed included) and plait's version. A run on
+    the kernel testbed (`kernel`: the kernel's release, ``uname -r``) also hashes where it ran
+    (``"source": "kernel"`` and the release), so a kernel run and a simulation of the same
+    scenario and seed never share a key: neither is ever reused as the other, and a run on
+    another kernel is a new run. A simulation's key is what it was before kernel runs."""
+    fields: dict[str, Any] = {"scenario": canonical, "plait": __version__}
+    if kernel is not None:
+        fields.update(source="kernel", kernel=kernel)
     identity = json.dumps(
-        {"scenario": canonical, "plait": __version__},
+        fields,
         sort_keys=True,
         separators=(",", ":"),
         allow_nan=False,

@@ -235,9 +235,10 @@ def _error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {first}"
 
 
-def _parquet(own: Any, run: Run) -> bytes:
+def _parquet(own: Any, run: Run, metadata: dict[bytes, bytes] | None = None) -> bytes:
     """`own` (an Arrow table, `plait.sweeps.arrow`) with the run's key, parameters and seed in
-    front, as Parquet bytes."""
+    front, as Parquet bytes; `metadata` is added to the file's schema metadata (a kernel run
+    records its kernel and the emulator's timing there, see `plait.testbed.sweep`)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -253,7 +254,10 @@ def _parquet(own: Any, run: Run) -> bytes:
             columns.append(own.column(i))
             names.append(name)
     buf = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_arrays(columns, names=names), buf)
+    table = pa.Table.from_arrays(columns, names=names)
+    if metadata:
+        table = table.replace_schema_metadata({**(own.schema.metadata or {}), **metadata})
+    pq.write_table(table, buf)
     return buf.getvalue().to_pybytes()
 
 
