@@ -5,7 +5,8 @@ measurement where the testbed can run.
 The stored runs in data/linux_fidelity_kernel/runs are real: `plait reproduce linux-fidelity
 --kernel`'s measuring path on Linux 6.18 (2 vCPUs, other work running), 4 s runs with a 1 s
 warm-up, seeds 1 and 2, of the dumbbell (Reno, N = 1 and 3, 20 packets, 20 ms) and of the MPTCP
-part (uncoupled Reno, with and without the TCP flow).
+part (uncoupled Reno, with and without the TCP flow), stored before the testbed gave namespace
+counters; and one 5 s run (1 s warm-up) of 6 Reno flows through 5 packets with them.
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ def test_mptcp_scenario_without_the_tcp_flow_is_the_file_without_it():
 def test_kernel_rows_read_the_stored_summaries():
     records = _records()
     dumbbell, mptcp = lf.kernel_frames(records)
-    assert len(dumbbell) == 4 and len(mptcp) == 4
+    assert len(lf._window_of(dumbbell, SHORT)) == 4 and len(mptcp) == 4
+    assert len(dumbbell) == 5
     for r in records:
         row = lf.kernel_row(r)
         s = r["summary"]
@@ -117,8 +119,14 @@ def test_kernel_rows_read_the_stored_summaries():
                 x for x in s["links"] if x["name"] == "bottleneck" and x["direction"] == "forward"
             )
             assert (row["busy"], row["drops"]) == (link["utilization"], link["drops"])
-            # No per-namespace counters stored in these runs: null, never zero.
-            assert row["rto_per_s"] is None and row["fr_per_s"] is None
+            counters = s["testbed"].get("nstat")
+            if counters is None:
+                # No per-namespace counters stored in this run: null, never zero.
+                assert row["rto_per_s"] is None and row["fr_per_s"] is None
+            else:
+                # The sender's: 3 timeouts and 155 SACK recoveries in the 4 s window.
+                assert (row["timeouts"], row["fast_retransmits"]) == (3, 155)
+                assert (row["rto_per_s"], row["fr_per_s"]) == (0.75, 38.75)
         else:
             shares = [p["wire_share"] for p in sorted(s["paths"], key=lambda p: p["path"])]
             assert [row["share_0"], row["share_1"]] == shares
@@ -127,13 +135,31 @@ def test_kernel_rows_read_the_stored_summaries():
 
 def test_kernel_counters_are_read_when_the_testbed_gives_them():
     record = next(r for r in _records() if r["part"] == "dumbbell")
-    record["summary"]["testbed"]["hosts"] = {
-        "src": {"nstat": {"TcpExtTCPTimeouts": 3, "TcpExtTCPSackRecovery": 9}}
+    # The shape plait.testbed.runner gives: host -> counter -> growth over the window.
+    record["summary"]["testbed"]["nstat"] = {
+        "src": {"TcpExtTCPTimeouts": 3, "TcpExtTCPSackRecovery": 9, "TcpExtTCPRenoRecovery": 0},
+        "dst": {"TcpExtTCPTimeouts": 100},
     }
     row = lf.kernel_row(record)
     window = record["duration_s"] - record["warmup_s"]
     assert (row["timeouts"], row["fast_retransmits"]) == (3, 9)
     assert row["rto_per_s"] == pytest.approx(3 / window)
+    # Stored without the counters that did not grow; read the same.
+    point = lf.KernelPoint(
+        "dumbbell",
+        tuple(record["setting"].items()),
+        record["seed"],
+        record["duration_s"],
+        record["warmup_s"],
+    )
+    stored = lf.kernel_record(point, record["summary"], "2026-11-29T07:00:00Z")
+    assert stored["summary"]["testbed"]["nstat"]["src"] == {
+        "TcpExtTCPTimeouts": 3,
+        "TcpExtTCPSackRecovery": 9,
+    }
+    assert stored["overrides"]["flow.bulk.count"] == "1"
+    again = lf.kernel_row(stored)
+    assert (again["timeouts"], again["fast_retransmits"]) == (3, 9)
 
 
 @pytest.fixture(scope="module")
@@ -379,6 +405,9 @@ def test_two_short_kernel_runs_are_measured_and_stored(tmp_path, testbed_turn):
         row = lf.kernel_row(r)
         # One Reno flow through 100 packets fills the 10 Mb/s link (payload ceiling 0.965).
         assert 0.8 < row["utilization"] <= 0.97, row
+        if "nstat" in r["summary"]["testbed"]:
+            # The sender's namespace counters: RTO/s and FR/s are numbers, not null.
+            assert row["rto_per_s"] is not None and row["fr_per_s"] is not None
     assert len(pd.read_csv(tmp_path / "index.csv")) == 2
     assert lf.measure_kernel(points, tmp_path, say=said.append)["measured"] == 0
     shutil.rmtree(tmp_path / "runs")

@@ -653,8 +653,12 @@ MPTCP_MEASURES = (
     "drops_p1",
     "drops_p2",
 )
-#: Where the testbed puts per-namespace counters (docs/testbed.md): host -> {counter: value}
-#: over the window; the kernel's RTOs and fast-retransmit episodes of a flow are its sender's.
+#: The kernel's counters of a sender's namespace (the testbed summary's `testbed.nstat`, host
+#: -> {counter: growth over the window}, as plait.testbed.runner reads them): retransmission
+#: timeouts that fired (net/ipv4/tcp_timer.c, tcp_retransmit_timer), and loss-recovery
+#: episodes entered on duplicate ACKs or SACK (net/ipv4/tcp_input.c, tcp_enter_recovery), the
+#: simulator's fast retransmits. Every sender of the dumbbell is in the host `src`, and only
+#: its flows' senders, so the namespace's counts are the flows' total.
 TIMEOUT_COUNTERS = ("TcpExtTCPTimeouts",)
 RECOVERY_COUNTERS = ("TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
 
@@ -828,7 +832,8 @@ _TIMING_KEYS = ("kernel", "lateness_p50_us", "lateness_p99_us", "lateness_max_us
 def kernel_record(point: KernelPoint, summary: dict, date: str) -> dict:
     """The stored form of one kernel run: what was run (part, setting, seed, scenario file,
     overrides, run length), the kernel release, the emulator's lateness and flag, the date, and
-    the testbed's JSON summary (its rows without the timing keys each repeats)."""
+    the testbed's JSON summary (its rows without the timing keys each repeats, its namespace
+    counters without those that did not grow)."""
     tb = summary["testbed"]
     slim = dict(summary)
     for table in ("flows", "links", "paths"):
@@ -836,6 +841,13 @@ def kernel_record(point: KernelPoint, summary: dict, date: str) -> dict:
             {k: v for k, v in row.items() if k not in _TIMING_KEYS}
             for row in summary.get(table) or []
         ]
+    nstat = (summary.get("testbed") or {}).get("nstat")
+    if isinstance(nstat, dict):
+        # Of the ~220 counters per namespace, the few that grew (a missing one grew by 0).
+        slim["testbed"] = {
+            **summary["testbed"],
+            "nstat": {host: {k: v for k, v in c.items() if v} for host, c in nstat.items()},
+        }
     scenario = SCENARIO if point.part == "dumbbell" else MPTCP_SCENARIO
     return {
         "experiment": NAME,
@@ -976,14 +988,10 @@ def load_kernel(store: Path = KERNEL_DIR) -> list[dict]:
 
 
 def _counters(summary: dict, host: str) -> dict | None:
-    """The kernel's per-namespace counters of `host` over the window, when the testbed gave
-    them (`testbed.hosts[host].nstat`, or `testbed.nstat[host]`); else None."""
-    tb = summary.get("testbed") or {}
-    hosts = tb.get("hosts")
-    if isinstance(hosts, dict) and isinstance(hosts.get(host), dict):
-        entry = hosts[host]
-        return entry.get("nstat", entry) if isinstance(entry.get("nstat", entry), dict) else None
-    nstat = tb.get("nstat")
+    """The kernel's counters of `host`'s namespace over the window (`testbed.nstat[host]`:
+    counter name -> growth from the warm-up's end to the run's end, as nstat names them), or
+    None when the testbed summary has none (runs stored before it gave them)."""
+    nstat = (summary.get("testbed") or {}).get("nstat")
     if isinstance(nstat, dict) and isinstance(nstat.get(host), dict):
         return nstat[host]
     return None
