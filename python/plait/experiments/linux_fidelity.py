@@ -872,18 +872,26 @@ def kernel_record(point: KernelPoint, summary: dict, date: str) -> dict:
 
 
 def _run_on_kernel(point: KernelPoint) -> dict:
-    """One kernel run of `point` through plait testbed; its JSON summary."""
+    """One kernel run of `point` through plait testbed; its JSON summary. Every flow starts
+    when the simulator drew it for the same seed (as `plait testbed run --compare`): the
+    simulation of the same file and overrides is run first (its draws of the start times do
+    not depend on the profile or the setting, only on the seed)."""
     import json
 
+    import plait
     from plait import _core
     from plait.api import _load, _override_pairs
     from plait.testbed import plan_scenario, run_plan
+    from plait.testbed.compare import simulated_starts, with_starts
 
-    text, source, fmt = _load(_scenario_of(point))
+    scenario = _scenario_of(point)
+    text, source, fmt = _load(scenario)
     canonical = json.loads(
         _core.canonical_scenario(text, source, fmt, _override_pairs(point.overrides()))
     )
-    return run_plan(plan_scenario(canonical, point.seed)).summary
+    plan = plan_scenario(canonical, point.seed)  # refuses before anything runs
+    simulation = plait.run(scenario, seed=point.seed, overrides=point.overrides())
+    return run_plan(with_starts(plan, simulated_starts(simulation.flows))).summary
 
 
 def _run_waiting_for_lock(point: KernelPoint, say, run, wait_s: float = 1800.0) -> dict:
