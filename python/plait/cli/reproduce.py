@@ -7,6 +7,11 @@ Dask cluster, and are stored under OUT/<experiment>/runs, so a second call reuse
 interrupted one resumes. Nothing is written into the source tree: by default everything goes
 to results/reproduce under the current folder.
 
+`plait reproduce linux-fidelity --kernel` (root) measures that experiment's grid on this
+machine's kernel instead (plait testbed, one run at a time, into the committed store
+experiments/linux-fidelity/kernel/; runs stored there are skipped; the estimated real time is
+printed first; `--only SETTING=V[,V...]` selects settings) and writes no report.
+
 Exit codes: 0 the report is written (whatever the verdicts), 1 some runs failed (each recorded;
 the next call runs them again; no report), 2 a mistake in the command line (nothing written),
 70 an internal error (a bug in plait: its traceback), 130 interrupted (finished runs kept).
