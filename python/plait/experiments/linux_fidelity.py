@@ -957,8 +957,8 @@ def measure_kernel(
                 + (f"; about {_hms(left)} left" if i < len(todo) else "")
             )
     finally:
-        # The index follows the runs stored, also after an interrupt.
-        if runs_dir.is_dir() and (measured or not (store / "index.csv").exists()):
+        # The index follows the runs stored, also after an interrupt (or a file removed).
+        if runs_dir.is_dir():
             write_index(store)
     return {"measured": measured, "stored": stored, "flagged": flagged}
 
