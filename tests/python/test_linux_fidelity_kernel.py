@@ -418,3 +418,28 @@ def test_two_short_kernel_runs_are_measured_and_stored(tmp_path, testbed_turn):
     assert len(pd.read_csv(tmp_path / "index.csv")) == 2
     assert lf.measure_kernel(points, tmp_path, say=said.append)["measured"] == 0
     shutil.rmtree(tmp_path / "runs")
+
+
+def test_flagged_kernel_runs_are_counted_but_left_out():
+    """A run whose emulator did not keep time is not a measurement of the kernel: the setting's
+    statistics come from the others, and the count of flagged runs is shown."""
+    records = [r for r in _records() if r["part"] == "dumbbell" and r["setting"]["n"] == 1]
+    assert len(records) == 2
+    records[0]["timing_flagged"] = True
+    kernel, _ = lf.kernel_frames(records)
+    sim = pd.DataFrame(
+        [
+            {"buffer": 20, "n": 1, "rtt_ms": 20.0, "cc": "reno", "profile": p, "seed": 1,
+             "utilization": 0.96, "busy": 0.99, "drops": 10, "rto_per_s": 0.0, "fr_per_s": 1.0}
+            for p in lf.PROFILES
+        ]
+    )  # fmt: skip
+    vs = lf.versus_kernel(sim, kernel)
+    row = vs.iloc[0]
+    assert (row.kernel_runs, row.kernel_flagged) == (1, 1)
+    assert row.utilization_kernel_mean == lf.kernel_row(records[1])["utilization"]
+    table = lf.kernel_table(vs, lf.SETTING, lf.KERNEL_TABLE_MEASURES)
+    assert table.iloc[0]["kernel runs"] == "1 (+1 flagged)"
+    records[1]["timing_flagged"] = True
+    vs = lf.versus_kernel(sim, lf.kernel_frames(records)[0])
+    assert vs.iloc[0].kernel_status == "not measured" and vs.iloc[0].kernel_flagged == 2
