@@ -211,9 +211,11 @@ def test_report_sets_the_kernel_beside_both_profiles(simulated, tmp_path):
             )
         assert math.isnan(r.rto_per_s_kernel_mean)
     table = lf.kernel_table(vs, lf.SETTING, lf.KERNEL_TABLE_MEASURES)
-    small = table[table.buffer == 5].iloc[0]
+    assert list(table.columns[:5]) == ["buffer (pkts)", "N", "RTT (ms)", "cc", "kernel runs"]
+    small = table[table["buffer (pkts)"] == 5].iloc[0]
     assert small["util kernel"] == "not measured" and small["util linux"] != "not measured"
-    big = table[(table.buffer == 20) & (table.n == 1)].iloc[0]
+    big = table[(table["buffer (pkts)"] == 20) & (table["N"] == 1)].iloc[0]
+    assert big["RTT (ms)"] == "20"
     assert big["util kernel"].count("[") == 1 and big["RTO/s kernel"] == "—"
     md = lf.kernel_markdown(table)
     assert md.count("not measured") == 2 * len(lf.KERNEL_TABLE_MEASURES)

@@ -1155,12 +1155,19 @@ def _cell(mean: float, lo: float, hi: float, digits: int) -> str:
     return f"{mean:.{digits}f} [{lo:.{digits}f}–{hi:.{digits}f}]"
 
 
+#: Column names of the settings in the kernel tables.
+SETTING_LABELS = {"buffer": "buffer (pkts)", "n": "N", "rtt_ms": "RTT (ms)", "tcp": "TCP flow"}
+
+
 def kernel_table(vs: pd.DataFrame, setting: Sequence[str], measures: dict[str, tuple[str, int]]):
     """The comparison with the kernel as text cells: per setting and measure, `mean [min–max]`
     of the kernel, linux and rfc; "not measured" where the kernel has no runs."""
     out = []
     for r in vs.to_dict("records"):
-        row = {k: r[k] for k in setting}
+        row = {
+            SETTING_LABELS.get(k, k): f"{r[k]:g}" if isinstance(r[k], float) else r[k]
+            for k in setting
+        }
         row["kernel runs"] = f"{r['kernel_runs']}" + (
             f" (+{r['kernel_flagged']} flagged)" if r["kernel_flagged"] else ""
         )
