@@ -261,26 +261,55 @@ pub fn set_congestion(fd: RawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// The fields of TCP_INFO the testbed reports (linux/tcp.h `struct tcp_info`).
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+/// The fields of TCP_INFO the testbed reports (linux/tcp.h `struct tcp_info`). Counters count
+/// from the connection's start; the runner subtracts the warm-up's reading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TcpInfo {
+    /// Bytes of `struct tcp_info` the kernel filled (getsockopt's returned length): fields
+    /// past it are absent (None), not zero.
+    pub info_len: u32,
     pub state: u8,
+    /// `tcpi_ca_state`: 0 Open, 1 Disorder, 2 CWR, 3 Recovery, 4 Loss.
+    pub ca_state: u8,
     pub snd_mss: u32,
+    /// Segments sent and not yet acknowledged (`tcpi_unacked`), and bytes written by the
+    /// application not yet sent (`tcpi_notsent_bytes`).
+    pub unacked: u32,
+    pub notsent_bytes: u32,
+    /// Smoothed RTT and its mean deviation (RFC 6298 SRTT, RTTVAR), microseconds.
     pub rtt_us: u32,
     pub rttvar_us: u32,
+    /// The least RTT sample in the kernel's min-RTT window (`tcp_min_rtt_wlen`, 300 s).
     pub min_rtt_us: u32,
     pub snd_cwnd: u32,
     pub snd_ssthresh: u32,
+    /// Segments retransmitted (`tp->total_retrans`: fast, RACK, TLP and RTO retransmissions).
     pub total_retrans: u32,
     pub lost: u32,
     pub bytes_acked: u64,
     pub bytes_retrans: u64,
+    /// Segments sent, pure ACKs, SYN and FIN included (`tcpi_segs_out`).
+    pub segs_out: u32,
+    /// Data segments sent, retransmissions included (`tcpi_data_segs_out`).
     pub data_segs_out: u32,
     pub delivery_rate: u64,
+    /// Data segments delivered to the peer, cumulatively or selectively acknowledged
+    /// (`tcpi_delivered`, Linux 4.18+).
+    pub delivered: Option<u32>,
+    /// Payload bytes sent, retransmissions included (`tcpi_bytes_sent`, 4.19+).
+    pub bytes_sent: Option<u64>,
+    pub dsack_dups: Option<u32>,
+    /// Retransmission timeouts that fired, recurring ones and SYN's included
+    /// (`tcpi_total_rto`, Linux 6.7+), RTO recovery episodes (`tcpi_total_rto_recoveries`) and
+    /// the milliseconds spent in them (`tcpi_total_rto_time`).
+    pub total_rto: Option<u32>,
+    pub total_rto_recoveries: Option<u32>,
+    pub total_rto_time_ms: Option<u32>,
 }
 
-/// Kernel `struct tcp_info` up to `tcpi_bytes_retrans` (Linux 4.19+; 6.x adds more fields
-/// after it, which a shorter buffer simply does not receive).
+/// Kernel `struct tcp_info` up to `tcpi_total_rto_time` (include/uapi/linux/tcp.h of Linux
+/// 6.7+, 248 bytes). Older kernels fill a prefix of it (they return the length they wrote); 7.0
+/// appends Accurate ECN counters after it, which this shorter buffer does not receive.
 #[repr(C)]
 #[derive(Default)]
 struct RawTcpInfo {
@@ -334,13 +363,65 @@ struct RawTcpInfo {
     delivered_ce: u32,
     bytes_sent: u64,
     bytes_retrans: u64,
+    dsack_dups: u32,
+    reord_seen: u32,
+    rcv_ooopack: u32,
+    snd_wnd: u32,
+    rcv_wnd: u32,
+    rehash: u32,
+    total_rto: u16,
+    total_rto_recoveries: u16,
+    total_rto_time: u32,
+}
+
+/// Whether the kernel's `len` bytes cover the field at `offset` of `size` bytes.
+fn covers(len: usize, offset: usize, size: usize) -> bool {
+    len >= offset + size
+}
+
+impl RawTcpInfo {
+    /// The reported fields of the first `len` bytes the kernel wrote; a field past them is
+    /// None (a kernel older than the field), never a zero read from our own buffer.
+    fn report(&self, len: usize) -> TcpInfo {
+        use std::mem::offset_of;
+        let has = |offset: usize, size: usize| covers(len, offset, size);
+        TcpInfo {
+            info_len: len as u32,
+            state: self.state,
+            ca_state: self.ca_state,
+            snd_mss: self.snd_mss,
+            unacked: self.unacked,
+            notsent_bytes: self.notsent_bytes,
+            rtt_us: self.rtt,
+            rttvar_us: self.rttvar,
+            min_rtt_us: self.min_rtt,
+            snd_cwnd: self.snd_cwnd,
+            snd_ssthresh: self.snd_ssthresh,
+            total_retrans: self.total_retrans,
+            lost: self.lost,
+            bytes_acked: self.bytes_acked,
+            bytes_retrans: self.bytes_retrans,
+            segs_out: self.segs_out,
+            data_segs_out: self.data_segs_out,
+            delivery_rate: self.delivery_rate,
+            delivered: has(offset_of!(RawTcpInfo, delivered), 4).then_some(self.delivered),
+            bytes_sent: has(offset_of!(RawTcpInfo, bytes_sent), 8).then_some(self.bytes_sent),
+            dsack_dups: has(offset_of!(RawTcpInfo, dsack_dups), 4).then_some(self.dsack_dups),
+            total_rto: has(offset_of!(RawTcpInfo, total_rto), 2)
+                .then_some(u32::from(self.total_rto)),
+            total_rto_recoveries: has(offset_of!(RawTcpInfo, total_rto_recoveries), 2)
+                .then_some(u32::from(self.total_rto_recoveries)),
+            total_rto_time_ms: has(offset_of!(RawTcpInfo, total_rto_time), 4)
+                .then_some(self.total_rto_time),
+        }
+    }
 }
 
 /// Reads TCP_INFO of a TCP socket.
 pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     let mut raw = RawTcpInfo::default();
     let mut len = std::mem::size_of::<RawTcpInfo>() as libc::socklen_t;
-    // SAFETY: the kernel writes at most `len` bytes into `raw`.
+    // SAFETY: the kernel writes at most `len` bytes into `raw` and returns how many it wrote.
     check(unsafe {
         libc::getsockopt(
             fd,
@@ -350,21 +431,7 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
             &mut len,
         )
     })?;
-    Ok(TcpInfo {
-        state: raw.state,
-        snd_mss: raw.snd_mss,
-        rtt_us: raw.rtt,
-        rttvar_us: raw.rttvar,
-        min_rtt_us: raw.min_rtt,
-        snd_cwnd: raw.snd_cwnd,
-        snd_ssthresh: raw.snd_ssthresh,
-        total_retrans: raw.total_retrans,
-        lost: raw.lost,
-        bytes_acked: raw.bytes_acked,
-        bytes_retrans: raw.bytes_retrans,
-        data_segs_out: raw.data_segs_out,
-        delivery_rate: raw.delivery_rate,
-    })
+    Ok(raw.report(len as usize))
 }
 
 /// IPPROTO_MPTCP (include/uapi/linux/in.h).
@@ -437,7 +504,73 @@ mod tests {
     #[test]
     fn ifreq_and_tcp_info_layouts() {
         assert_eq!(std::mem::size_of::<IfReqFlags>(), 40);
-        // tcpi_bytes_retrans ends at byte 216 of struct tcp_info (linux/tcp.h, 4.19+).
-        assert_eq!(std::mem::size_of::<RawTcpInfo>(), 216);
+        // Offsets of struct tcp_info in include/uapi/linux/tcp.h: tcpi_bytes_retrans ends at
+        // byte 216 (4.19+), then six __u32 (dsack_dups .. rehash), then tcpi_total_rto and
+        // tcpi_total_rto_recoveries (__u16 each) and tcpi_total_rto_time (__u32), 6.7+.
+        use std::mem::offset_of;
+        assert_eq!(offset_of!(RawTcpInfo, total_retrans), 100);
+        assert_eq!(offset_of!(RawTcpInfo, data_segs_out), 156);
+        assert_eq!(offset_of!(RawTcpInfo, delivered), 192);
+        assert_eq!(offset_of!(RawTcpInfo, bytes_retrans), 208);
+        assert_eq!(offset_of!(RawTcpInfo, dsack_dups), 216);
+        assert_eq!(offset_of!(RawTcpInfo, rehash), 236);
+        assert_eq!(offset_of!(RawTcpInfo, total_rto), 240);
+        assert_eq!(offset_of!(RawTcpInfo, total_rto_recoveries), 242);
+        assert_eq!(offset_of!(RawTcpInfo, total_rto_time), 244);
+        assert_eq!(std::mem::size_of::<RawTcpInfo>(), 248);
+    }
+
+    #[test]
+    fn fields_past_the_kernels_length_are_absent_not_zero() {
+        let raw = RawTcpInfo {
+            total_retrans: 7,
+            delivered: 900,
+            bytes_sent: 1_000_000,
+            total_rto: 3,
+            total_rto_recoveries: 2,
+            total_rto_time: 450,
+            ..RawTcpInfo::default()
+        };
+        // A 6.1 kernel writes 236 bytes (up to tcpi_rcv_wnd; tcpi_rehash came in 6.2): no RTO
+        // counters.
+        let old = raw.report(236);
+        assert_eq!(old.total_retrans, 7);
+        assert_eq!(
+            (old.delivered, old.bytes_sent),
+            (Some(900), Some(1_000_000))
+        );
+        assert_eq!(old.total_rto, None);
+        assert_eq!(old.total_rto_recoveries, None);
+        assert_eq!(old.total_rto_time_ms, None);
+        // A 4.19 kernel (216 bytes) has delivered and bytes_sent, not dsack_dups.
+        let v419 = raw.report(216);
+        assert_eq!((v419.bytes_sent, v419.dsack_dups), (Some(1_000_000), None));
+        // 242 bytes cover tcpi_total_rto but not the recoveries after it.
+        let cut = raw.report(242);
+        assert_eq!((cut.total_rto, cut.total_rto_recoveries), (Some(3), None));
+        let new = raw.report(248);
+        assert_eq!(new.total_rto, Some(3));
+        assert_eq!(new.total_rto_recoveries, Some(2));
+        assert_eq!(new.total_rto_time_ms, Some(450));
+        assert_eq!(new.info_len, 248);
+    }
+
+    #[test]
+    fn tcp_info_of_a_loopback_connection_reads_this_kernels_struct() {
+        // Loopback exists in every network namespace: no privileges needed.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let client = std::net::TcpStream::connect(addr).unwrap();
+        let (_server, _) = listener.accept().unwrap();
+        let info = tcp_info(client.as_raw_fd()).unwrap();
+        assert_eq!(info.state, 1); // TCP_ESTABLISHED
+        assert!(info.info_len >= 104, "{info:?}");
+        assert!(info.info_len <= 248);
+        assert_eq!(info.total_retrans, 0);
+        // The kernel's length decides: a 6.7+ kernel gives tcpi_total_rto, an older one not.
+        assert_eq!(info.total_rto.is_some(), info.info_len >= 242, "{info:?}");
+        if let Some(rto) = info.total_rto {
+            assert_eq!(rto, 0);
+        }
     }
 }

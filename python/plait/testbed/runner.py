@@ -263,6 +263,17 @@ class _Run:
             out.update({(host, *k): v for k, v in _parse_ss(p.stdout).items()})
         return out
 
+    def _namespace_counters(self) -> dict[str, dict[str, int]]:
+        """Every sender namespace's TCP counters now (`/proc/net/snmp` and `/proc/net/netstat`
+        read inside it: the `Tcp`, `TcpExt` and `MPTcpExt` lines nstat shows), keyed by host."""
+        out: dict[str, dict[str, int]] = {}
+        for host in sorted({f.src for f in self.plan.flows}):
+            ns = self.namespaces[self.plan.hosts.index(host)]
+            p = _sh("ip", "netns", "exec", ns, "cat", "/proc/net/snmp", "/proc/net/netstat",
+                    check=False)  # fmt: skip
+            out[host] = _parse_proc_counters(p.stdout)
+        return out
+
     def _exec(self, host: str, cpu: int, argv: list[str], log: str) -> subprocess.Popen:
         ns = self.namespaces[self.plan.hosts.index(host)]
         p = subprocess.Popen(
@@ -332,6 +343,8 @@ class _Run:
                 str(f.stop_ns),
                 "--sample-ns",
                 str(sample),
+                "--mark-ns",
+                str(plan.warmup_ns),
                 "--report",
                 rep,
             ]
@@ -352,8 +365,10 @@ class _Run:
         _sleep_until(mark_at)
         assert self.emulator is not None
         self.emulator.send_signal(signal.SIGUSR1)
+        self.counters_mark = self._namespace_counters()
         self.subflows_mark = self._subflow_state()
         _sleep_until(end_at)
+        self.counters_end = self._namespace_counters()
         self.subflows_end = self._subflow_state()
         for _, _, p in clients:
             _stop(p, 2.0)
@@ -380,6 +395,10 @@ class _Run:
             "timing_flagged": flagged,
         }
         window_s = (plan.duration_ns - plan.warmup_ns) / 1e9
+        nstat = _counter_deltas(
+            getattr(self, "counters_mark", {}), getattr(self, "counters_end", {})
+        )
+        sockets: dict[str, dict[str, int | None]] = {}
         flows, series, paths = [], [], []
         for (f, srep, _), (_, crep, _) in zip(servers, clients):
             s = _read_json(Path(srep))
@@ -389,12 +408,17 @@ class _Run:
             at_end = _cumulative_at(samples, plan.duration_ns)
             infos = c.get("tcp_info") or []
             info = infos[-1]["info"] if infos else {}
-            # TCP_INFO counts from the connection's start: subtract the last sample taken by
-            # the end of the warm-up, so that the counters cover the window as plait run's do.
+            # TCP_INFO counts from the connection's start: subtract its reading at the end of
+            # the warm-up (the sender's `mark`; else the last sample by then), so that the
+            # counters cover the window as plait run's do. A flow that starts after the
+            # warm-up counts from its start, as in the simulator.
             before = {}
-            for row in infos:
-                if row["t_ns"] <= plan.warmup_ns:
-                    before = row["info"]
+            if f.start_ns < plan.warmup_ns:
+                for row in infos:
+                    if row["t_ns"] <= plan.warmup_ns:
+                        before = row["info"]
+                if c.get("mark"):
+                    before = c["mark"]["info"]
             if f.subflows:
                 # TCP_INFO on an MPTCP socket is one subflow's: not the connection's counters.
                 info, before = {}, {}
@@ -403,6 +427,11 @@ class _Run:
                 _add_subflow_state(rows, f, getattr(self, "subflows_mark", {}),
                                    getattr(self, "subflows_end", {}))  # fmt: skip
                 paths.extend(rows)
+            if info:
+                sockets[f.name] = {
+                    "info_len": info.get("info_len"),
+                    **{k: _since(info, before, k) for k in SOCKET_COUNTERS},
+                }
             if plan.sample_ns:  # as plait run: series only with a sample_interval
                 series.extend(_series(f.name, infos, samples, plan))
             flows.append(
@@ -419,8 +448,11 @@ class _Run:
                     "bytes_delivered": at_end - at_warmup,
                     "packets_sent": _since(info, before, "data_segs_out"),
                     "retransmissions": _since(info, before, "total_retrans"),
-                    "fast_retransmits": None,
-                    "timeouts": None,
+                    "fast_retransmits": _sole_sender_count(f, plan, nstat, RECOVERY_COUNTERS),
+                    # RTOs from the socket (tcpi_total_rto, Linux 6.7+), else the namespace's.
+                    "timeouts": _since(info, before, "total_rto")
+                    if info.get("total_rto") is not None
+                    else _sole_sender_count(f, plan, nstat, TIMEOUT_COUNTERS),
                     "drops": _flow_drops(emu, f.port) - _flow_drops(mark, f.port),
                     "rtt_samples": None,
                     "rtt_mean_s": info["rtt_us"] / 1e6 if info else None,
@@ -459,15 +491,13 @@ class _Run:
                     "drops": delta("dropped_queue"),
                     "loss_drops": delta("dropped_loss"),
                     "down_drops": delta("dropped_down"),
-                    "mean_queue_packets": max(
-                        0.0,
-                        e["mean_queue_packets"] * duration_s
-                        - (m["mean_queue_packets"] * mark_s if m else 0),
-                    )
-                    / span
+                    # Time averages over the window of the packets and bytes waiting (the one
+                    # in service not counted), as plait run's (docs/results.md): the growth of
+                    # the emulator's integrals between its two snapshots over the time between.
+                    "mean_queue_packets": delta("queue_packet_ns") / 1e9 / span
                     if span > 0
                     else None,
-                    "mean_queue_bytes": None,
+                    "mean_queue_bytes": delta("queue_byte_ns") / 1e9 / span if span > 0 else None,
                     "max_queue_packets": e["max_queue_packets"],
                     **timing,
                 }
@@ -494,6 +524,11 @@ class _Run:
                 "keep_awake": emu["keep_awake"],
                 "emulator_write_errors": emu["write_errors"],
                 "emulator_no_route_packets": emu["no_route_packets"],
+                # The scenario's `[testbed] sim_only` keys, left out of this run.
+                "sim_only_ignored": list(plan.sim_only),
+                # Over the window (warm-up mark to end), docs/testbed.md "What it measures".
+                "tcp_info": sockets,
+                "nstat": nstat,
             },
         }
         return TestbedResult(summary, flows, links, series)
@@ -680,10 +715,97 @@ def _add_subflow_state(rows: list, f, mark: dict, end: dict) -> None:
 
 
 def _since(info: dict, before: dict, key: str) -> int | None:
-    """A TCP_INFO counter's growth since `before` (None when the kernel gave nothing)."""
-    if key not in info:
+    """A TCP_INFO counter's growth since `before` (None when the kernel gave nothing: an
+    absent key, or a field its `struct tcp_info` is too short for)."""
+    if info.get(key) is None:
         return None
-    return info[key] - before.get(key, 0)
+    return info[key] - (before.get(key) or 0)
+
+
+#: TCP_INFO counters whose growth over the window the summary gives per flow
+#: (`testbed.tcp_info`), besides `info_len`, the bytes of `struct tcp_info` the kernel filled.
+SOCKET_COUNTERS = (
+    "segs_out",
+    "data_segs_out",
+    "delivered",
+    "total_retrans",
+    "bytes_sent",
+    "bytes_retrans",
+    "dsack_dups",
+    "total_rto",
+    "total_rto_recoveries",
+    "total_rto_time_ms",
+)
+#: Loss-recovery episodes entered on duplicate ACKs or SACK (net/ipv4/tcp_input.c,
+#: tcp_enter_recovery: one of the two per episode, by whether the connection uses SACK).
+RECOVERY_COUNTERS = ("TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+#: Retransmission timeouts that fired (net/ipv4/tcp_timer.c, tcp_retransmit_timer; recurring
+#: ones included).
+TIMEOUT_COUNTERS = ("TcpExtTCPTimeouts",)
+#: Lines of /proc/net/snmp and /proc/net/netstat kept, and the values that are not counters
+#: (gauges of open connections, constants): no delta for them.
+COUNTER_PREFIXES = ("Tcp", "TcpExt", "MPTcpExt")
+NOT_COUNTERS = {
+    "TcpRtoAlgorithm",
+    "TcpRtoMin",
+    "TcpRtoMax",
+    "TcpMaxConn",
+    "TcpCurrEstab",
+    "MPTcpExtMPCurrEstab",
+}
+
+
+def _parse_proc_counters(text: str) -> dict[str, int]:
+    """`/proc/net/snmp` and `/proc/net/netstat`: each group is a line of names and a line of
+    values under the same prefix (`TcpExt: SyncookiesSent ...` then `TcpExt: 0 ...`); kept as
+    nstat names them (`TcpExtTCPSackRecovery`), for the prefixes in COUNTER_PREFIXES."""
+    out: dict[str, int] = {}
+    header: tuple[str, list[str]] | None = None
+    for line in text.splitlines():
+        prefix, sep, rest = line.partition(":")
+        if not sep:
+            header = None
+            continue
+        fields = rest.split()
+        if (
+            header is not None
+            and header[0] == prefix
+            and fields
+            and fields[0].lstrip("-").isdigit()
+        ):
+            if prefix in COUNTER_PREFIXES:
+                out.update({prefix + n: int(v) for n, v in zip(header[1], fields)})
+            header = None
+        else:
+            header = (prefix, fields)
+    return out
+
+
+def _counter_deltas(
+    mark: dict[str, dict[str, int]], end: dict[str, dict[str, int]]
+) -> dict[str, dict[str, int]]:
+    """Per host, each counter's growth from the warm-up mark to the end (every counter both
+    readings have; gauges and constants left out)."""
+    return {
+        host: {
+            k: v - mark[host][k]
+            for k, v in sorted(now.items())
+            if k in mark.get(host, {}) and k not in NOT_COUNTERS
+        }
+        for host, now in end.items()
+        if host in mark
+    }
+
+
+def _sole_sender_count(f, plan: Plan, nstat: dict, names: tuple[str, ...]) -> int | None:
+    """The sum of the namespace counters `names` over the window, for flow `f` when it is the
+    only flow with an endpoint in its sender's namespace (its subflows are all its own), so
+    that the namespace's count is the flow's; None otherwise, or when a counter is missing."""
+    alone = all(g is f or f.src not in (g.src, g.dst) for g in plan.flows)
+    counters = nstat.get(f.src, {})
+    if not alone or any(n not in counters for n in names):
+        return None
+    return sum(counters[n] for n in names)
 
 
 def _flow_drops(emu: dict | None, port: int) -> int:

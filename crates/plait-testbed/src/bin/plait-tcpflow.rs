@@ -3,7 +3,7 @@
 //! ```text
 //! plait-tcpflow server --listen ADDR:PORT --t0-ns T --sample-ns S --report FILE [--mptcp]
 //! plait-tcpflow client --connect ADDR:PORT --cc NAME --t0-ns T --start-ns A --stop-ns B
-//!                      [--bytes N] --sample-ns S --report FILE [--mptcp]
+//!                      [--bytes N] --sample-ns S [--mark-ns M] --report FILE [--mptcp]
 //! ```
 //!
 //! `--mptcp` opens the socket with protocol IPPROTO_MPTCP (262, RFC 8684 in Linux ≥ 5.6): the
@@ -15,7 +15,9 @@
 //! delivered to the application at every sample tick (cumulative, `[t_ns, bytes]`). The
 //! client connects at `start`, sets the congestion controller (TCP_CONGESTION), writes until
 //! it has sent `bytes` (a finite transfer) or `stop` passes, and records TCP_INFO at every
-//! sample tick and at the end. Each writes its report as JSON on exit; SIGTERM/SIGINT end
+//! sample tick, at `--mark-ns` (the scenario's warm-up end, reported as `mark`: the runner
+//! subtracts it from the end's counters) and at the end (for a finite transfer, when every
+//! byte is acknowledged). Each writes its report as JSON on exit; SIGTERM/SIGINT end
 //! them early, report included.
 
 use std::io::{ErrorKind, Read, Write};
@@ -173,6 +175,11 @@ fn client(args: &Args) -> Result<(), String> {
         .transpose()
         .map_err(|_| "--bytes: expected a whole number".to_string())?;
     let sample = args.num("--sample-ns")?.max(1_000_000);
+    let mark_at = args
+        .get("--mark-ns")
+        .map(|m| m.parse::<i64>())
+        .transpose()
+        .map_err(|_| "--mark-ns: expected a whole number".to_string())?;
     let report = args.need("--report")?.to_string();
 
     // Wait for the start time (bounded by it; a stop signal ends the wait).
@@ -181,6 +188,7 @@ fn client(args: &Args) -> Result<(), String> {
         std::thread::sleep(Duration::from_nanos(left));
     }
     let mut infos: Vec<(i64, TcpInfo)> = Vec::new();
+    let mut mark: Option<(i64, TcpInfo)> = None;
     let mut sent = 0u64;
     let mut connect_ns = None;
     let mut error = None;
@@ -201,14 +209,31 @@ fn client(args: &Args) -> Result<(), String> {
         let mut next_tick = (since(t0).max(0) as u64 / sample + 1) * sample;
         loop {
             let t = since(t0);
+            if mark.is_none() && mark_at.is_some_and(|m| t >= m) {
+                if let Ok(info) = sys::tcp_info(fd) {
+                    mark = Some((t, info));
+                }
+            }
             while t >= next_tick as i64 {
                 if let Ok(info) = sys::tcp_info(fd) {
                     infos.push((next_tick as i64, info));
                 }
                 next_tick += sample;
             }
-            if sys::stop_requested() || t >= stop || limit.is_some_and(|l| sent >= l) {
+            if sys::stop_requested() || t >= stop {
                 break;
+            }
+            if limit.is_some_and(|l| sent >= l) {
+                // A finite transfer keeps reading TCP_INFO until the kernel has sent and had
+                // acknowledged every byte (or `stop`): its retransmissions and timeouts
+                // happen after the application's last write.
+                match sys::tcp_info(fd) {
+                    Ok(i) if i.unacked > 0 || i.notsent_bytes > 0 => {
+                        std::thread::sleep(Duration::from_millis(1));
+                        continue;
+                    }
+                    _ => break,
+                }
             }
             let want = limit.map_or(chunk.len() as u64, |l| (l - sent).min(chunk.len() as u64));
             match s.write(&chunk[..want as usize]) {
@@ -228,6 +253,7 @@ fn client(args: &Args) -> Result<(), String> {
     write_report(
         &report,
         &json!({"cc": cc, "sent": sent, "connect_ns": connect_ns, "error": error,
+                "mark": mark.map(|(t, i)| json!({"t_ns": t, "info": i})),
                 "tcp_info": infos.iter().map(|(t, i)| json!({"t_ns": t, "info": i})).collect::<Vec<_>>()}),
     )
 }

@@ -1,0 +1,160 @@
+"""The testbed's loss counters: retransmissions, fast retransmits (recovery episodes) and RTOs
+per flow from TCP_INFO and the sender namespace's nstat counters, over the scenario's window
+(docs/testbed.md, "What it measures"). The parsing and the attribution rule run anywhere; the
+runs need root and the testbed binaries, as the tests of test_testbed.py."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+from plait.testbed.runner import (
+    _counter_deltas,
+    _parse_proc_counters,
+    _since,
+    _sole_sender_count,
+)
+from test_testbed import SCENARIO, _ours, _plait, needs_testbed, testbed_turn  # noqa: F401
+
+SNMP = """Ip: Forwarding DefaultTTL InReceives
+Ip: 2 64 1234
+Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens CurrEstab OutSegs RetransSegs
+Tcp: 1 200 120000 -1 3 2 5000 17
+Udp: InDatagrams NoPorts
+Udp: 4 0
+"""
+NETSTAT = """TcpExt: SyncookiesSent TCPSackRecovery TCPRenoRecovery TCPTimeouts TCPLossProbes
+TcpExt: 0 9 0 2 4
+IpExt: InNoRoutes InOctets
+IpExt: 0 99999
+MPTcpExt: MPCapableSYNTX MPTCPRetrans MPJoinSynAckRx MPCurrEstab
+MPTcpExt: 1 6 1 1
+"""
+
+
+def test_proc_counters_are_read_as_nstat_names_them():
+    got = _parse_proc_counters(SNMP + NETSTAT)
+    assert got["TcpRetransSegs"] == 17 and got["TcpOutSegs"] == 5000
+    assert got["TcpMaxConn"] == -1
+    assert got["TcpExtTCPSackRecovery"] == 9 and got["TcpExtTCPTimeouts"] == 2
+    assert got["MPTcpExtMPTCPRetrans"] == 6 and got["MPTcpExtMPJoinSynAckRx"] == 1
+    # Only the TCP groups: no Ip, Udp, IpExt.
+    assert not [k for k in got if k.startswith(("Ip", "Udp"))]
+
+
+def test_deltas_cover_the_window_and_leave_out_gauges():
+    mark = {"a": _parse_proc_counters(SNMP + NETSTAT)}
+    end_text = (SNMP + NETSTAT).replace(
+        "1 200 120000 -1 3 2 5000 17", "1 200 120000 -1 3 1 9000 30"
+    )
+    end_text = end_text.replace("TcpExt: 0 9 0 2 4", "TcpExt: 0 14 0 3 4")
+    deltas = _counter_deltas(mark, {"a": _parse_proc_counters(end_text)})["a"]
+    assert deltas["TcpRetransSegs"] == 13 and deltas["TcpOutSegs"] == 4000
+    assert deltas["TcpExtTCPSackRecovery"] == 5 and deltas["TcpExtTCPTimeouts"] == 1
+    assert deltas["TcpExtTCPLossProbes"] == 0
+    # Gauges and constants have no delta.
+    for gauge in ("TcpCurrEstab", "TcpMaxConn", "TcpRtoMin", "MPTcpExtMPCurrEstab"):
+        assert gauge not in deltas
+    # A host without a reading at the mark has no deltas (never the whole count).
+    assert _counter_deltas({}, {"a": _parse_proc_counters(end_text)}) == {}
+
+
+def _flows(*pairs):
+    return SimpleNamespace(flows=[SimpleNamespace(src=s, dst=d) for s, d in pairs])
+
+
+def test_namespace_counts_go_to_a_flow_only_when_it_is_alone_in_its_namespace():
+    names = ("TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+    nstat = {"a": {"TcpExtTCPSackRecovery": 5, "TcpExtTCPRenoRecovery": 1}, "c": {}}
+    plan = _flows(("a", "b"))
+    assert _sole_sender_count(plan.flows[0], plan, nstat, names) == 6
+    # Two senders in one namespace (count = 2, or two flows from a): the total is theirs.
+    plan = _flows(("a", "b"), ("a", "b"))
+    assert _sole_sender_count(plan.flows[0], plan, nstat, names) is None
+    # The namespace also holds another flow's receiver: not only this flow's sockets.
+    plan = _flows(("a", "b"), ("b", "a"))
+    assert _sole_sender_count(plan.flows[0], plan, nstat, names) is None
+    # Flows in other namespaces do not matter.
+    plan = _flows(("a", "b"), ("c", "b"))
+    assert _sole_sender_count(plan.flows[0], plan, nstat, names) == 6
+    # A counter this kernel lacks: None, not a partial sum.
+    assert _sole_sender_count(plan.flows[1], plan, nstat, names) is None
+
+
+def test_a_tcp_info_field_the_kernel_did_not_fill_is_none_not_a_difference():
+    end = {"total_retrans": 12, "total_rto": None}
+    assert _since(end, {"total_retrans": 5, "total_rto": None}, "total_retrans") == 7
+    assert _since(end, {"total_retrans": 5, "total_rto": None}, "total_rto") is None
+    assert _since(end, {}, "total_retrans") == 12  # the flow started after the warm-up
+    assert _since({}, {}, "total_rto") is None
+
+
+def _kernel_has_total_rto() -> bool:
+    major, minor = (int(x) for x in os.uname().release.split(".")[:2])
+    return (major, minor) >= (6, 7)
+
+
+def _run(tmp_path: Path, text: str) -> dict:
+    p = tmp_path / "s.toml"
+    p.write_text(text)
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    return json.loads((tmp_path / "r.json").read_text())
+
+
+@needs_testbed
+def test_reno_over_a_20_packet_buffer_counts_its_losses(tmp_path, testbed_turn):  # noqa: F811
+    summary = _run(tmp_path, SCENARIO.format(duration="6s", warmup="2s", buffer=20))
+    (flow,) = summary["flows"]
+    tb = summary["testbed"]
+    socket, nstat = tb["tcp_info"]["bulk"], tb["nstat"]["a"]
+    drops = summary["links"][0]["drops"]  # the forward queue's, in the window
+    print(
+        f"drops {drops} (flow {flow['drops']}), retransmissions {flow['retransmissions']}, "
+        f"recovery episodes {flow['fast_retransmits']}, RTOs {flow['timeouts']}, "
+        f"TcpRetransSegs {nstat['TcpRetransSegs']}, socket {socket}"
+    )
+    assert drops > 0 and flow["retransmissions"] > 0 and flow["fast_retransmits"] > 0
+    # Every packet the emulator dropped is resent; the drops of an episode still under repair
+    # when the window ends may miss their retransmission, and one begun before the mark may
+    # bring retransmissions without drops: the two agree within one episode's few packets.
+    assert abs(flow["retransmissions"] - drops) <= 4
+    # An episode repairs at least one drop; one recovery per drop at most.
+    assert 1 <= flow["fast_retransmits"] <= drops
+    # The flow is alone in a: its recovery episodes are the namespace's SACK + Reno recoveries,
+    # and the namespace's retransmitted segments its own (read a few ms from the socket's).
+    assert (
+        flow["fast_retransmits"] == nstat["TcpExtTCPSackRecovery"] + nstat["TcpExtTCPRenoRecovery"]
+    )
+    assert abs(nstat["TcpRetransSegs"] - flow["retransmissions"]) <= 2
+    assert socket["total_retrans"] == flow["retransmissions"]
+    assert socket["data_segs_out"] == flow["packets_sent"] > 0
+    assert socket["segs_out"] >= socket["data_segs_out"]
+    assert 0 < socket["delivered"] <= socket["data_segs_out"]
+    if _kernel_has_total_rto():
+        assert socket["info_len"] >= 248
+        assert flow["timeouts"] == socket["total_rto"] is not None and flow["timeouts"] >= 0
+    else:
+        assert socket["total_rto"] is None
+        assert flow["timeouts"] == nstat["TcpExtTCPTimeouts"]
+    assert not [n for n in _ours() if n.startswith("plait-")]
+
+
+@needs_testbed
+def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):  # noqa: F811
+    # 200 KB (139 segments) in slow start from 10 segments: at most 69 in flight, well under
+    # the 100-packet buffer plus the 33-packet pipe, so nothing is dropped.
+    text = SCENARIO.format(duration="3s", warmup="0s", buffer=100) + 'bytes = "200KB"\n'
+    summary = _run(tmp_path, text)
+    (flow,) = summary["flows"]
+    nstat = summary["testbed"]["nstat"]["a"]
+    print("flow", flow, "socket", summary["testbed"]["tcp_info"]["bulk"])
+    assert flow["completion_s"] is not None
+    assert flow["drops"] == 0 and sum(link["drops"] for link in summary["links"]) == 0
+    assert flow["retransmissions"] == 0 and flow["fast_retransmits"] == 0
+    assert flow["timeouts"] == 0
+    assert nstat["TcpRetransSegs"] == 0 and nstat["TcpExtTCPTimeouts"] == 0
+    assert flow["packets_sent"] >= 139
+    assert not [n for n in _ours() if n.startswith("plait-")]
