@@ -10,13 +10,21 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from plait.testbed.runner import (
     _counter_deltas,
     _parse_proc_counters,
     _since,
     _sole_sender_count,
 )
-from test_testbed import SCENARIO, _ours, _plait, needs_testbed, testbed_turn  # noqa: F401
+from test_testbed import (  # noqa: F401
+    SCENARIO,
+    _mptcp,
+    _ours,
+    _plait,
+    needs_testbed,
+    testbed_turn,
+)
 
 SNMP = """Ip: Forwarding DefaultTTL InReceives
 Ip: 2 64 1234
@@ -157,4 +165,29 @@ def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):  # no
     assert flow["timeouts"] == 0
     assert nstat["TcpRetransSegs"] == 0 and nstat["TcpExtTCPTimeouts"] == 0
     assert flow["packets_sent"] >= 139
+    assert not [n for n in _ours() if n.startswith("plait-")]
+
+
+@needs_testbed
+def test_mptcp_counters_go_to_the_connection_and_the_host(tmp_path, testbed_turn):  # noqa: F811
+    if not os.path.isdir("/proc/sys/net/mptcp"):
+        pytest.skip("this kernel has no MPTCP")
+    summary = _run(tmp_path, _mptcp(duration="5s", warmup="2s"))
+    (flow,) = summary["flows"]
+    nstat = summary["testbed"]["nstat"]["a"]
+    paths = summary["paths"]
+    print("flow", flow, "paths", [(q["retransmissions"], q["bytes_sent"]) for q in paths])
+    print("nstat", {k: v for k, v in nstat.items() if v})
+    # The host's MPTCP counters are in the summary, zero or not (reinjections, joins, ...).
+    assert "MPTcpExtMPTCPRetrans" in nstat and "MPTcpExtMPJoinSynAckRx" in nstat
+    assert "MPTcpExtMPCurrEstab" not in nstat  # a gauge, not a counter
+    # The connection is alone in a: its subflows' recovery episodes and RTOs are the host's.
+    recoveries = nstat["TcpExtTCPSackRecovery"] + nstat["TcpExtTCPRenoRecovery"]
+    assert flow["fast_retransmits"] == recoveries
+    assert flow["timeouts"] == nstat["TcpExtTCPTimeouts"]
+    # Per subflow: ss's retransmissions add up to the host's (read a few ms apart); no count
+    # of timeouts or recovery episodes per subflow exists, so those stay null.
+    assert abs(sum(q["retransmissions"] for q in paths) - nstat["TcpRetransSegs"]) <= 2
+    assert all(q["timeouts"] is None and q["fast_retransmits"] is None for q in paths)
+    assert recoveries <= flow["drops"]  # an episode repairs at least one drop
     assert not [n for n in _ours() if n.startswith("plait-")]
