@@ -54,9 +54,15 @@ pub struct LinkConfig {
     /// is among its parameters, so `limit_packets` and `limit_bytes` are then absent.
     #[serde(default)]
     pub queue: Option<serde_json::Map<String, serde_json::Value>>,
-    /// Seed of the queue discipline's random stream (RED's early drops).
+    /// Seed of the queue discipline's random stream (RED's early drops, the
+    /// threshold-dropper's `rate_independent` draws).
     #[serde(default)]
     pub queue_seed: u64,
+    /// The threshold-dropper's hold when its table gives none: the simulator's default, the
+    /// mean propagation RTT of the flows whose data crosses the direction (plait-core
+    /// sim/build.rs), computed by the caller. 100 ms when absent.
+    #[serde(default)]
+    pub default_hold_ns: Option<u64>,
 }
 
 impl LinkConfig {
@@ -89,16 +95,14 @@ impl LinkConfig {
             link = link.with_queue(self.queue_disc(table)?, self.queue_seed);
         }
         match &self.loss {
-            None => Ok(link),
+            None => Ok(link.with_loss_stream(self.loss_seed)),
             Some(table) => Ok(link.with_loss(self.loss_model(table)?, self.loss_seed)),
         }
     }
 
     /// The queue discipline of a scenario's queue table, built and validated by plait-core's
-    /// registry (the simulator's parameters, defaults and checks). RED only: the
-    /// threshold-dropper may drop a packet already queued, which the link core's FIFO
-    /// service-start bookkeeping does not allow, and its default hold time is the flows' RTT,
-    /// which the emulator does not know.
+    /// registry (the simulator's parameters, defaults and checks): RED, or the
+    /// threshold-dropper (whose drops of waiting packets the link core reschedules behind).
     fn queue_disc(
         &self,
         table: &serde_json::Map<String, serde_json::Value>,
@@ -107,9 +111,10 @@ impl LinkConfig {
             .get("kind")
             .and_then(|k| k.as_str())
             .ok_or_else(|| format!("link {}: queue needs a kind", self.name))?;
-        if kind != "red" {
+        if kind != "red" && kind != "threshold_dropper" {
             return Err(format!(
-                "link {}: queue kind {kind:?} is not run by the emulator (drop-tail or red)",
+                "link {}: queue kind {kind:?} is not run by the emulator (drop-tail, red or \
+                 threshold_dropper)",
                 self.name
             ));
         }
@@ -127,6 +132,8 @@ impl LinkConfig {
                     value.as_f64().map(Value::Number)
                 }
                 ParamType::Bool => value.as_bool().map(Value::Bool),
+                // Durations in ns.
+                ParamType::Duration => value.as_u64().map(|ns| Value::Duration(SimTime(ns))),
                 ParamType::Choice(options) => value
                     .as_str()
                     .and_then(|v| options.iter().find(|o| **o == v))
@@ -145,14 +152,14 @@ impl LinkConfig {
             .map_err(|e| format!("link {}: {e}", self.name))?;
         Ok(configured.build(LinkInfo {
             rate: Rate::from_bps(self.rate_bps),
-            // The threshold-dropper's; RED does not read it.
-            default_hold: SimTime(0),
+            // The threshold-dropper's default hold; RED does not read it.
+            default_hold: SimTime(self.default_hold_ns.unwrap_or(100_000_000)),
         }))
     }
 
     /// The loss model of a scenario's loss table, built and validated by plait-core's
     /// registry (the same parameters, defaults and ranges as the simulator).
-    fn loss_model(
+    pub fn loss_model(
         &self,
         table: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<LossModel, String> {
@@ -224,7 +231,8 @@ pub struct Config {
     /// of its transmission there.
     #[serde(default)]
     pub pcap: Vec<PcapConfig>,
-    /// Link directions taken down and up (a scenario's `[[event]]`s), in time order.
+    /// Link directions taken down and up, or given a new loss model (a scenario's
+    /// `[[event]]`s), in time order (at one instant, down/up before loss changes).
     #[serde(default)]
     pub events: Vec<EventConfig>,
     /// The run's start (CLOCK_REALTIME, ns), from which the events' times count; required with
@@ -240,7 +248,13 @@ pub struct EventConfig {
     pub at_ns: u64,
     /// Index into `links`.
     pub link: usize,
-    pub up: bool,
+    /// Down (false) or up (true); exactly one of `up` and `loss`.
+    #[serde(default)]
+    pub up: Option<bool>,
+    /// A new loss model, a table as the link's `loss` (docs/scenario.md, "A link's loss model
+    /// changes").
+    #[serde(default)]
+    pub loss: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -291,6 +305,15 @@ impl Config {
             if i > 0 && e.at_ns < self.events[i - 1].at_ns {
                 return Err(format!("events[{i}]: not in time order"));
             }
+            match (&e.up, &e.loss) {
+                (Some(_), None) => {}
+                (None, Some(table)) => {
+                    self.links[e.link]
+                        .loss_model(table)
+                        .map_err(|m| format!("events[{i}]: {m}"))?;
+                }
+                _ => return Err(format!("events[{i}]: give exactly one of up and loss")),
+            }
         }
         if !self.events.is_empty() && self.t0_realtime_ns.is_none() {
             return Err("events: need t0_realtime_ns (the run's start)".to_string());
@@ -327,7 +350,8 @@ mod tests {
         let ev = |at_ns, link| EventConfig {
             at_ns,
             link,
-            up: false,
+            up: Some(false),
+            loss: None,
         };
         let mut events = c.clone();
         events.events = vec![ev(5, 0), ev(9, 0)];
@@ -400,9 +424,74 @@ mod tests {
             err.starts_with("link l: ") && err.contains("max_th"),
             "{err}"
         );
-        let err = link(r#""queue": {"kind": "threshold_dropper", "threshold": 5}"#).unwrap_err();
+        let err = link(r#""queue": {"kind": "fq_codel"}"#).unwrap_err();
         assert!(err.contains("not run by the emulator"), "{err}");
         let err = link(r#""queue": {"kind": "red", "mode": "joules"}"#).unwrap_err();
         assert!(err.contains("mode"), "{err}");
+    }
+
+    #[test]
+    fn threshold_droppers_are_built_by_the_registry_with_the_default_hold() {
+        use plait_core::net::queue::Queue;
+        let build = |fields: &str| -> Result<Queue, String> {
+            let cfg: LinkConfig = serde_json::from_str(&format!(
+                r#"{{"name": "l", "rate_bps": 20000000, "delay_ns": 0, {fields}}}"#
+            ))
+            .unwrap();
+            cfg.queue_disc(cfg.queue.as_ref().unwrap())
+        };
+        let hold_of = |q: Queue| match q {
+            Queue::ThresholdDropper(d) => (d.threshold(), d.hold(), d.policy()),
+            other => panic!("{}", other.kind_name()),
+        };
+        // No hold in the table: the caller's default (the flows' mean propagation RTT).
+        let q = build(
+            r#""queue": {"kind": "threshold_dropper", "threshold": 5}, "default_hold_ns": 40000000"#,
+        );
+        let (threshold, hold, policy) = hold_of(q.unwrap());
+        assert_eq!((threshold, hold), (5, SimTime(40_000_000)));
+        assert_eq!(policy, plait_core::net::queue::DropPolicy::FirstArrival);
+        // A hold (ns) and a policy of its own.
+        let q = build(
+            r#""queue": {"kind": "threshold_dropper", "threshold": 9, "hold": 7000000,
+                         "policy": "largest_rate"}, "default_hold_ns": 40000000"#,
+        );
+        let (_, hold, policy) = hold_of(q.unwrap());
+        assert_eq!(hold, SimTime(7_000_000));
+        assert_eq!(policy, plait_core::net::queue::DropPolicy::LargestRate);
+        // The registry's checks: threshold is required, policies are named.
+        let err = build(r#""queue": {"kind": "threshold_dropper"}"#).unwrap_err();
+        assert!(
+            err.starts_with("link l: ") && err.contains("threshold"),
+            "{err}"
+        );
+        let err =
+            build(r#""queue": {"kind": "threshold_dropper", "threshold": 1, "policy": "random"}"#)
+                .unwrap_err();
+        assert!(err.contains("policy"), "{err}");
+    }
+
+    #[test]
+    fn loss_events_are_checked_by_the_registry() {
+        let text = r#"{"hosts": [{"name": "a", "netns": "n-a", "tun": "t", "addrs": ["10.0.0.1"]},
+                                 {"name": "b", "netns": "n-b", "tun": "t", "addrs": ["10.0.0.2"]}],
+            "links": [{"name": "l", "rate_bps": 1000, "delay_ns": 5, "limit_packets": 3}],
+            "routes": [{"src": "10.0.0.1", "dst": "10.0.0.2", "links": [0]}],
+            "stats_file": "s", "ready_file": "r", "t0_realtime_ns": 1,
+            "events": [{"at_ns": 5, "link": 0, "loss": {"kind": "bernoulli", "p": 0.1}},
+                       {"at_ns": 6, "link": 0, "up": false}]}"#;
+        let c: Config = serde_json::from_str(text).unwrap();
+        c.check().unwrap();
+        let mut bad = c.clone();
+        bad.events[0].loss =
+            Some(serde_json::from_str(r#"{"kind": "bernoulli", "p": 2}"#).unwrap());
+        let err = bad.check().unwrap_err();
+        assert!(err.starts_with("events[0]: link l: "), "{err}");
+        let mut both = c.clone();
+        both.events[1].loss = c.events[0].loss.clone();
+        assert_eq!(
+            both.check().unwrap_err(),
+            "events[1]: give exactly one of up and loss"
+        );
     }
 }

@@ -15,6 +15,12 @@
 //! which the virtual clock knows in advance: the queue is advanced to `now` before each
 //! arrival is offered. Loss models (plait-core's [`LossModel`]) are applied before the queue.
 //!
+//! A discipline may also drop a packet already waiting (the threshold-dropper's
+//! `rate_independent` and `largest_rate` policies): the packets behind it then start earlier.
+//! They have not started yet, so their service times are recomputed from the victim's start
+//! (with the fractional remainder the victim started from), exactly as a server that never
+//! saw the victim would have scheduled them; the [`Emulator`] moves their hop ends.
+//!
 //! [`Emulator`] moves packets hop by hop along routes in time order (an event heap keyed by
 //! ideal time and insertion order), so a packet reaches its next link at its ideal exit time
 //! from the previous one, whatever the binary's own lateness.
@@ -61,10 +67,36 @@ pub struct LinkStats {
     pub max_queue_bytes: u64,
     /// Integral of the waiting packets over time (packet·ns), for the time-average queue.
     pub queue_packet_ns: u128,
+    /// Integral of the waiting bytes over time (byte·ns).
+    pub queue_byte_ns: u128,
     /// Time of the last change of the queue integral.
     pub integral_until: u64,
     /// Time the server spent transmitting up to the last [`LinkDirection::advance`] (ns).
     pub busy_ns: u64,
+}
+
+/// A packet waiting for the server: its scheduled service, which moves earlier when the
+/// discipline drops a packet ahead of it.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    start: u64,
+    tx: u64,
+    /// The fractional remainder before its serialisation time was computed.
+    carry_before: u64,
+    bytes: u32,
+    /// The caller's tag of the packet (the [`Emulator`]'s slot).
+    tag: u32,
+}
+
+/// What an admitted arrival did to the link direction.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Admission {
+    /// When the arrival leaves the far end (departure + delay).
+    pub exit: u64,
+    /// Waiting packets the discipline dropped to admit it (tag, flow), counted as queue drops.
+    pub evicted: Vec<(u32, u32)>,
+    /// Waiting packets whose exit moved earlier: (tag, new exit).
+    pub moved: Vec<(u32, u64)>,
 }
 
 /// One direction of a link.
@@ -73,11 +105,14 @@ pub struct LinkDirection {
     rate: Rate,
     delay: SimTime,
     queue: Queue,
-    loss: Option<(LossModel, SimRng)>,
+    loss: Option<LossModel>,
+    /// The loss model's random stream (kept across loss-model changes, as the simulator's
+    /// link keeps its stream).
+    loss_rng: SimRng,
     /// The queue discipline's random stream (RED's early drops; drop-tail draws nothing).
     queue_rng: SimRng,
-    /// Service start times of the waiting packets, in queue order.
-    starts: VecDeque<u64>,
+    /// The waiting packets, in queue order.
+    waiting: VecDeque<Waiting>,
     /// Departure time and size of every admitted packet not yet fully transmitted, in order.
     pending: VecDeque<(u64, u32)>,
     /// When the server is free (the last departure).
@@ -98,8 +133,9 @@ impl LinkDirection {
             delay,
             queue: DropTail::new(limit).into(),
             loss: None,
+            loss_rng: rng_from_seed(0),
             queue_rng: rng_from_seed(0),
-            starts: VecDeque::new(),
+            waiting: VecDeque::new(),
             pending: VecDeque::new(),
             free_at: 0,
             scheduled_busy_ns: 0,
@@ -111,17 +147,29 @@ impl LinkDirection {
 
     /// Adds a random loss model, drawing from its own stream seeded by `seed`.
     pub fn with_loss(mut self, model: LossModel, seed: u64) -> Self {
-        self.loss = Some((model, rng_from_seed(seed)));
+        self.loss = Some(model);
+        self.with_loss_stream(seed)
+    }
+
+    /// Seeds the loss models' stream without a model yet (one comes with a loss event).
+    pub fn with_loss_stream(mut self, seed: u64) -> Self {
+        self.loss_rng = rng_from_seed(seed);
         self
     }
 
+    /// Replaces the loss model (a scenario `[[event]]` with `loss`, docs/scenario.md): the new
+    /// model starts from its initial state and draws from the link direction's stream, as the
+    /// simulator's `Event::LossChange` does (plait-core sim/mod.rs).
+    pub fn set_loss(&mut self, model: LossModel) {
+        self.loss = Some(model);
+    }
+
     /// Replaces the drop-tail queue by another of plait-core's disciplines, drawing from its
-    /// own stream seeded by `seed`. The service-start bookkeeping assumes a FIFO that drops
-    /// nothing but the arrival (drop-tail, RED with ns-2's `drop_tail_`), which `handle_arrival`
-    /// checks.
+    /// own stream seeded by `seed`. The discipline serves first in, first out; it may drop the
+    /// arrival or waiting packets (not the one in service).
     pub fn with_queue(mut self, queue: Queue, seed: u64) -> Self {
         assert!(
-            self.queue.is_empty() && self.starts.is_empty(),
+            self.queue.is_empty() && self.waiting.is_empty(),
             "set before any arrival"
         );
         self.queue = queue;
@@ -161,12 +209,13 @@ impl LinkDirection {
         // The server is busy without a break from `now` to `free_at` (the packets in it are
         // back to back), so the time still to transmit is exactly `free_at - now`.
         self.stats.busy_ns = self.scheduled_busy_ns - self.free_at.saturating_sub(now);
-        while let Some(&start) = self.starts.front() {
-            if start > now {
+        while let Some(w) = self.waiting.front() {
+            if w.start > now {
                 break;
             }
+            let start = w.start;
             self.integrate(start);
-            self.starts.pop_front();
+            self.waiting.pop_front();
             self.queue.dequeue(SimTime(start));
         }
         self.integrate(now);
@@ -174,47 +223,85 @@ impl LinkDirection {
 
     fn integrate(&mut self, t: u64) {
         if t > self.stats.integral_until {
-            let dt = t - self.stats.integral_until;
-            self.stats.queue_packet_ns += self.queue.len_packets() as u128 * dt as u128;
+            let dt = (t - self.stats.integral_until) as u128;
+            self.stats.queue_packet_ns += self.queue.len_packets() as u128 * dt;
+            self.stats.queue_byte_ns += u128::from(self.queue.len_bytes()) * dt;
             self.stats.integral_until = t;
         }
     }
 
     /// A packet of `bytes` bytes of flow `flow` arrives at time `now`. Returns the time it
-    /// leaves the far end of the link (departure + delay), or why it was dropped.
+    /// leaves the far end of the link (departure + delay), or why it was dropped. For a
+    /// discipline that drops only arrivals; see [`LinkDirection::handle_arrival_tagged`].
     pub fn handle_arrival(&mut self, now: u64, flow: u32, bytes: u32) -> Result<u64, DropCause> {
+        let a = self.handle_arrival_tagged(now, flow, bytes, 0)?;
+        assert!(
+            a.evicted.is_empty(),
+            "untagged arrivals to a dropper of queued packets"
+        );
+        Ok(a.exit)
+    }
+
+    /// As [`LinkDirection::handle_arrival`], for a packet tagged `tag` (returned when a later
+    /// arrival makes the discipline drop it while it waits, or moves its departure).
+    pub fn handle_arrival_tagged(
+        &mut self,
+        now: u64,
+        flow: u32,
+        bytes: u32,
+        tag: u32,
+    ) -> Result<Admission, DropCause> {
         self.advance(now);
         self.stats.arrived_packets += 1;
         self.stats.arrived_bytes += u64::from(bytes);
         if !self.up {
             return Err(self.count_drop(flow, DropCause::Down));
         }
-        if let Some((model, rng)) = &mut self.loss {
-            if model.should_drop(rng) {
+        if let Some(model) = &mut self.loss {
+            if model.should_drop(&mut self.loss_rng) {
                 return Err(self.count_drop(flow, DropCause::Loss));
             }
         }
-        let start = now.max(self.free_at);
+        let mut admission = Admission::default();
         // Drop-tail is only consulted when the server is busy (an idle server takes the packet
         // at once, as the simulator's scheduled links do); an event-driven discipline such as
-        // RED sees every arrival, idle or not, as in the simulator (plait-core net/link.rs,
-        // `enqueue`) and ns-2, since its average queue is updated on each (Floyd & Jacobson
-        // 1993, section 4).
-        if start > now || !matches!(self.queue, Queue::DropTail(_)) {
+        // RED or the threshold-dropper sees every arrival, idle or not, as in the simulator
+        // (plait-core net/link.rs, `enqueue`) and ns-2, since RED's average queue is updated on
+        // each (Floyd & Jacobson 1993, section 4).
+        if now.max(self.free_at) > now || !matches!(self.queue, Queue::DropTail(_)) {
             let mut dropped = Vec::new(); // never allocates unless something is dropped
             let item = QueueItem {
-                packet: PacketId(0),
+                packet: PacketId(tag),
                 flow: FlowId(flow),
                 bytes,
             };
             self.queue
                 .enqueue(SimTime(now), item, &mut self.queue_rng, &mut dropped);
-            if !dropped.is_empty() {
-                assert_eq!(dropped, [item], "the queue may only drop the arrival");
+            let mut arrival_dropped = false;
+            for victim in dropped {
+                if victim == item {
+                    arrival_dropped = true;
+                } else {
+                    self.evict(victim.packet.0, &mut admission.moved);
+                    self.count_drop(victim.flow.0, DropCause::Queue);
+                    admission.evicted.push((victim.packet.0, victim.flow.0));
+                }
+            }
+            if arrival_dropped {
+                assert!(admission.evicted.is_empty(), "one drop per arrival");
                 return Err(self.count_drop(flow, DropCause::Queue));
             }
+            let start = now.max(self.free_at);
+            let carry_before = self.carry;
+            let tx = self.rate.tx_time_carry(u64::from(bytes), &mut self.carry).0;
             if start > now {
-                self.starts.push_back(start);
+                self.waiting.push_back(Waiting {
+                    start,
+                    tx,
+                    carry_before,
+                    bytes,
+                    tag,
+                });
             } else {
                 // Nothing waits and the server is free: the packet enters service now.
                 self.queue.dequeue(SimTime(now));
@@ -224,12 +311,49 @@ impl LinkDirection {
                 .max_queue_packets
                 .max(self.queue.len_packets() as u64);
             self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queue.len_bytes());
+            admission.exit = self.serve(start, tx, bytes);
+            return Ok(admission);
         }
         let tx = self.rate.tx_time_carry(u64::from(bytes), &mut self.carry).0;
+        admission.exit = self.serve(now, tx, bytes);
+        Ok(admission)
+    }
+
+    /// Books the server from `start` for `tx`; returns the exit time.
+    fn serve(&mut self, start: u64, tx: u64, bytes: u32) -> u64 {
         self.free_at = start + tx;
         self.scheduled_busy_ns += tx;
         self.pending.push_back((self.free_at, bytes));
-        Ok(self.free_at + self.delay.0)
+        self.free_at + self.delay.0
+    }
+
+    /// The waiting packet tagged `tag` was dropped by the discipline: the packets behind it
+    /// start earlier, from its start and with the remainder it started from (the schedule of
+    /// a server that never had it); their new exits are appended to `moved`.
+    fn evict(&mut self, tag: u32, moved: &mut Vec<(u32, u64)>) {
+        let i = self
+            .waiting
+            .iter()
+            .position(|w| w.tag == tag)
+            .expect("the discipline drops a waiting packet");
+        let victim = self.waiting.remove(i).expect("in range");
+        // `pending` ends with the waiting packets' departures, in the same order.
+        let first_pending = self.pending.len() - (self.waiting.len() + 1);
+        self.pending.remove(first_pending + i);
+        self.scheduled_busy_ns -= victim.tx;
+        let (mut start, mut carry) = (victim.start, victim.carry_before);
+        for (j, w) in self.waiting.iter_mut().enumerate().skip(i) {
+            self.scheduled_busy_ns -= w.tx;
+            w.start = start;
+            w.carry_before = carry;
+            w.tx = self.rate.tx_time_carry(u64::from(w.bytes), &mut carry).0;
+            self.scheduled_busy_ns += w.tx;
+            start += w.tx;
+            self.pending[first_pending + j].0 = start;
+            moved.push((w.tag, start + self.delay.0));
+        }
+        self.free_at = start;
+        self.carry = carry;
     }
 
     fn count_drop(&mut self, flow: u32, cause: DropCause) -> DropCause {
@@ -269,7 +393,7 @@ impl LinkDirection {
             self.pending.pop_back();
         }
         while self.queue.dequeue(SimTime(at)).is_some() {}
-        self.starts.clear();
+        self.waiting.clear();
         if self.free_at > at {
             self.scheduled_busy_ns -= self.free_at - at;
             self.free_at = at;
@@ -302,6 +426,18 @@ struct InFlight<T> {
     hop: usize,
     flow: u32,
     bytes: u32,
+    /// Sequence number of its current hop-end event: an event with another one is stale (the
+    /// hop end moved, or the packet was dropped while waiting and its slot reused).
+    event: u64,
+}
+
+/// A scheduled change of a link direction (a scenario `[[event]]`).
+#[derive(Debug)]
+enum Change {
+    /// Down (false) or up (true).
+    State(bool),
+    /// A new loss model.
+    Loss(LossModel),
 }
 
 /// Link directions, routes over them, and the packets in flight.
@@ -309,13 +445,15 @@ struct InFlight<T> {
 pub struct Emulator<T> {
     links: Vec<LinkDirection>,
     routes: Vec<Vec<usize>>,
-    /// (ideal time, insertion sequence, slot) of the next hop end of each packet in flight.
+    /// (ideal time, insertion sequence, slot) of the next hop end of each packet in flight;
+    /// entries whose sequence is not their packet's `event` are stale and skipped.
     events: BinaryHeap<Reverse<(u64, u64, usize)>>,
     slots: Vec<Option<InFlight<T>>>,
     free_slots: Vec<usize>,
     sequence: u64,
-    /// Link-state changes not applied yet, in time order: (time, link direction, up).
-    changes: VecDeque<(u64, usize, bool)>,
+    /// Changes not applied yet, in time order (ties in scheduling order): (time, link
+    /// direction, change).
+    changes: VecDeque<(u64, usize, Change)>,
 }
 
 impl<T> Emulator<T> {
@@ -337,27 +475,52 @@ impl<T> Emulator<T> {
         }
     }
 
-    /// Takes link direction `link` down (`up` false) or back up at ideal time `at` (a scenario
-    /// `[[event]]`); calls in time order. The change is applied before any arrival or hop end
-    /// after `at` is handled (by `handle_packet`, `poll_delivery` and `advance_all`).
-    pub fn schedule_link_state(&mut self, at: u64, link: usize, up: bool) {
+    fn schedule(&mut self, at: u64, link: usize, change: Change) {
         assert!(link < self.links.len(), "event names a link");
         assert!(
             self.changes.back().is_none_or(|&(t, _, _)| t <= at),
-            "link-state changes in time order"
+            "link changes in time order"
         );
-        self.changes.push_back((at, link, up));
+        self.changes.push_back((at, link, change));
     }
 
-    /// Applies the link-state changes due by `t`. A link going down loses every packet that
-    /// has not left it by then (docs/scenario.md, `[[event]]`: waiting, in service, on the
-    /// wire or propagating): their hop ends on this link after the change are removed.
+    /// Takes link direction `link` down (`up` false) or back up at ideal time `at` (a scenario
+    /// `[[event]]`); calls in time order (with [`Emulator::schedule_loss`]). The change is
+    /// applied before any arrival or hop end after `at` is handled (by `handle_packet`,
+    /// `poll_delivery` and `advance_all`).
+    pub fn schedule_link_state(&mut self, at: u64, link: usize, up: bool) {
+        self.schedule(at, link, Change::State(up));
+    }
+
+    /// Gives link direction `link` a new loss model at ideal time `at` (a scenario `[[event]]`
+    /// with `loss`); calls in time order, at one instant after the link-state changes
+    /// (docs/scenario.md: "links go down or up first, then loss models change").
+    pub fn schedule_loss(&mut self, at: u64, link: usize, model: LossModel) {
+        self.schedule(at, link, Change::Loss(model));
+    }
+
+    fn is_live(&self, sequence: u64, slot: usize) -> bool {
+        self.slots[slot]
+            .as_ref()
+            .is_some_and(|p| p.event == sequence)
+    }
+
+    /// Applies the changes due by `t`. A link going down loses every packet that has not left
+    /// it by then (docs/scenario.md, `[[event]]`: waiting, in service, on the wire or
+    /// propagating): their hop ends on this link after the change are removed.
     fn apply_changes(&mut self, t: u64) {
-        while let Some(&(at, link, up)) = self.changes.front() {
+        while let Some(&(at, link, _)) = self.changes.front() {
             if at > t {
                 break;
             }
-            self.changes.pop_front();
+            let (_, _, change) = self.changes.pop_front().expect("peeked");
+            let up = match change {
+                Change::Loss(model) => {
+                    self.links[link].set_loss(model);
+                    continue;
+                }
+                Change::State(up) => up,
+            };
             if up {
                 if !self.links[link].is_up() {
                     self.links[link].bring_up(at);
@@ -369,8 +532,10 @@ impl<T> Emulator<T> {
             }
             let (slots, routes) = (&self.slots, &self.routes);
             let mut lost = Vec::new();
-            self.events.retain(|&Reverse((end, _, slot))| {
-                let p = slots[slot].as_ref().expect("event of a live packet");
+            self.events.retain(|&Reverse((end, sequence, slot))| {
+                let Some(p) = slots[slot].as_ref().filter(|p| p.event == sequence) else {
+                    return false; // stale
+                };
                 let on_link = routes[p.route][p.hop] == link && end > at;
                 if on_link {
                     lost.push(slot);
@@ -399,7 +564,8 @@ impl<T> Emulator<T> {
     }
 
     /// A packet enters route `route` at time `now`. Drops are counted on the link that
-    /// dropped it and reported here.
+    /// dropped it and reported here. What crosses a link is tapped when it leaves the link
+    /// ([`Emulator::poll_delivery_tapped`]).
     pub fn handle_packet(
         &mut self,
         now: u64,
@@ -408,49 +574,65 @@ impl<T> Emulator<T> {
         bytes: u32,
         payload: T,
     ) -> Result<(), DropCause> {
-        self.handle_packet_tapped(now, route, flow, bytes, payload, &mut |_, _, _| {})
-    }
-
-    /// As [`Emulator::handle_packet`]; `tap(link, departure, payload)` is called when the
-    /// packet is admitted to a link (`departure`: the ideal end of its transmission there),
-    /// for capturing what crosses a link.
-    pub fn handle_packet_tapped(
-        &mut self,
-        now: u64,
-        route: usize,
-        flow: u32,
-        bytes: u32,
-        payload: T,
-        tap: &mut impl FnMut(usize, u64, &T),
-    ) -> Result<(), DropCause> {
         self.apply_changes(now);
-        let first = self.routes[route][0];
-        let exit = self.links[first].handle_arrival(now, flow, bytes)?;
-        tap(first, exit - self.links[first].delay.0, &payload);
-        let packet = InFlight {
-            payload,
-            route,
-            hop: 0,
-            flow,
-            bytes,
-        };
         let slot = match self.free_slots.pop() {
-            Some(slot) => {
-                self.slots[slot] = Some(packet);
-                slot
-            }
+            Some(slot) => slot,
             None => {
-                self.slots.push(Some(packet));
+                self.slots.push(None);
                 self.slots.len() - 1
             }
         };
-        self.push_event(exit, slot);
-        Ok(())
+        let first = self.routes[route][0];
+        match self.links[first].handle_arrival_tagged(now, flow, bytes, slot as u32) {
+            Ok(admission) => {
+                self.slots[slot] = Some(InFlight {
+                    payload,
+                    route,
+                    hop: 0,
+                    flow,
+                    bytes,
+                    event: 0,
+                });
+                self.admitted(slot, admission);
+                self.purge();
+                Ok(())
+            }
+            Err(cause) => {
+                self.free_slots.push(slot);
+                Err(cause)
+            }
+        }
+    }
+
+    /// Books the hop end of the packet in `slot` and applies what its admission did to the
+    /// packets waiting ahead of it (dropped, or moved earlier).
+    fn admitted(&mut self, slot: usize, admission: Admission) {
+        self.push_event(admission.exit, slot);
+        for (victim, _) in admission.evicted {
+            // Counted as a queue drop by the link; its hop-end event is now stale.
+            let victim = victim as usize;
+            self.slots[victim] = None;
+            self.free_slots.push(victim);
+        }
+        for (tag, exit) in admission.moved {
+            self.push_event(exit, tag as usize);
+        }
     }
 
     fn push_event(&mut self, at: u64, slot: usize) {
         self.events.push(Reverse((at, self.sequence, slot)));
+        self.slots[slot].as_mut().expect("live").event = self.sequence;
         self.sequence += 1;
+    }
+
+    /// Drops stale events from the top of the heap, so that `poll_timeout` is exact.
+    fn purge(&mut self) {
+        while let Some(&Reverse((_, sequence, slot))) = self.events.peek() {
+            if self.is_live(sequence, slot) {
+                break;
+            }
+            self.events.pop();
+        }
     }
 
     /// The ideal time of the next hop end, if any packet is in flight.
@@ -465,17 +647,21 @@ impl<T> Emulator<T> {
         self.poll_delivery_tapped(now, &mut |_, _, _| {})
     }
 
-    /// As [`Emulator::poll_delivery`], with the tap of [`Emulator::handle_packet_tapped`]
-    /// called for every admission to an inner hop.
+    /// As [`Emulator::poll_delivery`]; `tap(link, departure, payload)` is called when a
+    /// packet leaves a link (`departure`: the ideal end of its transmission there, its hop end
+    /// minus the link's delay), for capturing what crossed a link. A packet dropped while it
+    /// waits, or lost when its link went down before its hop end, is not tapped there.
     pub fn poll_delivery_tapped(
         &mut self,
         now: u64,
         tap: &mut impl FnMut(usize, u64, &T),
     ) -> Option<Delivered<T>> {
         loop {
+            self.purge();
             // Link-state changes come before the hop ends after them, and before `now`.
             let next = self.events.peek().map(|&Reverse((at, _, _))| at);
             self.apply_changes(next.map_or(now, |at| at.min(now)));
+            self.purge();
             let &Reverse((at, _, slot)) = self.events.peek()?;
             if at > now {
                 return None;
@@ -485,14 +671,19 @@ impl<T> Emulator<T> {
                 let p = self.slots[slot].as_ref().expect("event of a live packet");
                 (p.route, p.hop, p.flow, p.bytes)
             };
+            let link = self.routes[route][hop];
+            let departure = at - self.links[link].delay.0;
+            tap(
+                link,
+                departure,
+                &self.slots[slot].as_ref().expect("live").payload,
+            );
             if hop + 1 < self.routes[route].len() {
                 let next = self.routes[route][hop + 1];
-                match self.links[next].handle_arrival(at, flow, bytes) {
-                    Ok(exit) => {
-                        let packet = self.slots[slot].as_mut().expect("live");
-                        tap(next, exit - self.links[next].delay.0, &packet.payload);
-                        packet.hop += 1;
-                        self.push_event(exit, slot);
+                match self.links[next].handle_arrival_tagged(at, flow, bytes, slot as u32) {
+                    Ok(admission) => {
+                        self.slots[slot].as_mut().expect("live").hop += 1;
+                        self.admitted(slot, admission);
                     }
                     Err(_) => {
                         self.slots[slot] = None;
@@ -503,6 +694,7 @@ impl<T> Emulator<T> {
             }
             let packet = self.slots[slot].take().expect("live");
             self.free_slots.push(slot);
+            self.purge();
             return Some(Delivered {
                 payload: packet.payload,
                 route,
@@ -621,6 +813,8 @@ mod tests {
         assert_eq!(l.stats().departed_packets, 1);
         l.advance(2_000_000);
         assert_eq!(l.stats().queue_packet_ns, 1_800_000);
+        // The same in bytes: 1500 B waiting for each of those packet-us.
+        assert_eq!(l.stats().queue_byte_ns, 1500 * 1_800_000);
         assert_eq!(l.stats().busy_ns, 1_800_000);
         assert_eq!(l.stats().departed_packets, 3);
     }
@@ -662,15 +856,14 @@ mod tests {
     }
 
     #[test]
-    fn taps_see_each_admission_at_its_departure_time() {
+    fn taps_see_each_packet_leaving_a_link_at_its_departure_time() {
         let links = vec![
             link(MB20, 1_000_000, Limit::Packets(10)),
             link(Rate::from_mbps(10), 2_000_000, Limit::Packets(10)),
         ];
         let mut e = Emulator::new(links, vec![vec![0, 1]]);
         let mut seen = Vec::new();
-        e.handle_packet_tapped(0, 0, 0, 1500, 'a', &mut |l, t, p| seen.push((l, t, *p)))
-            .unwrap();
+        e.handle_packet(0, 0, 0, 1500, 'a').unwrap();
         while e
             .poll_delivery_tapped(u64::MAX, &mut |l, t, p| seen.push((l, t, *p)))
             .is_some()
@@ -853,5 +1046,186 @@ mod tests {
         assert_eq!(e.links()[0].stats().dropped_down, 2);
         assert_eq!(e.links()[1].stats().dropped_down, 0);
         assert!(!e.links()[0].is_up() && e.links()[1].is_up());
+    }
+
+    #[test]
+    fn a_loss_event_gives_the_link_a_model_from_its_time_on() {
+        // No loss model at first; from 5 ms on every 2nd packet is lost (a periodic model
+        // counted afresh, docs/scenario.md "A link's loss model changes"), until a model that
+        // drops nothing replaces it at 9 ms.
+        let mut e = Emulator::new(
+            vec![link(MB20, 0, Limit::Packets(10)).with_loss_stream(3)],
+            vec![vec![0]],
+        );
+        e.schedule_link_state(5_000_000, 0, true); // a no-op up, ordered before the loss
+        e.schedule_loss(5_000_000, 0, LossModel::from(Periodic::new(2, 0)));
+        e.schedule_loss(9_000_000, 0, LossModel::from(Periodic::new(1_000_000, 0)));
+        let lost: Vec<bool> = (0..12)
+            .map(|i| e.handle_packet(i * 1_000_000, 0, 2, 1500, i).is_err())
+            .collect();
+        let mut expected = vec![false; 12];
+        expected[6] = true; // 5 ms: 1st after the change; 6 ms: 2nd, lost; 8 ms: 4th, lost
+        expected[8] = true;
+        assert_eq!(lost, expected);
+        let s = e.links()[0].stats();
+        assert_eq!((s.dropped_loss, s.dropped_queue, s.dropped_down), (2, 0, 0));
+        assert_eq!(s.dropped_by_flow.get(&2), Some(&[0, 2, 0]));
+    }
+
+    #[test]
+    fn a_dropper_of_waiting_packets_moves_the_ones_behind_earlier() {
+        use plait_core::net::queue::{DropPolicy, ThresholdDropper};
+        // Threshold 1, no hold, largest_rate, 20 Mb/s (1500 B: 600 us, 40 B: 16 us). At 0: A
+        // (flow 1) is served at once; B and C (flow 2) wait; D (flow 1, 40 B) finds 2 > 1
+        // waiting, is queued, and flow 2 (3000 B queued) loses its latest packet, C. D then
+        // leaves right after B, at 1200 + 16 us, and C's hop end is gone.
+        let dropper = ThresholdDropper::new(1, SimTime(0), DropPolicy::LargestRate).into();
+        let mut e = Emulator::new(
+            vec![link(MB20, 0, Limit::Packets(1)).with_queue(dropper, 1)],
+            vec![vec![0]],
+        );
+        for (flow, bytes, id) in [(1, 1500, 'A'), (2, 1500, 'B'), (2, 1500, 'C'), (1, 40, 'D')] {
+            e.handle_packet(0, 0, flow, bytes, id).unwrap();
+        }
+        let mut out = Vec::new();
+        while let Some(d) = e.poll_delivery(u64::MAX) {
+            out.push((d.payload, d.ideal));
+        }
+        assert_eq!(
+            out,
+            vec![('A', 600_000), ('B', 1_200_000), ('D', 1_216_000)]
+        );
+        e.advance_all(2_000_000);
+        let s = e.links()[0].stats();
+        assert_eq!(s.dropped_queue, 1);
+        assert_eq!(s.dropped_by_flow.get(&2), Some(&[1, 0, 0]));
+        assert_eq!((s.departed_packets, s.busy_ns), (3, 1_216_000));
+        assert_eq!(e.poll_timeout(), None);
+    }
+
+    /// The same arrivals through plait-core's own link (the simulator's `net::link::Link`,
+    /// event-driven for the threshold-dropper) and through the emulator: the same packets
+    /// dropped, every other one leaving at the same nanosecond.
+    /// Returns the drops, and those of packets admitted then dropped while waiting.
+    fn compare_with_the_simulators_link(
+        policy: plait_core::net::queue::DropPolicy,
+    ) -> (usize, usize) {
+        use plait_core::net::link::Link;
+        use plait_core::net::queue::ThresholdDropper;
+        use plait_core::NodeId;
+        // 7 Mb/s: not a whole number of ns per byte, so the fractional remainder matters.
+        let rate = Rate::from_mbps(7);
+        let dropper = || -> Queue { ThresholdDropper::new(6, SimTime(3_000_000), policy).into() };
+        // Arrivals: four flows, mixed sizes, about 1.3 times the link's rate (a small LCG).
+        let mut x: u64 = 12345;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut t = 0u64;
+        let arrivals: Vec<(u64, u32, u32)> = (0..3000)
+            .map(|_| {
+                t += 1 + next() % 2_200_000;
+                let bytes = [1500, 1500, 1500, 576, 40][(next() % 5) as usize];
+                (t, (next() % 4) as u32, bytes)
+            })
+            .collect();
+
+        let mut core = Link::new(
+            "l".into(),
+            false,
+            NodeId::from_index(0),
+            NodeId::from_index(1),
+            rate,
+            SimTime(0),
+            dropper(),
+            None,
+            rng_from_seed(42),
+        );
+        let (mut core_out, mut core_drops) = (Vec::new(), Vec::new());
+        let mut done: Option<u64> = None;
+        for (id, &(at, flow, bytes)) in arrivals.iter().enumerate() {
+            while let Some(d) = done.filter(|&d| d <= at) {
+                done = core.handle_transmit_done(SimTime(d)).map(|s| {
+                    core_out.push((s.item.packet.0 as usize, s.tx_end.0));
+                    s.tx_end.0
+                });
+            }
+            let item = QueueItem {
+                packet: PacketId(id as u32),
+                flow: FlowId(flow),
+                bytes,
+            };
+            let mut dropped = Vec::new();
+            if let Some(s) = core.handle_arrival(SimTime(at), item, &mut dropped) {
+                core_out.push((id, s.tx_end.0));
+                done = Some(s.tx_end.0);
+            }
+            core_drops.extend(dropped.iter().map(|d| d.packet.0 as usize));
+        }
+        while let Some(d) = done {
+            done = core.handle_transmit_done(SimTime(d)).map(|s| {
+                core_out.push((s.item.packet.0 as usize, s.tx_end.0));
+                s.tx_end.0
+            });
+        }
+
+        let mut e = Emulator::new(
+            vec![LinkDirection::new(rate, SimTime(0), Limit::Packets(1)).with_queue(dropper(), 42)],
+            vec![vec![0]],
+        );
+        let mut emu_out = Vec::new();
+        let mut admitted = std::collections::BTreeSet::new();
+        for (id, &(at, flow, bytes)) in arrivals.iter().enumerate() {
+            while let Some(d) = e.poll_delivery(at) {
+                emu_out.push((d.payload, d.ideal));
+            }
+            if e.handle_packet(at, 0, flow, bytes, id).is_ok() {
+                admitted.insert(id);
+            }
+        }
+        while let Some(d) = e.poll_delivery(u64::MAX) {
+            emu_out.push((d.payload, d.ideal));
+        }
+        let delivered: std::collections::BTreeSet<usize> =
+            emu_out.iter().map(|&(id, _)| id).collect();
+        let mut emu_drops: Vec<usize> = (0..arrivals.len())
+            .filter(|id| !delivered.contains(id))
+            .collect();
+        core_drops.sort_unstable();
+        emu_drops.sort_unstable();
+        assert_eq!(
+            emu_drops, core_drops,
+            "{policy:?}: the same packets dropped"
+        );
+        assert_eq!(emu_out, core_out, "{policy:?}: the same departures");
+        let s = e.links()[0].stats();
+        assert_eq!(s.dropped_queue as usize, core_drops.len());
+        let evicted = core_drops.iter().filter(|id| admitted.contains(id)).count();
+        (core_drops.len(), evicted)
+    }
+
+    #[test]
+    fn the_threshold_dropper_decides_as_the_simulators_link() {
+        use plait_core::net::queue::DropPolicy;
+        for policy in [
+            DropPolicy::FirstArrival,
+            DropPolicy::RateIndependent,
+            DropPolicy::LargestRate,
+        ] {
+            let (drops, evicted) = compare_with_the_simulators_link(policy);
+            assert!(drops > 50, "{policy:?}: only {drops} drops");
+            // The arrival only, or (the other two) mostly a packet already waiting.
+            if policy == DropPolicy::FirstArrival {
+                assert_eq!(evicted, 0);
+            } else {
+                assert!(
+                    evicted > drops / 2,
+                    "{policy:?}: {evicted} of {drops} waiting"
+                );
+            }
+        }
     }
 }

@@ -8,6 +8,7 @@ same message; what remains is to decide whether the testbed can run it.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import heapq
 import json
@@ -37,6 +38,11 @@ RED_KEYS = {
     "kind", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "mode", "mean_packet_size",
     "packets", "bytes",
 }  # fmt: skip
+#: The threshold-dropper's parameters (plait-core net/queue/threshold_dropper.rs).
+DROPPER_KEYS = {"kind", "threshold", "hold", "policy"}
+#: The threshold-dropper's hold when no flow's data crosses the direction (plait-core
+#: sim/build.rs, FALLBACK_HOLD).
+FALLBACK_HOLD_NS = 100_000_000
 FLOW_KEYS = {"name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route"}
 MPTCP_KEYS = FLOW_KEYS - {"route"} | {"subflows", "scheduler"}
 #: The kernel's own MPTCP scheduler (net/mptcp/protocol.c, `mptcp_subflow_get_send`): the
@@ -45,9 +51,11 @@ KERNEL_SCHEDULERS = ("min_rtt", "linux")
 #: Most subflows the in-kernel path manager makes (`ip mptcp limits`, MPTCP_PM_ADDR_MAX = 8).
 MAX_SUBFLOWS = 8
 NODE_KEYS = {"name", "kind"}
-SECTIONS = {"simulation", "tcp", "link", "flow", "node", "event"}
-#: A link taken down or brought up (docs/scenario.md, `[[event]]`); other events are refused.
+SECTIONS = {"simulation", "tcp", "link", "flow", "node", "event", "testbed"}
+#: A link taken down or brought up, or given a new loss model (docs/scenario.md, `[[event]]`);
+#: flow events are refused.
 EVENT_KEYS = {"at", "link", "action"}
+LOSS_EVENT_KEYS = {"at", "link", "loss"}
 #: Controllers built into the kernels this was written for (tcp_available_congestion_control).
 KERNEL_CCS = ("reno", "cubic", "bbr")
 
@@ -108,9 +116,13 @@ class LinkDir:
     limit_bytes: int | None
     #: The scenario's loss table (plait-core's loss models, built by the emulator), or None.
     loss: dict | None = None
-    #: A RED queue's table (sizes in bytes; built by the emulator with its own limit), or None
-    #: for drop-tail (`limit_packets`/`limit_bytes`).
+    #: A RED or threshold-dropper queue's table (sizes in bytes, durations in ns; built by the
+    #: emulator with its own limit), or None for drop-tail (`limit_packets`/`limit_bytes`).
     queue: dict | None = None
+    #: A threshold-dropper's hold when its table has none: the mean propagation RTT of the
+    #: flows whose data crosses the direction, as the simulator computes it (plait-core
+    #: sim/build.rs); set once the flows are known.
+    default_hold_ns: int | None = None
 
 
 @dataclass
@@ -142,9 +154,13 @@ class Plan:
     scenario: dict[str, Any] = field(repr=False, default_factory=dict)
     #: Addresses per host (more than one on the sender of an MPTCP flow: one per subflow).
     n_addrs: dict[str, int] = field(default_factory=dict)
-    #: Link directions down (False) or up (True) at a time from the run's start, in time order
-    #: (both directions of a duplex link, as in the simulator): (ns, link direction, up).
-    events: list[tuple[int, int, bool]] = field(default_factory=list)
+    #: Link directions down (False) or up (True) at a time from the run's start (both
+    #: directions of a duplex link, as in the simulator), or given a new loss model (a loss
+    #: table; the forward direction only), in time order, at one instant down/up first, then
+    #: loss changes, each in file order: (ns, link direction, up or loss table).
+    events: list[tuple[int, int, bool | dict]] = field(default_factory=list)
+    #: The scenario's `[testbed] sim_only` keys: set in the scenario, left out here.
+    sim_only: list[str] = field(default_factory=list)
 
     def addr(self, host: str, k: int = 0) -> str:
         """The host's address k: 10.99.x.y inside its namespace only (k >= 1: 10.99.200+k.y,
@@ -167,9 +183,18 @@ def _check_keys(table: dict, allowed: set, where: str) -> None:
 
 
 def _red(spec: dict | None, where: str) -> dict | None:
-    """A RED queue table for the emulator (sizes as bytes), or None for another kind."""
-    if spec is None or spec.get("kind") != "red":
+    """A RED or threshold-dropper queue table for the emulator (sizes as bytes, durations as
+    ns), or None for drop-tail."""
+    if spec is None or spec.get("kind") not in ("red", "threshold_dropper"):
         return None
+    if spec["kind"] == "threshold_dropper":
+        # The emulator reschedules the packets behind a waiting packet the dropper removes
+        # (crates/plait-testbed/src/link.rs, `evict`), so every policy runs.
+        _check_keys(spec, DROPPER_KEYS, where)
+        table = dict(spec)
+        if "hold" in table:
+            table["hold"] = quantity(table["hold"], "duration")
+        return table
     _check_keys(spec, RED_KEYS, where)
     table = dict(spec)
     for key in ("mean_packet_size", "bytes"):
@@ -187,11 +212,9 @@ def _queue(spec: dict | None, where: str) -> tuple[int | None, int | None]:
     q = dict(DEFAULT_QUEUE if spec is None else spec)
     kind = q.get("kind", "droptail")
     if kind != "droptail":
-        # The threshold-dropper may drop a queued packet, which the emulator's FIFO service
-        # times do not allow (crates/plait-testbed/src/config.rs, `queue_disc`).
         raise Refusal(
             f"{where}: queue kind `{kind}` is not supported by plait testbed yet "
-            "(droptail and red are)"
+            "(droptail, red and threshold_dropper are)"
         )
     _check_keys(q, QUEUE_KEYS, where)
     if "bytes" in q:
@@ -235,8 +258,46 @@ def _explicit(nodes: list[str], links: list[LinkDir], where: str) -> list[int]:
     return out
 
 
+def _without_sim_only(canonical: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The scenario without its `[testbed]` section and without the keys it marks `sim_only`
+    (docs/scenario.md, `[testbed]`: options only the simulator has, such as `tcp.host_jitter`,
+    which the kernel testbed leaves out instead of refusing the scenario), and those keys."""
+    marked = list(canonical.get("testbed", {}).get("sim_only", []))
+    out = copy.deepcopy(canonical)
+    out.pop("testbed", None)
+    for key in marked:
+        # Override paths (`tcp.host_jitter`, `flow.bulk.send_buffer`, `link[0].loss`), as the
+        # simulator reads them (plait-core scenario/overrides.rs, `find`), which checked them.
+        parts = [
+            q or (int(i) if i else b)
+            for q, i, b in re.findall(r'"([^"]*)"|\[(\d+)\]|([^.\[\]"]+)', key)
+        ]
+        node: Any = out
+        for depth, part in enumerate(parts[:-1]):
+            if depth == 1 and parts[0] in ("link", "flow", "node") and isinstance(part, str):
+                # `flow.bulk`: the entry of that name.
+                node = next((e for e in node if e.get("name") == part), None)
+            elif _has(node, part):
+                node = node[part]
+            else:
+                node = None
+            if node is None:
+                break
+        if node is None or not _has(node, parts[-1]):
+            raise Refusal(f"[testbed] sim_only: `{key}` is not set in the scenario")
+        del node[parts[-1]]
+    return out, marked
+
+
+def _has(node: Any, part: str | int) -> bool:
+    if isinstance(node, dict):
+        return isinstance(part, str) and part in node
+    return isinstance(node, list) and isinstance(part, int) and part < len(node)
+
+
 def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
     """The plan for a canonical scenario (`_core.canonical_scenario`), or :class:`Refusal`."""
+    canonical, sim_only = _without_sim_only(canonical)
     for section in canonical:
         if section not in SECTIONS:
             raise Refusal(f"[{section}]: not supported by plait testbed yet")
@@ -388,26 +449,59 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
     if any(n > 1 for n in n_addrs.values()) and len(hosts) > 250:
         raise Refusal("MPTCP flows: plait testbed gives addresses to at most 250 hosts")
     events = _events(canonical, links)
-    return Plan(seed, duration, warmup, sample, hosts, links, flows, canonical, n_addrs, events)
+    _default_holds(links, flows)
+    return Plan(
+        seed, duration, warmup, sample, hosts, links, flows, canonical, n_addrs, events, sim_only
+    )
 
 
-def _events(canonical: dict[str, Any], links: list[LinkDir]) -> list[tuple[int, int, bool]]:
-    """The scenario's link down/up events on the link directions, in time order (file order at
-    one instant, as the simulator applies them)."""
+def _default_holds(links: list[LinkDir], flows: list[FlowInstance]) -> None:
+    """The threshold-dropper's default hold per direction, as the simulator computes it
+    (plait-core sim/build.rs): the mean, in whole ns, of the propagation RTT (forward and
+    reverse delays) of every flow path (each MPTCP subflow) whose data crosses the direction;
+    100 ms if none does."""
+    total = [0] * len(links)
+    n = [0] * len(links)
+    for f in flows:
+        for fwd, back in [(sf[0], sf[1]) for sf in f.subflows] or [(f.route, f.reverse)]:
+            rtt = sum(links[d].delay_ns for d in fwd + back)
+            for d in fwd:
+                total[d] += rtt
+                n[d] += 1
+    for d, link in enumerate(links):
+        if link.queue and link.queue.get("kind") == "threshold_dropper":
+            link.default_hold_ns = total[d] // n[d] if n[d] else FALLBACK_HOLD_NS
+
+
+def _events(canonical: dict[str, Any], links: list[LinkDir]) -> list[tuple[int, int, bool | dict]]:
+    """The scenario's link events on the link directions, in time order; at one instant the
+    links go down or up first, then loss models change, each in file order (docs/scenario.md,
+    `[[event]]`, as the simulator applies them). A down/up acts on both directions, a loss
+    change on the forward direction (from -> to) only, as in plait-core sim/build.rs."""
     out = []
     for i, event in enumerate(canonical.get("event", [])):
         where = f"event[{i}]"
-        if "action" not in event:
-            key = next((k for k in event if k not in EVENT_KEYS), "loss")
+        if "action" in event:
+            _check_keys(event, EVENT_KEYS, where)
+        elif "loss" in event:
+            _check_keys(event, LOSS_EVENT_KEYS, where)
+        else:
+            key = next((k for k in event if k not in EVENT_KEYS | LOSS_EVENT_KEYS), "flow")
             raise Refusal(
-                f"{where}: `{key}` is not supported by plait testbed yet (link down/up only)"
+                f"{where}: `{key}` is not supported by plait testbed yet "
+                "(link down/up and loss changes only)"
             )
-        _check_keys(event, EVENT_KEYS, where)
         at = quantity(event["at"], "duration")
         for j, d in enumerate(links):
-            if d.name == event["link"]:
-                out.append((at, j, event["action"] == "up"))
-    return sorted(out, key=lambda e: e[0])
+            if d.name != event["link"]:
+                continue
+            if "action" in event:
+                out.append((at, 0, j, event["action"] == "up"))
+            elif d.direction == "forward":
+                out.append((at, 1, j, dict(event["loss"])))
+    # Stable: file order within (time, kind).
+    out.sort(key=lambda e: (e[0], e[1]))
+    return [(at, j, change) for at, _, j, change in out]
 
 
 def _mptcp_cc(flow: dict, where: str) -> str:
@@ -489,8 +583,15 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
                     if d.queue
                     else {}
                 ),
+                **({"default_hold_ns": d.default_hold_ns} if d.default_hold_ns is not None else {}),
+                # A direction without a loss model that gets one from an event: its stream.
+                **(
+                    {"loss_seed": _seed_of(plan.seed, d)}
+                    if not d.loss and any(isinstance(c, dict) and j == i for _, j, c in plan.events)
+                    else {}
+                ),
             }
-            for d in plan.links
+            for i, d in enumerate(plan.links)
         ],
         "routes": [{"src": s, "dst": t, "links": r} for (s, t), r in routes.items()],
         "cpu": cpu,
@@ -501,7 +602,10 @@ def emulator_config(plan: Plan, prefix: str, workdir: str, cpu: int | None) -> d
         "stats_file": f"{workdir}/emulator.json",
         "ready_file": f"{workdir}/emulator.ready",
         # Times from the run's start; the runner adds `t0_realtime_ns`.
-        "events": [{"at_ns": at, "link": j, "up": up} for at, j, up in plan.events],
+        "events": [
+            {"at_ns": at, "link": j, **({"loss": c} if isinstance(c, dict) else {"up": c})}
+            for at, j, c in plan.events
+        ],
     }
 
 

@@ -175,7 +175,13 @@ fn run(config_path: &str) -> Result<(), String> {
     let t0 = config.t0_realtime_ns.unwrap_or(realtime_epoch);
     for e in &config.events {
         let at = (t0 + e.at_ns).saturating_sub(realtime_epoch);
-        emulator.schedule_link_state(at, e.link, e.up);
+        match (e.up, &e.loss) {
+            (Some(up), _) => emulator.schedule_link_state(at, e.link, up),
+            (None, Some(table)) => {
+                emulator.schedule_loss(at, e.link, config.links[e.link].loss_model(table)?)
+            }
+            (None, None) => unreachable!("checked"),
+        }
     }
 
     while !sys::stop_requested() {
@@ -289,7 +295,7 @@ fn run(config_path: &str) -> Result<(), String> {
                 };
                 // A dropped packet's buffer is simply freed; drops are counted by the core.
                 let _: Result<(), DropCause> =
-                    emulator.handle_packet_tapped(arrival, route, flow, size, packet, &mut tap);
+                    emulator.handle_packet(arrival, route, flow, size, packet);
             }
         }
     }
@@ -389,6 +395,11 @@ fn write_stats(
                 "max_queue_packets": s.max_queue_packets,
                 "max_queue_bytes": s.max_queue_bytes,
                 "mean_queue_packets": if end > 0 { s.queue_packet_ns as f64 / end as f64 } else { 0.0 },
+                "mean_queue_bytes": if end > 0 { s.queue_byte_ns as f64 / end as f64 } else { 0.0 },
+                // The integrals themselves (waiting packets and bytes × ns since the start):
+                // the caller takes the window's time average from two snapshots.
+                "queue_packet_ns": s.queue_packet_ns as f64,
+                "queue_byte_ns": s.queue_byte_ns as f64,
                 "busy_ns": s.busy_ns,
             })
         })
