@@ -3,9 +3,12 @@
 //!
 //! Layout follows `DESIGN.md`: sans-IO protocol logic (`transport`), a single-threaded event
 //! loop with integer time (`sim`, `event`, `time`), arenas and typed ids (`ids`), named seeded
-//! random streams (`rng`), the network (`net`), traffic sources (`app`), the registry that
-//! declares every controller, queue, loss model and source once (`registry`), scenarios
-//! (`scenario`), tracing and metrics (`trace`) and models (`model`).
+//! random streams (`rng`), packets and their headers as plain data (`packet`), the network
+//! (`net`), traffic sources (`app`), the registry that declares every controller, queue, loss
+//! model and source once (`registry`), quantities with units (`units`), scenarios
+//! (`scenario`), tracing and metrics (`trace`) and models (`model`). No two files import each
+//! other through a chain (`tests/import_graph.rs`; `docs/architecture.md` lists the rooms from
+//! the ground up).
 
 pub mod app;
 pub mod bench;
@@ -26,6 +29,7 @@ pub mod sim;
 pub mod time;
 pub mod trace;
 pub mod transport;
+pub mod units;
 
 pub use ids::{FlowId, LinkId, NodeId, PacketId, PathId, RouteId};
 pub use time::{Rate, SimTime};

@@ -8,7 +8,6 @@
 
 pub mod cbr;
 pub mod cp;
-pub mod datagram;
 pub mod mpat;
 pub mod mptcp;
 pub mod multfrc;
@@ -17,6 +16,8 @@ pub mod tcp;
 pub mod tfrc;
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind, Param, Scalar};
+// The category is the registry's; this module registers into it (`impl Kind` below).
+pub use crate::registry::SourceKind;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
@@ -24,11 +25,10 @@ use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::transport::tcp::{StopMode, TcpReceiver, TcpSender};
 
 pub use cbr::Cbr;
-pub use datagram::DatagramFlow;
 pub use onoff::OnOff;
 
 /// Largest packet a source may send, and largest segment (the IPv4 total-length field).
-pub const MAX_PACKET_BYTES: u32 = 65_535;
+pub use crate::packet::MAX_PACKET_BYTES;
 
 /// The packet size of the datagram sources, shared by their declarations.
 pub const PACKET_SIZE: Param = Param::size("packet_size", "size of each packet on the wire")
@@ -101,10 +101,6 @@ pub struct SourceContext {
 /// A flow's source as named in a scenario (`kind = "tcp"`), with its validated parameters;
 /// built by [`Configured::build`].
 pub type SourceSpec = Configured<SourceKind>;
-
-/// Traffic sources as a registry category.
-#[derive(Debug)]
-pub struct SourceKind;
 
 impl Kind for SourceKind {
     const CATEGORY: Category = Category::Source;

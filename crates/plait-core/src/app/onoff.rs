@@ -7,6 +7,8 @@
 use rand_distr::{Distribution, Exp, Pareto};
 
 use super::{Datagrams, SourceKind, Wake, PACKET_SIZE};
+/// The distribution of a period's length: a parameter's value, so the registry's.
+pub use crate::registry::Period;
 use crate::registry::{AlgorithmSpec, Param};
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
@@ -37,33 +39,25 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
     },
 };
 
-/// The distribution of a period's length.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Period {
-    Exponential { mean: SimTime },
-    Pareto { mean: SimTime, shape: f64 },
-}
-
-impl Period {
-    fn draw(&self, rng: &mut SimRng) -> SimTime {
-        let secs = match *self {
-            Period::Exponential { mean } => {
-                let m = mean.as_secs_f64();
-                if m <= 0.0 {
-                    0.0
-                } else {
-                    Exp::new(1.0 / m).map(|d| d.sample(rng)).unwrap_or(0.0)
-                }
+/// A period's length drawn from its distribution.
+fn draw(period: &Period, rng: &mut SimRng) -> SimTime {
+    let secs = match *period {
+        Period::Exponential { mean } => {
+            let m = mean.as_secs_f64();
+            if m <= 0.0 {
+                0.0
+            } else {
+                Exp::new(1.0 / m).map(|d| d.sample(rng)).unwrap_or(0.0)
             }
-            Period::Pareto { mean, shape } => {
-                let scale = mean.as_secs_f64() * (shape - 1.0) / shape;
-                Pareto::new(scale, shape)
-                    .map(|d| d.sample(rng))
-                    .unwrap_or(0.0)
-            }
-        };
-        SimTime::from_secs_f64(secs)
-    }
+        }
+        Period::Pareto { mean, shape } => {
+            let scale = mean.as_secs_f64() * (shape - 1.0) / shape;
+            Pareto::new(scale, shape)
+                .map(|d| d.sample(rng))
+                .unwrap_or(0.0)
+        }
+    };
+    SimTime::from_secs_f64(secs)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,14 +92,14 @@ impl OnOff {
     }
 
     fn begin_on(&mut self, now: SimTime) -> Wake {
-        let until = now.saturating_add(self.on.draw(&mut self.rng));
+        let until = now.saturating_add(draw(&self.on, &mut self.rng));
         self.state = State::On { until };
         self.send_in_on(now, until)
     }
 
     fn send_in_on(&mut self, now: SimTime, until: SimTime) -> Wake {
         if now >= until {
-            let off_until = now.saturating_add(self.off.draw(&mut self.rng));
+            let off_until = now.saturating_add(draw(&self.off, &mut self.rng));
             self.state = State::Off { until: off_until };
             return Wake {
                 send: false,
@@ -175,7 +169,10 @@ mod tests {
             shape: 2.5,
         };
         let n = 200_000;
-        let mean: f64 = (0..n).map(|_| p.draw(&mut rng).as_secs_f64()).sum::<f64>() / n as f64;
+        let mean: f64 = (0..n)
+            .map(|_| draw(&p, &mut rng).as_secs_f64())
+            .sum::<f64>()
+            / n as f64;
         assert!((mean - 0.2).abs() < 0.01, "mean {mean}");
     }
 }

@@ -9,7 +9,6 @@
 
 use super::{Source, SourceKind};
 use crate::registry::{AlgorithmSpec, Origin, Param, ParamIssue, Params, Scalar, Value};
-use crate::scenario::format_duration;
 use crate::time::SimTime;
 use crate::transport::cc::CcSpec;
 use crate::transport::cc::Connection;
@@ -18,6 +17,7 @@ use crate::transport::tcp::{
     DelayedAckStyle, RecoveryWindow, RtoFormula, SsthreshBasis, StopMode, TcpConfig, TcpProfile,
     TcpReceiver, TcpSender,
 };
+use crate::units::format_duration;
 
 /// The parameters of a TCP connection's settings (those a `[tcp]` section may give, and
 /// `on_stop`), after the source's own parameters `$own`: shared by the TCP and MPTCP sources.

@@ -30,7 +30,7 @@ use std::fmt;
 
 mod param;
 
-pub use param::{Bound, Default, Origin, Param, ParamType, Params, Range, Scalar, Value};
+pub use param::{Bound, Default, Origin, Param, ParamType, Params, Period, Range, Scalar, Value};
 
 /// The kinds of algorithm a scenario names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -83,12 +83,12 @@ impl Category {
             K::registry().iter().map(|s| s.entry()).collect()
         }
         match self {
-            Category::Controller => erase::<crate::transport::cc::ControllerKind>(),
-            Category::Queue => erase::<crate::net::queue::QueueKind>(),
-            Category::Loss => erase::<crate::net::loss::LossKind>(),
-            Category::Source => erase::<crate::app::SourceKind>(),
-            Category::Coupled => erase::<crate::transport::multipath::coupled::CoupledKind>(),
-            Category::Scheduler => erase::<crate::transport::multipath::scheduler::SchedulerKind>(),
+            Category::Controller => erase::<ControllerKind>(),
+            Category::Queue => erase::<QueueKind>(),
+            Category::Loss => erase::<LossKind>(),
+            Category::Source => erase::<SourceKind>(),
+            Category::Coupled => erase::<CoupledKind>(),
+            Category::Scheduler => erase::<SchedulerKind>(),
         }
     }
 }
@@ -104,6 +104,35 @@ pub trait Kind: Sized + 'static {
     /// The declarations of the built-ins of this category.
     fn registry() -> &'static [&'static AlgorithmSpec<Self>];
 }
+
+// The categories as types, declared here and nowhere else. Each category's module registers
+// into its type (`impl Kind for ControllerKind` in `transport::cc`: what its constructors are
+// given and build, and its list of declarations), so the registry names no algorithm's module:
+// it is a leaf that every algorithm imports, and no import runs back from it.
+
+/// Congestion controllers as a registry category (registered by `transport::cc`).
+#[derive(Debug)]
+pub struct ControllerKind;
+
+/// Queue disciplines as a registry category (registered by `net::queue`).
+#[derive(Debug)]
+pub struct QueueKind;
+
+/// Loss models as a registry category (registered by `net::loss`).
+#[derive(Debug)]
+pub struct LossKind;
+
+/// Traffic sources as a registry category (registered by `app`).
+#[derive(Debug)]
+pub struct SourceKind;
+
+/// Coupled controllers as a registry category (registered by `transport::multipath::coupled`).
+#[derive(Debug)]
+pub struct CoupledKind;
+
+/// Schedulers as a registry category (registered by `transport::multipath::scheduler`).
+#[derive(Debug)]
+pub struct SchedulerKind;
 
 /// A problem found by an algorithm's finishing step: the parameter to blame (`None` for the
 /// table as a whole) and what is wrong.

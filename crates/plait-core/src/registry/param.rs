@@ -7,9 +7,11 @@
 
 use std::fmt;
 
-use crate::app::onoff::Period;
+use super::{Configured, ControllerKind};
 use crate::time::{Rate, SimTime};
-use crate::transport::cc::CcSpec;
+
+/// A controller as a parameter's value (`transport::cc::CcSpec`).
+type CcSpec = Configured<ControllerKind>;
 
 /// What a parameter holds, and so how a scenario writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -450,6 +452,14 @@ impl Param {
     }
 }
 
+/// The distribution of a period's length, the value of a [`ParamType::Period`] (the on/off
+/// source draws its on and off periods from it: `app::onoff`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Period {
+    Exponential { mean: SimTime },
+    Pareto { mean: SimTime, shape: f64 },
+}
+
 /// A validated parameter value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -498,11 +508,11 @@ impl From<Scalar> for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Number(x) => f.write_str(&crate::scenario::format_number(*x)),
+            Value::Number(x) => f.write_str(&crate::units::format_number(*x)),
             Value::Integer(n) | Value::Size(n) => write!(f, "{n}"),
             Value::Bool(b) => write!(f, "{b}"),
-            Value::Duration(t) => f.write_str(&crate::scenario::format_duration(*t)),
-            Value::Rate(r) => f.write_str(&crate::scenario::format_rate(*r)),
+            Value::Duration(t) => f.write_str(&crate::units::format_duration(*t)),
+            Value::Rate(r) => f.write_str(&crate::units::format_rate(*r)),
             Value::Choice(c) => write!(f, "\"{c}\""),
             Value::Period(p) => write!(f, "{p:?}"),
             Value::Controller(c) => write!(f, "\"{}\"", c.name()),

@@ -7,16 +7,15 @@
 use toml::Value as Toml;
 
 use super::tree::{did_you_mean, join, listing, Fields, Issue};
-use super::units::{
-    bool_value, describe, duration_value, number_value, probability_value, rate_value, size_value,
-    string_value, uint_value, EXPECT_DURATION, EXPECT_RATE, EXPECT_SIZE,
-};
-use crate::app::onoff::Period;
 use crate::registry::{
-    find, names, AlgorithmSpec, Configured, Kind, Origin, Param, ParamType, Params, Value,
+    find, names, AlgorithmSpec, Configured, Kind, Origin, Param, ParamType, Params, Period, Value,
 };
 use crate::time::SimTime;
 use crate::transport::cc::{CcSpec, ControllerKind};
+use crate::units::{
+    bool_value, describe, duration_value, number_value, probability_value, rate_value, size_value,
+    string_value, uint_value, EXPECT_DURATION, EXPECT_RATE, EXPECT_SIZE,
+};
 
 /// Defaults given by a section of the scenario (`[tcp]`) for the parameters of an algorithm
 /// declared [`in_section`](Param::in_section).
@@ -317,7 +316,7 @@ fn period(path: &str, value: &Toml) -> Result<Period, Issue> {
                 } else {
                     Err(format!(
                         "must be greater than 1 for the mean to exist, got {}",
-                        super::units::format_number(shape)
+                        crate::units::format_number(shape)
                     ))
                 }
             })?;

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::schema::settings_section;
-use super::units::{format_duration, format_rate, format_size};
 use crate::registry::{Category, Default, Entry, Param, ParamType, Scalar};
+use crate::units::{format_duration, format_rate, format_size};
 
 /// Shown as the default of a parameter that must be given.
 pub const REQUIRED: &str = "required";

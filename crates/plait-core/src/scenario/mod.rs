@@ -13,7 +13,6 @@ mod overrides;
 mod schema;
 mod tree;
 mod unexpanded;
-mod units;
 mod validate;
 
 #[cfg(test)]
@@ -26,6 +25,10 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use toml::{Table, Value};
 
+pub use crate::units::{
+    format_duration, format_number, format_rate, format_size, parse_duration, parse_rate,
+    parse_size,
+};
 pub use catalog::{
     catalog, reference_block, regenerate_reference, CatalogEntry, ParamInfo, RangeInfo,
     REFERENCE_BLOCKS,
@@ -33,10 +36,6 @@ pub use catalog::{
 pub use schema::{
     CoupledChoice, FlowSpec, LinkEventSpec, LinkSpec, MultipathSpec, NodeKind, NodeSpec, PathSpec,
     Scenario, ScenarioWarning, SimulationSpec, StartSpec, SubflowSpec,
-};
-pub use units::{
-    format_duration, format_number, format_rate, format_size, parse_duration, parse_rate,
-    parse_size,
 };
 
 use tree::Issue;
@@ -109,7 +108,7 @@ fn parse_toml(text: &str) -> Result<Table, Issue> {
                 let (line, column) = line_column(text, span.start);
                 // A number too large for TOML: show it as written.
                 if let Some(rest) = text.get(span.start..) {
-                    if let Some(m) = units::toml_number_out_of_range(rest) {
+                    if let Some(m) = crate::units::toml_number_out_of_range(rest) {
                         message = m;
                     }
                 }
@@ -189,11 +188,11 @@ fn json_to_toml(raw: &RawValue, path: &str) -> Result<Option<Value>, Issue> {
         Some(b'f') => Value::Boolean(false),
         _ if !text.contains(['.', 'e', 'E']) => match text.parse::<i64>() {
             Ok(i) => Value::Integer(i),
-            Err(_) => return Err(Issue::new(path, units::integer_out_of_range(text))),
+            Err(_) => return Err(Issue::new(path, crate::units::integer_out_of_range(text))),
         },
         _ => match text.parse::<f64>() {
             Ok(f) if f.is_finite() => Value::Float(f),
-            _ => return Err(Issue::new(path, units::float_out_of_range(text))),
+            _ => return Err(Issue::new(path, crate::units::float_out_of_range(text))),
         },
     }))
 }

@@ -11,7 +11,7 @@ use toml::{Table, Value};
 
 use super::line_column;
 use super::tree::{index, join, Issue};
-use super::units::{describe, toml_number_out_of_range};
+use crate::units::{describe, toml_number_out_of_range};
 
 /// An override that was applied: what the user wrote and the path it resolved to.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use toml::{Table, Value};
 
-use super::units::describe;
+use crate::units::describe;
 
 /// One mistake found in the tree: the field path (`link[2].queue.packets`) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,13 +13,13 @@ use toml::{Table, Value};
 use super::algorithm::{self, Section};
 use super::schema::*;
 use super::tree::{did_you_mean, index, join, listing, unknown_field, Fields, Issue};
-use super::units::{
-    bool_value, describe, duration_value, format_duration, format_number, name_value, number_value,
-    rate_value, string_value, uint_value, EXPECT_DURATION, EXPECT_RATE,
-};
 use crate::app::SourceKind;
 use crate::transport::multipath::coupled::CoupledKind;
 use crate::transport::multipath::scheduler::{SchedulerKind, SchedulerSpec, MAX_SUBFLOWS};
+use crate::units::{
+    bool_value, describe, duration_value, format_duration, format_number, name_value, number_value,
+    rate_value, string_value, uint_value, EXPECT_DURATION, EXPECT_RATE,
+};
 
 /// The controller and scheduler of an MPTCP flow that names none.
 const DEFAULT_COUPLED: &str = "lia";

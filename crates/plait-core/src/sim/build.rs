@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::app::{DatagramFlow, Source, SourceContext};
+use crate::app::{Source, SourceContext};
 use crate::ids::{LinkId, NodeId, RouteId};
 use crate::net::link::Link;
 use crate::net::queue::LinkInfo;
@@ -18,6 +18,7 @@ use crate::scenario::{NodeKind, PathSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::transport::cc::Connection;
+use crate::transport::datagram::DatagramFlow;
 use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
 use crate::transport::multipath::coupled::{Coupled, MultipathConnection, Uncoupled};
 use crate::transport::multipath::scheduler::SchedulerContext;

@@ -14,6 +14,7 @@
 pub mod budget;
 pub mod build;
 pub mod flow;
+mod measure;
 mod pool;
 
 use crate::event::{Event, EventQueue};
@@ -24,11 +25,12 @@ use crate::net::queue::QueueItem;
 use crate::packet::{Header, Packet};
 use crate::ring::Ring;
 use crate::time::SimTime;
-use crate::trace::meters::{FlowMeters, Measurements};
+use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
 use crate::transport::tcp::TcpFlow;
 use crate::transport::{AnyTransport, Direction, FlowChange, Transport, TransportEvent};
+use measure::Measurements;
 
 pub use build::build;
 use flow::{Flow, FlowPath};

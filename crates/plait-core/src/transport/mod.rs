@@ -1,10 +1,12 @@
 //! Transports: sans-IO protocol state machines and their congestion controllers.
 //!
-//! Every multi-flow protocol the simulator runs — a TCP connection, a datagram source, and the
-//! ones to come (MPTCP, TFRC, MPAT) — is a [`Transport`]: one object holding both ends of a
-//! flow (the source and the sink), fed packets and timeouts by the driver, and asked for what
-//! to send. The driver (`crate::sim`) knows no protocol. Its contract, after every `handle_*`
-//! call on a transport:
+//! Every protocol the simulator runs is a [`Transport`]: a TCP connection ([`tcp`]), an MPTCP
+//! connection ([`multipath`]), a TFRC, MulTFRC or CP flow ([`tfrc`]), an MPAT aggregate
+//! ([`aggregate`]) and a datagram flow ([`datagram`]) each are one object holding both ends of
+//! a flow (the source and the sink), fed packets and timeouts by the driver, and asked for
+//! what to send. Their headers are plain data in [`crate::packet`], which imports no
+//! transport. The driver (`crate::sim`) knows no protocol. Its contract, after every
+//! `handle_*` call on a transport:
 //!
 //! 1. drain [`Transport::poll_transmit`] until `None` (each [`Transmit`] names the path and the
 //!    direction it leaves on, its size on the wire and its header);
@@ -25,29 +27,21 @@
 
 pub mod aggregate;
 pub mod cc;
+pub mod datagram;
 pub mod host_noise;
 pub mod multipath;
 pub mod rtt;
 pub mod tcp;
 pub mod tfrc;
 
-use crate::app::datagram::DatagramFlow;
 use crate::ids::PathId;
+pub use crate::packet::Direction;
 use crate::packet::Header;
 use crate::time::SimTime;
+use datagram::DatagramFlow;
 use multipath::MptcpFlow;
 use tcp::TcpFlow;
 use tfrc::TfrcFlow;
-
-/// Which way a packet travels on its path.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// From the flow's source to its sink (data): the path's forward route.
-    #[default]
-    Forward,
-    /// From the sink back to the source (feedback): the path's reverse route.
-    Reverse,
-}
 
 /// A packet a transport wants sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

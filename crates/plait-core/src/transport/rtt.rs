@@ -31,7 +31,7 @@
 //! which collapses the backoff (§5.7 note: "a new RTT measurement ... recomputes RTO").
 
 use crate::time::SimTime;
-use crate::transport::tcp::{RtoFormula, TcpConfig};
+use crate::transport::tcp::config::{RtoFormula, TcpConfig};
 
 /// Clock granularity `G` used unless [`RttEstimator::with_clock_granularity`] says otherwise:
 /// one nanosecond, the tick of [`SimTime`].

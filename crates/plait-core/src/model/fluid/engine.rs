@@ -12,6 +12,7 @@
 //! later (eq. (4)); over that interval `S` is linear from `c - d` to `c`:
 //! `∫S = tau (c - d/2)` and `∫S² = tau (c² - c d + d²/3)`.
 
+use super::flows::Flows;
 use super::policy::{argmax_rate, Hit, Select};
 use super::{FluidConfig, FluidError, FluidResult, SamplePath};
 use crate::rng::{rng_from_seed, SimRng};
@@ -25,26 +26,6 @@ const REBASE_EVERY: u64 = 4096;
 /// fraction of the capacity (the accumulation point itself is reached in closed form).
 const BEATDOWN_DRAW_FLOOR: f64 = 1e-4;
 const BEATDOWN_DRAW_MAX: usize = 64;
-
-/// The connections, stored as structure of arrays.
-pub(crate) struct Flows {
-    pub eta: Vec<f64>,
-    pub beta: Vec<f64>,
-    pub base_rate: Vec<f64>,
-    pub base_time: Vec<f64>,
-}
-
-impl Flows {
-    #[inline]
-    pub fn rate(&self, i: usize, now: f64) -> f64 {
-        self.base_rate[i] + self.eta[i] * (now - self.base_time[i])
-    }
-
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.eta.len()
-    }
-}
 
 /// Time integrals and event counts of the measured window.
 struct Totals {

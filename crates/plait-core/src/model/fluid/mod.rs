@@ -32,6 +32,7 @@
 //! reaching zero, integrated in closed form.
 
 mod engine;
+mod flows;
 pub mod policy;
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 //! Anything else is a [`CustomPolicy`], which sees the rates just before each congestion time
 //! and names the connections to signal.
 
-use super::engine::Flows;
+use super::flows::Flows;
 use super::FluidError;
 use crate::rng::SimRng;
 use rand::Rng;

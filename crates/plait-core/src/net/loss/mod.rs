@@ -10,6 +10,8 @@
 //! - [`gilbert_elliott`]: a two-state Markov chain (bursty losses).
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
+// The category is the registry's; this module registers into it (`impl Kind` below).
+pub use crate::registry::LossKind;
 use crate::rng::SimRng;
 
 pub mod bernoulli;
@@ -30,10 +32,6 @@ pub trait Loss {
 /// (`LossSpec::new("bernoulli", &[("p", Value::Number(0.01))])`); built by
 /// [`Configured::build`] (with the context `()`).
 pub type LossSpec = Configured<LossKind>;
-
-/// Loss models as a registry category.
-#[derive(Debug)]
-pub struct LossKind;
 
 impl Kind for LossKind {
     const CATEGORY: Category = Category::Loss;

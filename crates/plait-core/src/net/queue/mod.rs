@@ -9,6 +9,8 @@ use std::fmt;
 
 use crate::ids::{FlowId, PacketId};
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind, ParamIssue, Params};
+// The category is the registry's; this module registers into it (`impl Kind` below).
+pub use crate::registry::QueueKind;
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
 
@@ -144,10 +146,6 @@ pub struct LinkInfo {
     /// of the flows whose data crosses the link direction, resolved by the scenario builder.
     pub default_hold: SimTime,
 }
-
-/// Queue disciplines as a registry category.
-#[derive(Debug)]
-pub struct QueueKind;
 
 impl Kind for QueueKind {
     const CATEGORY: Category = Category::Queue;

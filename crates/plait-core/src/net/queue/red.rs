@@ -50,11 +50,11 @@ use std::collections::VecDeque;
 use rand::Rng;
 
 use super::{limit_of, Limit, QueueDisc, QueueItem, QueueKind, RedSpec};
-use crate::app::MAX_PACKET_BYTES;
+use crate::packet::MAX_PACKET_BYTES;
 use crate::registry::{AlgorithmSpec, Bound, Origin, Param, ParamIssue, Params, Scalar, Value};
 use crate::rng::SimRng;
-use crate::scenario::format_number;
 use crate::time::{Rate, SimTime};
+use crate::units::format_number;
 
 /// The registry declaration of RED. The defaults are the classic ns-2 settings (Floyd's
 /// recommended values, ns-2 `tcl/lib/ns-default.tcl` before its automatic configuration):

@@ -114,7 +114,7 @@ use super::window::{initial_window_bytes, reduced_window, SlowStart};
 use super::{AckSample, CongestionControl, Connection, ControllerKind};
 use crate::registry::{AlgorithmSpec, Bound, Param, ParamError, Params, Scalar, Value};
 use crate::time::SimTime;
-use crate::transport::tcp::TcpProfile;
+use crate::transport::tcp::config::TcpProfile;
 
 /// The registry declaration of CUBIC; the defaults are RFC 9438's (§5: C = 0.4,
 /// β_cubic = 0.7; fast convergence and the Reno-friendly region on), with Linux's HyStart in

@@ -35,6 +35,8 @@
 //!   the lost segment "has not yet been resent by way of the retransmission timer".
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
+// The category is the registry's; this module registers into it (`impl Kind` below).
+pub use crate::registry::ControllerKind;
 use crate::time::{Rate, SimTime};
 
 pub mod aimd;
@@ -129,12 +131,8 @@ pub struct Connection {
     pub initial_window: u32,
     /// The connection's TCP profile: a controller may take defaults from it (CUBIC's
     /// HyStart is on in the `linux` profile).
-    pub profile: crate::transport::tcp::TcpProfile,
+    pub profile: crate::transport::tcp::config::TcpProfile,
 }
-
-/// Congestion controllers as a registry category.
-#[derive(Debug)]
-pub struct ControllerKind;
 
 impl Kind for ControllerKind {
     const CATEGORY: Category = Category::Controller;
@@ -341,7 +339,7 @@ mod tests {
     const CONNECTION: Connection = Connection {
         mss: MSS,
         initial_window: 10,
-        profile: crate::transport::tcp::TcpProfile::Rfc,
+        profile: crate::transport::tcp::config::TcpProfile::Rfc,
     };
 
     /// Every registered controller with its defaults, its required parameters (if any) drawn

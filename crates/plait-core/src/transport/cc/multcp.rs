@@ -78,7 +78,7 @@ pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
                 format!(
                     "must be greater than 0.25 with equivalence = \"exact\" (alpha = 3n²/(4n − 1) \
                      is not positive below), got {}",
-                    crate::scenario::format_number(params.n)
+                    crate::units::format_number(params.n)
                 ),
             ));
         }

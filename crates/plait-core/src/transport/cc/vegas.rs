@@ -46,8 +46,8 @@
 use super::window::{initial_window_bytes, SlowStart};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
-use crate::scenario::format_number;
 use crate::time::SimTime;
+use crate::units::format_number;
 
 /// The registry declaration of Vegas; the defaults are Linux's (α = 2, β = 4, γ = 1 segments).
 pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {

@@ -48,7 +48,7 @@ use std::collections::VecDeque;
 use crate::fifo::Fifo;
 
 use crate::ids::PathId;
-use crate::packet::{AckSegment, DataSegment, Header};
+use crate::packet::{DataSegment, Header, MptcpAck};
 use crate::time::SimTime;
 use crate::transport::cc::CongestionControl;
 use crate::transport::host_noise::HostNoise;
@@ -68,14 +68,6 @@ use super::scheduler::{
 pub const DSS_DATA_OPTION_BYTES: u32 = 20;
 /// DSS option bytes on an ACK: the DATA_ACK alone.
 pub const DSS_ACK_OPTION_BYTES: u32 = 8;
-
-/// A subflow's acknowledgement with the DSS option's DATA_ACK. The TCP window field (`rwnd`)
-/// is the connection-level window, relative to the DATA_ACK.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MptcpAck {
-    pub ack: AckSegment,
-    pub data_ack: u64,
-}
 
 /// One subflow as configured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,4 +12,5 @@ pub mod coupled;
 pub mod data_receiver;
 pub mod scheduler;
 
-pub use connection::{MptcpAck, MptcpConfig, MptcpFlow, SubflowConfig};
+pub use crate::packet::MptcpAck;
+pub use connection::{MptcpConfig, MptcpFlow, SubflowConfig};

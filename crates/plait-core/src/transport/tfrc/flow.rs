@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::receiver::{Report, TfrcReceiver};
 use super::sender::TfrcSender;
-use super::{TfrcData, TfrcFeedback, TfrcNack, FEEDBACK_OPTION_BYTES};
+use super::{feedback, report_of, TfrcData, TfrcFeedback, TfrcNack, FEEDBACK_OPTION_BYTES};
 use crate::ids::PathId;
 use crate::packet::Header;
 use crate::time::SimTime;
@@ -222,7 +222,7 @@ impl TfrcFlow {
             path: PATH,
             direction: Direction::Reverse,
             size_bytes: self.config.header_bytes + FEEDBACK_OPTION_BYTES,
-            header: Header::TfrcFeedback(TfrcFeedback::new(&report, self.expected)),
+            header: Header::TfrcFeedback(feedback(&report, self.expected)),
         });
     }
 
@@ -298,7 +298,7 @@ impl TfrcFlow {
     fn on_feedback(&mut self, now: SimTime, f: &TfrcFeedback) {
         let data_limited = self.limited_since.is_some_and(|t| t <= self.last_feedback);
         self.last_feedback = now;
-        let rtt = self.sender.on_feedback(now, &f.report(), data_limited);
+        let rtt = self.sender.on_feedback(now, &report_of(f), data_limited);
         self.events
             .push(TransportEvent::RttSample { path: PATH, rtt });
         if self.config.reliable {

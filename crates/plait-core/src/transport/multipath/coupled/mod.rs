@@ -16,9 +16,11 @@
 //! controller on each subflow independently (scenario `cc = "uncoupled:cubic"`).
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
+// The category is the registry's; this module registers into it (`impl Kind` below).
+pub use crate::registry::CoupledKind;
 use crate::time::{Rate, SimTime};
 use crate::transport::cc::{AckSample, CongestionControl, Controller};
-use crate::transport::tcp::TcpProfile;
+use crate::transport::tcp::config::TcpProfile;
 
 mod window;
 
@@ -67,10 +69,6 @@ pub struct MultipathConnection {
 
 /// A coupled controller as named in a scenario, with its validated parameters.
 pub type CoupledSpec = Configured<CoupledKind>;
-
-/// Coupled controllers as a registry category.
-#[derive(Debug)]
-pub struct CoupledKind;
 
 impl Kind for CoupledKind {
     const CATEGORY: Category = Category::Coupled;

@@ -258,7 +258,7 @@ pub(crate) mod testing {
     use super::super::{Coupled, MultipathCongestionControl, MultipathConnection};
     use crate::time::SimTime;
     use crate::transport::cc::{AckSample, CongestionControl, Reno};
-    use crate::transport::tcp::TcpProfile;
+    use crate::transport::tcp::config::TcpProfile;
 
     /// A connection of `subflows` subflows with 1000-byte segments and an initial window of 10.
     pub(crate) fn connection(subflows: usize) -> MultipathConnection {

@@ -49,8 +49,8 @@ use super::{
     SegmentView, SubflowView,
 };
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
-use crate::scenario::format_number;
 use crate::time::SimTime;
+use crate::units::format_number;
 
 /// The registry declaration of BLEST.
 pub const SPEC: AlgorithmSpec<SchedulerKind> = AlgorithmSpec {

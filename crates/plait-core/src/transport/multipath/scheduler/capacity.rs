@@ -46,7 +46,7 @@ use super::{
     SubflowView,
 };
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
-use crate::scenario::format_number;
+use crate::units::format_number;
 
 /// The registry declaration of the capacity scheduler.
 pub const SPEC: AlgorithmSpec<SchedulerKind> = AlgorithmSpec {

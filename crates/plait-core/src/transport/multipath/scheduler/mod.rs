@@ -18,6 +18,8 @@
 //! the `builtin_schedulers!` invocation below.
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
+// The category is the registry's; this module registers into it (`impl Kind` below).
+pub use crate::registry::SchedulerKind;
 use crate::time::SimTime;
 
 /// What a scheduler sees of one subflow.
@@ -292,10 +294,6 @@ pub struct SchedulerContext {
 
 /// A scheduler as named in a scenario, with its validated parameters.
 pub type SchedulerSpec = Configured<SchedulerKind>;
-
-/// Schedulers as a registry category.
-#[derive(Debug)]
-pub struct SchedulerKind;
 
 impl Kind for SchedulerKind {
     const CATEGORY: Category = Category::Scheduler;

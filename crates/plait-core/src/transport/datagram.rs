@@ -1,25 +1,13 @@
 //! A datagram flow as a [`Transport`]: a source (constant bit rate, on/off) that sends UDP
 //! datagrams on path 0 when it wakes, and a sink that counts what arrives. No feedback.
 
+use super::{Direction, Transmit, Transport, TransportEvent, TransportStats};
+use crate::app::DatagramSource;
 use crate::ids::PathId;
-use crate::packet::Header;
+use crate::packet::{DatagramHeader, Header, UDP_IP_HEADER_BYTES};
 use crate::time::SimTime;
-use crate::transport::{Direction, Transmit, Transport, TransportEvent, TransportStats};
-
-use super::DatagramSource;
-
-/// IPv4 + UDP header bytes (RFC 791, RFC 768).
-pub const UDP_IP_HEADER_BYTES: u32 = 28;
 
 const PATH: PathId = PathId(0);
-
-/// A datagram's header: its sequence number in the flow and its payload length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DatagramHeader {
-    pub seq: u64,
-    /// Payload bytes (the packet size minus the IP and UDP headers).
-    pub len: u32,
-}
 
 /// Source and sink of a datagram flow.
 pub struct DatagramFlow {

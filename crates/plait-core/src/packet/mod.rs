@@ -3,17 +3,34 @@
 //! Packets live in a pool owned by the simulator ([`crate::sim`]) and events refer to them by
 //! [`PacketId`](crate::ids::PacketId), so an event entry stays small. The route is carried in
 //! the packet (`route`, `hop`), so forwarding is an index lookup. What a packet carries is its
-//! [`Header`], whose variants are defined by the protocols that send them; the network never
-//! looks inside.
+//! [`Header`], one variant per protocol's header, each header defined in a file of its own here
+//! (`tcp`, `mptcp`, `tfrc`, `datagram`); the network never looks inside. Headers are plain data
+//! and name no transport: the transports import them, never the other way round.
 
-use crate::app::datagram::DatagramHeader;
+pub mod datagram;
+pub mod mptcp;
+pub mod tcp;
+pub mod tfrc;
+
 use crate::ids::{FlowId, PathId, RouteId};
-use crate::transport::Direction;
 
-pub use crate::app::datagram::UDP_IP_HEADER_BYTES;
-pub use crate::transport::tcp::segment::{
-    AckSegment, DataSegment, SackBlocks, MAX_SACK_BLOCKS, TCP_IP_HEADER_BYTES,
-};
+pub use datagram::{DatagramHeader, UDP_IP_HEADER_BYTES};
+pub use mptcp::MptcpAck;
+pub use tcp::{AckSegment, DataSegment, SackBlocks, MAX_SACK_BLOCKS, TCP_IP_HEADER_BYTES};
+pub use tfrc::{TfrcData, TfrcFeedback, TfrcNack};
+
+/// Largest packet a source may send, and largest segment (the IPv4 total-length field).
+pub const MAX_PACKET_BYTES: u32 = 65_535;
+
+/// Which way a packet travels on its path.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// From the flow's source to its sink (data): the path's forward route.
+    #[default]
+    Forward,
+    /// From the sink back to the source (feedback): the path's reverse route.
+    Reverse,
+}
 
 /// A header defined outside the crate's protocols: four words whose meaning belongs to the
 /// [`crate::transport::Transport`] that sent it (the extension point's header).
@@ -30,11 +47,11 @@ pub enum Header {
     /// A TCP acknowledgement (receiver to sender).
     TcpAck(AckSegment),
     /// An MPTCP subflow's acknowledgement, with the DATA_ACK.
-    MptcpAck(crate::transport::multipath::MptcpAck),
+    MptcpAck(MptcpAck),
     /// A TFRC-family data packet, feedback packet and (reliable flows) NACK.
-    TfrcData(crate::transport::tfrc::TfrcData),
-    TfrcFeedback(crate::transport::tfrc::TfrcFeedback),
-    TfrcNack(crate::transport::tfrc::TfrcNack),
+    TfrcData(TfrcData),
+    TfrcFeedback(TfrcFeedback),
+    TfrcNack(TfrcNack),
     /// A UDP datagram of a datagram source.
     Datagram(DatagramHeader),
     /// A header of a custom transport.

@@ -7,7 +7,10 @@
 //! the base unit is "out of range", with the maximum in the message. Plain numbers are accepted too: seconds for durations,
 //! bit/s for rates, bytes for sizes (integers only).
 //!
-//! The parsers return a short reason on failure; the caller prefixes the field path.
+//! The parsers return a short reason on failure; the caller prefixes the field path. The
+//! formatters (`format_number`, `format_duration`, `format_rate`, `format_size`) write the
+//! same forms back. A leaf beside `time`: the scenario reader, the registry's parameter values
+//! and the algorithms' messages all use it, and it imports none of them.
 
 use toml::Value;
 
