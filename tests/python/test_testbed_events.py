@@ -271,3 +271,71 @@ def test_mptcp_moves_its_traffic_to_the_path_that_stays_up(
     assert flow["goodput_bps"] > 0.7 * 10e6 * 1422 / 1500
     assert links[("p2", "forward")]["tx_packets"] == 0
     assert links[("p1", "forward")]["utilization"] > 0.8
+
+
+# -- MPTCP subflow `start` and `backup` ----------------------------------------------------
+
+SECOND = '{ route = ["a", "r2", "b"] }'
+
+
+def test_subflow_start_and_backup_become_path_manager_endpoints():
+    from test_testbed import _plan as plan_of
+
+    late = plan_of(_mptcp().replace(SECOND, '{ route = ["a", "r2", "b"], start = "3s" }'))
+    assert late.endpoints == {("a", 1): (3_000_000_000, False)}
+    backup = plan_of(_mptcp().replace(SECOND, '{ route = ["a", "r2", "b"], backup = true }'))
+    assert backup.endpoints == {("a", 1): (None, True)}
+    assert plan_of(_mptcp()).endpoints == {("a", 1): (None, False)}
+    # The first subflow is the connection's own.
+    first = _mptcp().replace('{ route = ["r1"] }', '{ route = ["r1"], backup = true }')
+    with pytest.raises(Refusal, match=r"`subflows\[0\]\.backup` is not supported"):
+        plan_of(first)
+    # Two connections from one host share the endpoint: their subflows must agree.
+    two = _mptcp().replace(
+        'name = "mp"', 'name = "mp"\ncount = 2\nstart = { uniform = ["0s", "1s"] }'
+    )
+    two = two.replace(SECOND, '{ route = ["a", "r2", "b"], start = "3s" }')
+    with pytest.raises(Refusal, match=r"flow mp.1: `subflows\[1\]` starts or backs up differently"):
+        plan_of(two)
+
+
+def _mptcp_run(tmp_path, text):
+    if not os.path.isdir("/proc/sys/net/mptcp"):
+        pytest.skip("this kernel has no MPTCP")
+    p = tmp_path / "mp.toml"
+    p.write_text(text)
+    out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads((tmp_path / "r.json").read_text())
+    print(
+        summary["flows"][0]["goodput_bps"],
+        [(q["route"], q["wire_share"]) for q in summary["paths"]],
+    )
+    return summary
+
+
+@needs_testbed
+def test_a_subflow_that_starts_late_carries_data_from_then_on(tmp_path, testbed_turn):  # noqa: F811
+    # Subflow 2 joins 3 s into a run whose window is 1-6 s: both paths full, path 2 for 3 s
+    # and path 1 for 5 s, so 3/8 of the bytes (each path carries half when both start at 0).
+    summary = _mptcp_run(
+        tmp_path,
+        _mptcp(duration="6s", warmup="1s").replace(
+            SECOND, '{ route = ["a", "r2", "b"], start = "3s" }'
+        ),
+    )
+    one, two = summary["paths"]
+    assert 0.15 < two["wire_share"] < 0.42 and one["wire_share"] > 0.58
+
+
+@needs_testbed
+def test_a_backup_subflow_carries_nothing_while_the_other_can(tmp_path, testbed_turn):  # noqa: F811
+    summary = _mptcp_run(
+        tmp_path,
+        _mptcp(duration="5s", warmup="2s").replace(
+            SECOND, '{ route = ["a", "r2", "b"], backup = true }'
+        ),
+    )
+    one, two = summary["paths"]
+    # The backup subflow exists (its handshake and acks) but carries no data.
+    assert two["wire_bytes"] < 0.01 * one["wire_bytes"] and one["wire_bps"] > 0.8 * 10e6

@@ -161,6 +161,10 @@ class Plan:
     events: list[tuple[int, int, bool | dict]] = field(default_factory=list)
     #: The scenario's `[testbed] sim_only` keys: set in the scenario, left out here.
     sim_only: list[str] = field(default_factory=list)
+    #: MPTCP senders' extra addresses (host, k >= 1) as path-manager endpoints: when the
+    #: endpoint is added (ns from the run's start; None: at the set-up, the subflow joins at
+    #: once) and whether it is a backup one.
+    endpoints: dict[tuple[str, int], tuple[int | None, bool]] = field(default_factory=dict)
 
     def addr(self, host: str, k: int = 0) -> str:
         """The host's address k: 10.99.x.y inside its namespace only (k >= 1: 10.99.200+k.y,
@@ -450,9 +454,50 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
         raise Refusal("MPTCP flows: plait testbed gives addresses to at most 250 hosts")
     events = _events(canonical, links)
     _default_holds(links, flows)
+    endpoints = _endpoints(canonical, flows)
     return Plan(
-        seed, duration, warmup, sample, hosts, links, flows, canonical, n_addrs, events, sim_only
+        seed,
+        duration,
+        warmup,
+        sample,
+        hosts,
+        links,
+        flows,
+        canonical,
+        n_addrs,
+        events,
+        sim_only,
+        endpoints,
     )
+
+
+def _endpoints(
+    canonical: dict[str, Any], flows: list[FlowInstance]
+) -> dict[tuple[str, int], tuple[int | None, bool]]:
+    """The path-manager endpoint of each MPTCP sender's extra address k (subflow k): added at
+    the set-up, or, for a subflow with a `start`, at the flow's start plus that (the in-kernel
+    path manager then opens the subflow on the connection at once); `backup` gives the
+    endpoint the backup flag (`ip mptcp endpoint ... backup`: the subflow's MP_JOIN carries
+    RFC 8684's B bit and the kernel's scheduler sends on it only when no other subflow can).
+    An endpoint serves every MPTCP connection from its address, so flows from one host must
+    agree."""
+    specs = {f["name"]: f for f in canonical["flow"]}
+    out: dict[tuple[str, int], tuple[int | None, bool]] = {}
+    owner: dict[tuple[str, int], str] = {}
+    for f in flows:
+        spec = specs.get(f.name) or specs[f.name.rsplit(".", 1)[0]]
+        for k, sf in enumerate(spec.get("subflows", [])[1:], start=1):
+            start = quantity(sf.get("start", 0), "duration")
+            value = (f.start_ns + start if start else None, bool(sf.get("backup", False)))
+            key = (f.src, k)
+            if out.setdefault(key, value) != value:
+                raise Refusal(
+                    f"flow {f.name}: `subflows[{k}]` starts or backs up differently from flow "
+                    f"{owner[key]}'s from the same host (plait testbed has one path-manager "
+                    "endpoint per sender address)"
+                )
+            owner.setdefault(key, f.name)
+    return out
 
 
 def _default_holds(links: list[LinkDir], flows: list[FlowInstance]) -> None:
@@ -536,8 +581,14 @@ def _subflow_route(flow: dict, k: int, subflow: dict, where: str) -> list[str]:
             "scheduler only: min_rtt)"
         )
     for key in subflow:
-        if key != "route":
+        if key not in ("route", "start", "backup"):
             raise Refusal(f"{where}: `subflows[{k}].{key}` is not supported by plait testbed yet")
+    if k == 0 and (subflow.get("backup") or quantity(subflow.get("start", 0), "duration")):
+        key = "backup" if subflow.get("backup") else "start"
+        raise Refusal(
+            f"{where}: `subflows[0].{key}` is not supported by plait testbed yet (the first "
+            "subflow is the connection's own: it starts with the flow, as a regular subflow)"
+        )
     if "route" not in subflow:
         raise Refusal(
             f"{where}: `subflows[{k}]` has no `route` (plait testbed needs an explicit route "

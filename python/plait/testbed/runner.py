@@ -251,7 +251,25 @@ class _Run:
                 table,
             )
             _sh("ip", "-n", ns, "rule", "add", "from", addr, "table", table)
-            _sh("ip", "-n", ns, "mptcp", "endpoint", "add", addr, "dev", "ptb0", "subflow")
+            at, backup = plan.endpoints.get((host, k), (None, False))
+            endpoint = ["mptcp", "endpoint", "add", addr, "dev", "ptb0", "subflow"]
+            endpoint += ["backup"] if backup else []
+            if at is None:
+                _sh("ip", "-n", ns, *endpoint)
+                continue
+            # A subflow with a `start`: its endpoint is added then, and the in-kernel path
+            # manager opens the subflow on the connections from this host at once. The run's
+            # start is fixed now (run() keeps it) to place that time.
+            if getattr(self, "t0", None) is None:
+                self.t0 = time.time_ns() + 3_000_000_000
+            delay = max(0.0, (self.t0 + at - time.time_ns()) / 1e9)
+            self.procs.append(
+                subprocess.Popen(
+                    ["sh", "-c", f"sleep {delay:.6f}; exec ip -n {ns} {' '.join(endpoint)}"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=open(Path(self.workdir, f"endpoint-{ns}-{k}.err"), "w"),
+                )
+            )
 
     def _subflow_state(self) -> dict[tuple[str, str, int], dict[str, float]]:
         """Every MPTCP subflow's TCP state now, from `ss -tin` in its sender's namespace
