@@ -4,7 +4,8 @@
 //! a path written inline (`crate::scenario::format_duration(..)`), resolved the way rustc
 //! resolves `crate::`, `super::`, `self::` and a child module's name to the file that defines
 //! the longest prefix of the path (`src/a/b.rs` or `src/a/b/mod.rs` for `crate::a::b`; an inline
-//! `mod x { .. }` belongs to its file). `mod x;` declarations are not imports, nor is a name a
+//! `mod x { .. }` belongs to its file; a file declared `#[path = "x.rs"] mod x;` is the module
+//! its declaration names). `mod x;` declarations are not imports, nor is a name a
 //! file takes from an enclosing module's file (`super::QueueDisc` in `net/queue/red.rs` from
 //! `net/queue/mod.rs`, `crate::FlowId` from `lib.rs`): a folder's `mod.rs` is the folder's face,
 //! declaring the trait its files implement and dispatching to them, so it and its own files
@@ -157,6 +158,32 @@ struct SourceFile {
     relative: String,
     module: Vec<String>,
     tokens: Vec<Token>,
+    /// `#[path = "x.rs"] mod name;` declarations: the file (relative to this one's folder)
+    /// and the module name it is given.
+    path_modules: Vec<(String, String)>,
+}
+
+/// The `#[path = "..."] mod name;` declarations of `source`.
+fn path_modules(source: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut pending: Option<String> = None;
+    for line in source.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("#[path") {
+            pending = rest.split('"').nth(1).map(str::to_string);
+        } else if line.starts_with("#[") {
+            continue;
+        } else if let Some(path) = pending.take() {
+            let words: Vec<&str> = line
+                .trim_end_matches(';')
+                .split_whitespace()
+                .skip_while(|w| w.starts_with("pub"))
+                .collect();
+            if let ["mod", name] = words[..] {
+                found.push((path, name.to_string()));
+            }
+        }
+    }
+    found
 }
 
 fn collect(dir: &Path, root: &Path, out: &mut Vec<SourceFile>) {
@@ -190,6 +217,7 @@ fn collect(dir: &Path, root: &Path, out: &mut Vec<SourceFile>) {
                 relative,
                 module,
                 tokens: tokenize(&source),
+                path_modules: path_modules(&source),
             });
         }
     }
@@ -332,6 +360,28 @@ type Graph = BTreeMap<String, BTreeMap<String, BTreeSet<String>>>;
 fn import_graph(src: &Path) -> Graph {
     let mut files = Vec::new();
     collect(src, src, &mut files);
+    // A file declared with `#[path]` is the module its declaration names, wherever it lies.
+    let renamed: Vec<(String, Vec<String>)> = files
+        .iter()
+        .flat_map(|file| {
+            let folder = file.relative.rsplit_once('/').map_or("", |(dir, _)| dir);
+            file.path_modules.iter().map(move |(path, name)| {
+                let target = if folder.is_empty() {
+                    path.clone()
+                } else {
+                    format!("{folder}/{path}")
+                };
+                let mut module = file.module.clone();
+                module.push(name.clone());
+                (target, module)
+            })
+        })
+        .collect();
+    for (target, module) in renamed {
+        if let Some(file) = files.iter_mut().find(|f| f.relative == target) {
+            file.module = module;
+        }
+    }
     // Module path -> the file that defines it, inline modules included.
     let mut owner: BTreeMap<Vec<String>, String> = BTreeMap::new();
     for file in &files {
@@ -541,7 +591,13 @@ fn the_reader_sees_every_kind_of_import() {
         "c.rs",
         "#[cfg(test)]\nmod tests { use super::*; }\npub fn g() -> bool { true }\n",
     );
-    write("d.rs", "pub struct Nope; fn h() { let _ = crate::a::X; }\n");
+    write(
+        "d.rs",
+        "pub struct Nope; fn h() { let _ = crate::a::X; }\n#[cfg(test)]\n#[path = \"d_tests.rs\"]\nmod d_tests;\n",
+    );
+    // Declared by `#[path]` inside d.rs: `super` is d.rs (its owner, no arrow) and
+    // `super::super` the crate's root.
+    write("d_tests.rs", "use super::Nope;\nuse super::super::c::g;\n");
     let graph = import_graph(&dir);
     let edges = |from: &str| -> Vec<String> { graph[from].keys().cloned().collect() };
     assert_eq!(edges("a/mod.rs"), ["a/x.rs"]);
@@ -549,6 +605,7 @@ fn the_reader_sees_every_kind_of_import() {
     assert_eq!(edges("b/y.rs"), ["c.rs"]);
     assert_eq!(edges("c.rs"), Vec::<String>::new());
     assert_eq!(edges("d.rs"), ["a/mod.rs"]);
+    assert_eq!(edges("d_tests.rs"), ["c.rs"]);
     assert!(circles(&graph).is_empty());
     // c.rs now names d.rs inline: d -> a -> x -> b/y -> c -> d is a circle of five files.
     write("c.rs", "pub fn g() -> bool { crate::d::Nope; true }\n");
