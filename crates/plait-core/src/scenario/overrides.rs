@@ -134,6 +134,46 @@ pub(crate) fn parse_value(text: &str) -> Result<Value, String> {
     ))
 }
 
+/// Resolves `key` (an override path) in `root` without changing it: the resolved path when a
+/// value is set there, else why not.
+pub(crate) fn find(root: &Table, key: &str) -> Result<String, String> {
+    let segments = parse_key(key).map_err(|m| format!("bad key: {m}"))?;
+    let Some(Segment::Key(first)) = segments.first() else {
+        return Err("a key starts with a name, not an index".to_string());
+    };
+    let mut current = root.get(first).ok_or("is not set in the scenario")?;
+    let mut path = first.clone();
+    let mut rest = &segments[1..];
+    if let (Some(_), Some(Segment::Key(name)), Value::Array(entries)) = (
+        NAMED_SECTIONS.iter().find(|(s, _)| s == first),
+        rest.first(),
+        current,
+    ) {
+        let i = entries
+            .iter()
+            .position(|e| e.get("name").and_then(Value::as_str) == Some(name.as_str()))
+            .ok_or_else(|| format!("there is no {first} named '{name}'"))?;
+        path = index(first, i);
+        current = &entries[i];
+        rest = &rest[1..];
+    }
+    for segment in rest {
+        current = match (segment, current) {
+            (Segment::Key(k), Value::Table(t)) => {
+                path = join(&path, k);
+                t.get(k)
+            }
+            (Segment::Index(i), Value::Array(items)) => {
+                path = index(&path, *i);
+                items.get(*i)
+            }
+            _ => None,
+        }
+        .ok_or("is not set in the scenario")?;
+    }
+    Ok(path)
+}
+
 /// Applies `overrides` in order (a later one wins over an earlier one on the same key).
 pub(crate) fn apply(
     root: &mut Table,

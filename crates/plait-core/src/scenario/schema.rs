@@ -216,7 +216,8 @@ pub struct PathSpec {
 /// The top-level sections. A section named after a source (`tcp`) gives defaults for the
 /// source's parameters declared `in_section` (its connection settings), for every flow of that
 /// kind. `[sweep]` belongs to the sweep runner (`plait sweep`), which reads it; a scenario run
-/// alone ignores it, so a sweep file is also a scenario.
+/// alone ignores it, so a sweep file is also a scenario. `[testbed]` belongs to `plait testbed`
+/// (its `sim_only` keys, which the kernel testbed leaves out); the simulator checks and ignores it.
 pub(crate) const SECTIONS: &[&str] = &[
     "simulation",
     "tcp",
@@ -225,6 +226,7 @@ pub(crate) const SECTIONS: &[&str] = &[
     "flow",
     "event",
     "sweep",
+    "testbed",
 ];
 
 /// The section that gives a source's parameters declared `in_section` their defaults: the
@@ -245,6 +247,9 @@ pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n", "shares"];
 
 /// The section the sweep runner reads and the simulator ignores.
 pub(crate) const SWEEP_SECTION: &str = "sweep";
+/// The section `plait testbed` reads and the simulator ignores (after checking it).
+pub(crate) const TESTBED_SECTION: &str = "testbed";
+pub(crate) const TESTBED_KEYS: &[&str] = &["sim_only"];
 
 pub(crate) const SIMULATION_KEYS: &[&str] = &[
     "duration",

@@ -1356,7 +1356,7 @@ fn regression_errors_span_lines_when_a_key_or_name_has_a_newline() {
     assert_eq!(e.path, "a\nb");
     assert_eq!(
         e.to_string(),
-        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow, event, sweep)"
+        "test.toml: a\\nb: unknown section (expected one of: simulation, tcp, node, link, flow, event, sweep, testbed)"
     );
     let text = base_flow("").replace("name = \"b\"", "name = \"x\\ty\"");
     let text = text.replace("name = \"a\"", "name = \"x\\ty\"");
@@ -1618,6 +1618,38 @@ fn a_sweep_table_is_ignored_by_the_run_and_must_be_a_table() {
     assert_eq!(ok(&with).flows.len(), plain.flows.len());
     let e = err(&format!("sweep = 3\n{BASE}{TCP_FLOW}"));
     assert_eq!(e.path, "sweep");
+    assert!(e.message.contains("expected a table"), "{e}");
+}
+
+#[test]
+fn a_testbed_table_is_ignored_by_the_run_and_its_sim_only_keys_must_be_set() {
+    // `[testbed] sim_only` names keys the kernel testbed leaves out (docs/scenario.md); the
+    // simulator runs the scenario as without it.
+    let text = format!("{BASE}{TCP_FLOW}\n[tcp]\nhost_jitter = \"5us\"\n");
+    let marked = format!(
+        "{text}\n[testbed]\nsim_only = [\"tcp.host_jitter\", \"flow.f.src\", \"link[1].rate\"]\n"
+    );
+    assert_eq!(ok(&marked), ok(&text));
+    // Each entry names a key set in the scenario, else one line naming the entry.
+    let e = err(&format!(
+        "{text}\n[testbed]\nsim_only = [\"tcp.host_jitter\", \"tcp.mss\"]\n"
+    ));
+    assert_eq!(e.path, "testbed.sim_only[1]");
+    assert_eq!(
+        e.to_string(),
+        "test.toml: testbed.sim_only[1]: `tcp.mss`: is not set in the scenario"
+    );
+    let e = err(&format!(
+        "{text}\n[testbed]\nsim_only = [\"flow.nope.cc\"]\n"
+    ));
+    assert!(e.message.contains("no flow named 'nope'"), "{e}");
+    let e = err(&format!(
+        "{text}\n[testbed]\nsim_only = \"tcp.host_jitter\"\n"
+    ));
+    assert_eq!(e.path, "testbed.sim_only");
+    let e = err(&format!("{text}\n[testbed]\nonly = []\n"));
+    assert_eq!(e.path, "testbed.only");
+    let e = err(&format!("testbed = 1\n{text}"));
     assert!(e.message.contains("expected a table"), "{e}");
 }
 

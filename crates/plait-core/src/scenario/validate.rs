@@ -48,6 +48,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
             ));
         }
     }
+    testbed(root)?;
     let simulation = simulation(&top)?;
     let sections = source_sections(&top)?;
     let declared = declared_nodes(&top)?;
@@ -1453,4 +1454,53 @@ fn route_ids(
         }
     }
     Ok(ids)
+}
+
+/// `[testbed]`, read by `plait testbed` and otherwise ignored: `sim_only`, a list of keys of
+/// this scenario (override paths, `tcp.host_jitter`, `flow.bulk.send_buffer`) that only the
+/// simulator has and the kernel testbed leaves out. Each must be set in the scenario.
+fn testbed(root: &Table) -> Result<(), Issue> {
+    let Some(section) = root.get(TESTBED_SECTION) else {
+        return Ok(());
+    };
+    let Some(table) = section.as_table() else {
+        return Err(Issue::new(
+            TESTBED_SECTION,
+            "expected a table ([testbed], read by `plait testbed`)",
+        ));
+    };
+    for key in table.keys() {
+        if !TESTBED_KEYS.contains(&key.as_str()) {
+            return Err(unknown_field(
+                &join(TESTBED_SECTION, key),
+                key,
+                TESTBED_KEYS,
+                "key",
+            ));
+        }
+    }
+    let Some(list) = table.get("sim_only") else {
+        return Ok(());
+    };
+    let path = join(TESTBED_SECTION, "sim_only");
+    let Some(entries) = list.as_array() else {
+        return Err(Issue::new(path, "expected a list of scenario keys"));
+    };
+    for (i, entry) in entries.iter().enumerate() {
+        let at = index(&path, i);
+        let Some(key) = entry.as_str() else {
+            return Err(Issue::new(
+                at,
+                "expected a scenario key such as \"tcp.host_jitter\"",
+            ));
+        };
+        if key.split(['.', '[']).next() == Some(TESTBED_SECTION) {
+            return Err(Issue::new(
+                at,
+                format!("`{key}` is not a key of the simulation"),
+            ));
+        }
+        super::overrides::find(root, key).map_err(|m| Issue::new(at, format!("`{key}`: {m}")))?;
+    }
+    Ok(())
 }
