@@ -53,7 +53,7 @@
 //! which gives each subflow its share of α; with one subflow it is this controller.
 
 use super::vegas::{half_flight_size, Rounds};
-use super::window::{initial_window_bytes, SlowStart};
+use super::window::{initial_window_bytes, PathWindow, SlowStart};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::{AlgorithmSpec, Bound, Param, Params, Scalar};
 use crate::time::SimTime;
@@ -291,16 +291,8 @@ impl FastWindow {
         self.mss
     }
 
-    pub(crate) fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-
     pub(crate) fn exact_cwnd(&self) -> f64 {
         self.cwnd as f64 + self.fraction
-    }
-
-    pub(crate) fn ssthresh(&self) -> u64 {
-        self.ssthresh
     }
 
     pub(crate) fn in_slow_start(&self) -> bool {
@@ -314,10 +306,6 @@ impl FastWindow {
     /// The smoothed RTT (zero before the first sample).
     pub(crate) fn srtt(&self) -> SimTime {
         self.srtt
-    }
-
-    pub(crate) fn on_packet_sent(&mut self, bytes: u32) {
-        self.rounds.on_packet_sent(bytes);
     }
 
     /// Applies one ACK (RTT bookkeeping, the slow-start increase); returns whether a window
@@ -409,9 +397,23 @@ impl FastWindow {
             self.ssthresh.min(self.cwnd)
         };
     }
+}
+
+impl PathWindow for FastWindow {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    fn on_packet_sent(&mut self, bytes: u32) {
+        self.rounds.on_packet_sent(bytes);
+    }
 
     /// Reno's reduction (RFC 5681 eq. (4), RFC 6675 §5).
-    pub(crate) fn on_congestion_event(&mut self, bytes_in_flight: u64) {
+    fn on_congestion_event(&mut self, bytes_in_flight: u64) {
         let reduced = half_flight_size(bytes_in_flight, self.mss);
         self.cwnd = reduced;
         self.fraction = 0.0;
@@ -420,13 +422,13 @@ impl FastWindow {
         self.rounds.restart();
     }
 
-    pub(crate) fn on_recovery_exit(&mut self) {
+    fn on_recovery_exit(&mut self) {
         self.rounds.restart();
     }
 
     /// RFC 5681 §3.1: ssthresh by eq. (4) unless the previous timeout has not been followed by
     /// new acknowledged data, cwnd = 1 MSS.
-    pub(crate) fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
+    fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
         if self.slow_start.on_timeout() {
             self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
         }
@@ -436,7 +438,7 @@ impl FastWindow {
     }
 
     /// `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start `ssthresh = max(ssthresh/2, 2 MSS)`.
-    pub(crate) fn penalise(&mut self) {
+    fn penalise(&mut self) {
         if !self.in_slow_start() {
             self.ssthresh = (self.ssthresh / 2).max(2 * self.mss);
         }

@@ -43,7 +43,7 @@
 //! The window machinery (`VegasWindow`, `Rounds`) is shared with wVegas
 //! (`transport::multipath::coupled::wvegas`) and the round bookkeeping with FAST and MPFAST.
 
-use super::window::{initial_window_bytes, SlowStart};
+use super::window::{initial_window_bytes, PathWindow, SlowStart};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
 use crate::time::SimTime;
@@ -354,24 +354,12 @@ impl VegasWindow {
         }
     }
 
-    pub(crate) fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-
-    pub(crate) fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
     pub(crate) fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
 
     pub(crate) fn base_rtt(&self) -> Option<SimTime> {
         self.rounds.base_rtt()
-    }
-
-    pub(crate) fn on_packet_sent(&mut self, bytes: u32) {
-        self.rounds.on_packet_sent(bytes);
     }
 
     /// Applies one ACK: slow start between round ends, Reno at the end of a round with too
@@ -468,9 +456,23 @@ impl VegasWindow {
     pub(crate) fn end_decision(&mut self) {
         self.cwnd = self.cwnd.max(2 * self.mss);
     }
+}
+
+impl PathWindow for VegasWindow {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    fn on_packet_sent(&mut self, bytes: u32) {
+        self.rounds.on_packet_sent(bytes);
+    }
 
     /// Reno's reduction (RFC 5681 eq. (4), RFC 6675 §5).
-    pub(crate) fn on_congestion_event(&mut self, bytes_in_flight: u64) {
+    fn on_congestion_event(&mut self, bytes_in_flight: u64) {
         let reduced = half_flight_size(bytes_in_flight, self.mss);
         self.cwnd = reduced;
         self.ssthresh = reduced;
@@ -479,13 +481,13 @@ impl VegasWindow {
         self.rounds.restart();
     }
 
-    pub(crate) fn on_recovery_exit(&mut self) {
+    fn on_recovery_exit(&mut self) {
         self.rounds.restart();
     }
 
     /// RFC 5681 §3.1: ssthresh by eq. (4) unless the previous timeout has not been followed by
     /// new acknowledged data, cwnd = 1 MSS.
-    pub(crate) fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
+    fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
         if self.slow_start.on_timeout() {
             self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
         }
@@ -495,7 +497,7 @@ impl VegasWindow {
     }
 
     /// `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start `ssthresh = max(ssthresh/2, 2 MSS)`.
-    pub(crate) fn penalise(&mut self) {
+    fn penalise(&mut self) {
         if !self.in_slow_start() {
             self.ssthresh = (self.ssthresh / 2).max(2 * self.mss);
         }

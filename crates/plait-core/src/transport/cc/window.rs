@@ -29,6 +29,30 @@ pub(crate) fn reduced_window(bytes: u64, factor: f64, mss: u64) -> u64 {
     (scaled as u64).max(2 * mss)
 }
 
+/// The window of one path as a coupled controller keeps it for each of its subflows
+/// ([`VegasWindow`](super::vegas::VegasWindow), [`FastWindow`](super::fast::FastWindow) and the
+/// loss-based controllers' window): what the per-subflow forwarding of
+/// `multipath::coupled::per_subflow` reads and changes, and the losses as standard TCP takes
+/// them on each subflow (RFC 6356 §3: "slow start, fast retransmit, and fast recovery
+/// algorithms, as well as the [retransmission timeout] ... are the same as in standard TCP").
+pub(crate) trait PathWindow {
+    /// Congestion window in bytes.
+    fn cwnd(&self) -> u64;
+    /// Slow-start threshold in bytes (`u64::MAX` before the first loss).
+    fn ssthresh(&self) -> u64;
+    /// A data segment of `bytes` left.
+    fn on_packet_sent(&mut self, _bytes: u32) {}
+    /// Loss detected by duplicate ACKs or SACK, reduced as Reno: `ssthresh = cwnd =
+    /// max(FlightSize/2, 2·SMSS)` (RFC 5681 eq. (4), RFC 6675 §5 step 4.2).
+    fn on_congestion_event(&mut self, bytes_in_flight: u64);
+    /// Loss recovery ended.
+    fn on_recovery_exit(&mut self) {}
+    /// The retransmission timer fired (RFC 5681 §3.1).
+    fn on_retransmission_timeout(&mut self, bytes_in_flight: u64);
+    /// The receive-buffer penalisation of MPTCP (reference `multipath_cc.md` §3.1.4).
+    fn penalise(&mut self);
+}
+
 /// Slow-start byte counting (RFC 5681 §3.1 eq. (2), RFC 3465 §2.2–§2.3) and the timeout state
 /// it depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -40,8 +40,9 @@
 //!
 //! With a single subflow, BALIA is Reno byte for byte (tested below).
 
+use super::per_subflow::CoupledAlgorithm;
 use super::window::SubflowWindow;
-use super::{CoupledKind, MultipathCongestionControl, MultipathConnection};
+use super::{CoupledKind, MultipathConnection};
 use crate::registry::{AlgorithmSpec, Param, Params, Scalar};
 use crate::time::SimTime;
 use crate::transport::cc::window::reduced_window;
@@ -193,45 +194,31 @@ impl Balia {
     }
 }
 
-impl MultipathCongestionControl for Balia {
-    fn name(&self) -> &'static str {
-        "balia"
+impl CoupledAlgorithm for Balia {
+    const NAME: &'static str = "balia";
+    type Subflow = SubflowWindow;
+
+    fn subflow_states(&self) -> &[SubflowWindow] {
+        &self.subflows
     }
 
-    fn subflows(&self) -> usize {
-        self.subflows.len()
+    fn subflow_states_mut(&mut self) -> &mut [SubflowWindow] {
+        &mut self.subflows
     }
 
-    fn cwnd(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].cwnd()
-    }
-
-    fn ssthresh(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].ssthresh()
-    }
-
-    fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+    /// Slow start as Reno; in congestion avoidance one MSS per
+    /// `10·W_r·(Σ x)²/((x_r + x_max)·(4·x_r + x_max))` acknowledged bytes.
+    fn on_subflow_ack(&mut self, subflow: usize, sample: &AckSample) {
         if let Some(acked) = self.subflows[subflow].on_ack(sample) {
             let threshold = self.threshold(subflow);
             self.subflows[subflow].avoid(acked, threshold);
         }
     }
 
-    fn on_congestion_event(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
+    /// BALIA's decrease, `W_r/2·min(α_r, 1.5)` (`Balia::reduced`); the timeout is Reno's.
+    fn on_subflow_loss(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
         let reduced = self.reduced(subflow, bytes_in_flight);
-        self.subflows[subflow].on_congestion_event(reduced);
-    }
-
-    fn on_retransmission_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
-        self.subflows[subflow].on_retransmission_timeout(bytes_in_flight);
-    }
-
-    fn set_established(&mut self, subflow: usize, established: bool) {
-        self.subflows[subflow].set_established(established);
-    }
-
-    fn penalise(&mut self, subflow: usize) {
-        self.subflows[subflow].penalise();
+        self.subflows[subflow].reduce_to(reduced);
     }
 }
 
@@ -241,6 +228,7 @@ mod tests {
         acked, check_against_reno, check_invariants, connection, events, events_with_penalties,
         set_window,
     };
+    use super::super::MultipathCongestionControl;
     use super::super::{Coupled, CoupledSpec};
     use super::*;
     use crate::registry::Value;

@@ -35,10 +35,10 @@
 //!
 //! With a single subflow, LIA is Reno byte for byte (tested below).
 
+use super::per_subflow::CoupledAlgorithm;
 use super::window::SubflowWindow;
-use super::{CoupledKind, MultipathCongestionControl, MultipathConnection};
+use super::{CoupledKind, MultipathConnection};
 use crate::registry::AlgorithmSpec;
-use crate::time::SimTime;
 use crate::transport::cc::AckSample;
 
 /// The registry declaration of LIA: no parameters.
@@ -108,46 +108,25 @@ impl Lia {
     }
 }
 
-impl MultipathCongestionControl for Lia {
-    fn name(&self) -> &'static str {
-        "lia"
+impl CoupledAlgorithm for Lia {
+    const NAME: &'static str = "lia";
+    type Subflow = SubflowWindow;
+
+    fn subflow_states(&self) -> &[SubflowWindow] {
+        &self.subflows
     }
 
-    fn subflows(&self) -> usize {
-        self.subflows.len()
+    fn subflow_states_mut(&mut self) -> &mut [SubflowWindow] {
+        &mut self.subflows
     }
 
-    fn cwnd(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].cwnd()
-    }
-
-    fn ssthresh(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].ssthresh()
-    }
-
-    fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+    /// Slow start as Reno; in congestion avoidance one MSS per `max(cwnd_total/α, cwnd_i)`
+    /// acknowledged bytes (RFC 6356 §3). Losses and timeouts are Reno's on the subflow alone.
+    fn on_subflow_ack(&mut self, subflow: usize, sample: &AckSample) {
         if let Some(acked) = self.subflows[subflow].on_ack(sample) {
             let threshold = self.threshold(subflow);
             self.subflows[subflow].avoid(acked, threshold);
         }
-    }
-
-    fn on_congestion_event(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
-        let w = &mut self.subflows[subflow];
-        let reduced = w.halved(bytes_in_flight);
-        w.on_congestion_event(reduced);
-    }
-
-    fn on_retransmission_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
-        self.subflows[subflow].on_retransmission_timeout(bytes_in_flight);
-    }
-
-    fn set_established(&mut self, subflow: usize, established: bool) {
-        self.subflows[subflow].set_established(established);
-    }
-
-    fn penalise(&mut self, subflow: usize) {
-        self.subflows[subflow].penalise();
     }
 }
 
@@ -157,8 +136,10 @@ mod tests {
         acked, check_against_reno, check_invariants, connection, events, events_with_penalties,
         set_window,
     };
+    use super::super::MultipathCongestionControl;
     use super::super::{Coupled, CoupledSpec, SubflowController};
     use super::*;
+    use crate::time::SimTime;
     use crate::transport::cc::testing::{ack, run_round};
     use crate::transport::cc::{CongestionControl, Reno};
     use proptest::prelude::*;

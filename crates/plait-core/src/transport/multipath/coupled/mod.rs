@@ -22,6 +22,7 @@ use crate::time::{Rate, SimTime};
 use crate::transport::cc::{AckSample, CongestionControl, Controller};
 use crate::transport::tcp::config::TcpProfile;
 
+mod per_subflow;
 mod window;
 
 /// A congestion controller that sees all the subflows of one connection.

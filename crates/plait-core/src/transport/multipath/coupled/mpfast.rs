@@ -35,12 +35,14 @@
 //!
 //! With one subflow, `θ = 1` and MPFAST is FAST (tested below).
 
-use super::{CoupledKind, MultipathCongestionControl, MultipathConnection};
+use super::per_subflow::{CoupledAlgorithm, SubflowState};
+use super::{CoupledKind, MultipathConnection};
 use crate::registry::{AlgorithmSpec, Params};
 use crate::time::SimTime;
 use crate::transport::cc::fast::{
     alpha_param, FastWindow, GAMMA_PARAM, MI_THRESHOLD_PARAM, UPDATE_PERIOD_PARAM,
 };
+use crate::transport::cc::window::PathWindow;
 use crate::transport::cc::AckSample;
 
 /// The registry declaration of MPFAST; the defaults are FAST's.
@@ -95,7 +97,7 @@ impl From<&Params> for MpfastParams {
 
 /// One MPFAST subflow.
 #[derive(Clone, Debug, PartialEq)]
-struct Subflow {
+pub(crate) struct Subflow {
     window: FastWindow,
     established: bool,
 }
@@ -107,6 +109,22 @@ impl Subflow {
 
     fn rate(&self) -> f64 {
         self.window.cwnd() as f64 / self.window.srtt().as_nanos() as f64
+    }
+}
+
+impl SubflowState for Subflow {
+    type Window = FastWindow;
+
+    fn window(&self) -> &FastWindow {
+        &self.window
+    }
+
+    fn window_mut(&mut self) -> &mut FastWindow {
+        &mut self.window
+    }
+
+    fn set_established(&mut self, established: bool) {
+        self.established = established;
     }
 }
 
@@ -174,28 +192,21 @@ impl Mpfast {
     }
 }
 
-impl MultipathCongestionControl for Mpfast {
-    fn name(&self) -> &'static str {
-        "mpfast"
+impl CoupledAlgorithm for Mpfast {
+    const NAME: &'static str = "mpfast";
+    type Subflow = Subflow;
+
+    fn subflow_states(&self) -> &[Subflow] {
+        &self.subflows
     }
 
-    fn subflows(&self) -> usize {
-        self.subflows.len()
+    fn subflow_states_mut(&mut self) -> &mut [Subflow] {
+        &mut self.subflows
     }
 
-    fn cwnd(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].window.cwnd()
-    }
-
-    fn ssthresh(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].window.ssthresh()
-    }
-
-    fn on_packet_sent(&mut self, subflow: usize, _now: SimTime, bytes: u32, _in_flight: u64) {
-        self.subflows[subflow].window.on_packet_sent(bytes);
-    }
-
-    fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+    /// FAST's update with `θ_{s,r}·α_s` for α (the paper's eq. (5) and (10)); losses and
+    /// timeouts are Reno's on the subflow alone.
+    fn on_subflow_ack(&mut self, subflow: usize, sample: &AckSample) {
         if self.subflows[subflow].window.on_ack(sample) {
             let window = &self.subflows[subflow].window;
             let alpha_bytes = self.share(subflow) * self.alpha * window.mss() as f64;
@@ -204,30 +215,6 @@ impl MultipathCongestionControl for Mpfast {
                 .update(sample.now, alpha_bytes);
         }
     }
-
-    fn on_congestion_event(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
-        self.subflows[subflow]
-            .window
-            .on_congestion_event(bytes_in_flight);
-    }
-
-    fn on_recovery_exit(&mut self, subflow: usize, _now: SimTime) {
-        self.subflows[subflow].window.on_recovery_exit();
-    }
-
-    fn on_retransmission_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
-        self.subflows[subflow]
-            .window
-            .on_retransmission_timeout(bytes_in_flight);
-    }
-
-    fn set_established(&mut self, subflow: usize, established: bool) {
-        self.subflows[subflow].established = established;
-    }
-
-    fn penalise(&mut self, subflow: usize) {
-        self.subflows[subflow].window.penalise();
-    }
 }
 
 #[cfg(test)]
@@ -235,6 +222,7 @@ mod tests {
     use super::super::window::testing::{
         acked, check_invariants, connection, events_with_penalties, set_window,
     };
+    use super::super::MultipathCongestionControl;
     use super::super::{Coupled, CoupledSpec, SubflowController};
     use super::*;
     use crate::transport::cc::vegas::testing::Clocked;

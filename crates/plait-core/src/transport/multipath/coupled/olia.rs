@@ -53,10 +53,12 @@
 
 use std::cmp::Ordering;
 
+use super::per_subflow::CoupledAlgorithm;
 use super::window::SubflowWindow;
-use super::{CoupledKind, MultipathCongestionControl, MultipathConnection};
+use super::{CoupledKind, MultipathConnection};
 use crate::registry::AlgorithmSpec;
 use crate::time::SimTime;
+use crate::transport::cc::window::PathWindow;
 use crate::transport::cc::AckSample;
 
 /// The registry declaration of OLIA: no parameters.
@@ -196,48 +198,37 @@ impl Olia {
     }
 }
 
-impl MultipathCongestionControl for Olia {
-    fn name(&self) -> &'static str {
-        "olia"
+impl CoupledAlgorithm for Olia {
+    const NAME: &'static str = "olia";
+    type Subflow = SubflowWindow;
+
+    fn subflow_states(&self) -> &[SubflowWindow] {
+        &self.subflows
     }
 
-    fn subflows(&self) -> usize {
-        self.subflows.len()
+    fn subflow_states_mut(&mut self) -> &mut [SubflowWindow] {
+        &mut self.subflows
     }
 
-    fn cwnd(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].cwnd()
-    }
-
-    fn ssthresh(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].ssthresh()
-    }
-
-    fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+    /// Slow start as Reno; in congestion avoidance
+    /// `(w_r/rtt_r²)/(Σ_p w_p/rtt_p)² + α_r/w_r` segments per acknowledged segment.
+    fn on_subflow_ack(&mut self, subflow: usize, sample: &AckSample) {
         if let Some(acked) = self.subflows[subflow].on_ack(sample) {
             let threshold = self.threshold(subflow);
             self.subflows[subflow].avoid(acked, threshold);
         }
     }
 
-    fn on_congestion_event(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
+    /// A loss shifts the path's loss intervals `ℓ_r`, then Reno's reduction.
+    fn on_subflow_loss(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
         self.record_loss(subflow);
-        let w = &mut self.subflows[subflow];
-        let reduced = w.halved(bytes_in_flight);
-        w.on_congestion_event(reduced);
+        self.subflows[subflow].on_congestion_event(bytes_in_flight);
     }
 
-    fn on_retransmission_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
+    /// A timeout is a loss for `ℓ_r` too, then RFC 5681 §3.1.
+    fn on_subflow_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
         self.record_loss(subflow);
         self.subflows[subflow].on_retransmission_timeout(bytes_in_flight);
-    }
-
-    fn set_established(&mut self, subflow: usize, established: bool) {
-        self.subflows[subflow].set_established(established);
-    }
-
-    fn penalise(&mut self, subflow: usize) {
-        self.subflows[subflow].penalise();
     }
 }
 
@@ -247,6 +238,7 @@ mod tests {
         acked, check_against_reno, check_invariants, connection, events, events_with_penalties,
         set_window,
     };
+    use super::super::MultipathCongestionControl;
     use super::super::{Coupled, CoupledSpec};
     use super::*;
     use proptest::prelude::*;

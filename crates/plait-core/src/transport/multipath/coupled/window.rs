@@ -36,10 +36,11 @@
 //! A subflow takes part in the coupled sums when it is established and has an RTT sample (its
 //! smoothed RTT, [`AckSample::srtt`], or the first [`AckSample::rtt`] before that).
 
+use super::per_subflow::SubflowState;
 use super::MultipathConnection;
 use crate::time::SimTime;
 use crate::transport::cc::vegas::half_flight_size;
-use crate::transport::cc::window::{initial_window_bytes, SlowStart};
+use crate::transport::cc::window::{initial_window_bytes, PathWindow, SlowStart};
 use crate::transport::cc::AckSample;
 
 /// The window of one subflow (see the module documentation).
@@ -100,14 +101,6 @@ impl SubflowWindow {
         self.mss
     }
 
-    pub(crate) fn cwnd(&self) -> u64 {
-        self.cwnd
-    }
-
-    pub(crate) fn ssthresh(&self) -> u64 {
-        self.ssthresh
-    }
-
     pub(crate) fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
     }
@@ -119,10 +112,6 @@ impl SubflowWindow {
     /// Bytes cumulatively acknowledged so far.
     pub(crate) fn acked(&self) -> u64 {
         self.acked
-    }
-
-    pub(crate) fn set_established(&mut self, established: bool) {
-        self.established = established;
     }
 
     /// Whether the subflow takes part in the coupled sums: established, with an RTT sample.
@@ -209,9 +198,10 @@ impl SubflowWindow {
         }
     }
 
-    /// A congestion event: `cwnd = ssthresh = reduced` (RFC 6675 §5 step 4.2); the counter
-    /// starts again from zero.
-    pub(crate) fn on_congestion_event(&mut self, reduced: u64) {
+    /// A congestion event: `cwnd = ssthresh = reduced` (RFC 6675 §5 step 4.2), `reduced` being
+    /// Reno's ([`PathWindow::on_congestion_event`]) or the controller's; the counter starts again
+    /// from zero.
+    pub(crate) fn reduce_to(&mut self, reduced: u64) {
         self.cwnd = reduced;
         self.ssthresh = reduced;
         self.reset_counter();
@@ -223,9 +213,29 @@ impl SubflowWindow {
         half_flight_size(bytes_in_flight, self.mss)
     }
 
+    fn reset_counter(&mut self) {
+        self.counter = 0.0;
+        self.counted_against = None;
+    }
+}
+
+impl PathWindow for SubflowWindow {
+    fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    /// Reno's reduction, `cwnd = ssthresh = max(FlightSize/2, 2·MSS)`.
+    fn on_congestion_event(&mut self, bytes_in_flight: u64) {
+        self.reduce_to(self.halved(bytes_in_flight));
+    }
+
     /// A timeout: RFC 5681 §3.1, ssthresh by eq. (4) unless the previous timeout has not been
     /// followed by new acknowledged data, cwnd = 1 MSS; the slow start that follows uses L = 1.
-    pub(crate) fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
+    fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
         if self.slow_start.on_timeout() {
             self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
         }
@@ -235,16 +245,27 @@ impl SubflowWindow {
 
     /// `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start `ssthresh = max(ssthresh/2, 2 MSS)`
     /// (the receive-buffer penalisation, reference §3.1.4). The counter keeps its progress.
-    pub(crate) fn penalise(&mut self) {
+    fn penalise(&mut self) {
         if !self.in_slow_start() {
             self.ssthresh = (self.ssthresh / 2).max(2 * self.mss);
         }
         self.cwnd = (self.cwnd / 2).max(self.mss);
     }
+}
 
-    fn reset_counter(&mut self) {
-        self.counter = 0.0;
-        self.counted_against = None;
+impl SubflowState for SubflowWindow {
+    type Window = SubflowWindow;
+
+    fn window(&self) -> &SubflowWindow {
+        self
+    }
+
+    fn window_mut(&mut self) -> &mut SubflowWindow {
+        self
+    }
+
+    fn set_established(&mut self, established: bool) {
+        self.established = established;
     }
 }
 
@@ -482,7 +503,7 @@ mod tests {
 
     fn in_avoidance(cwnd: u64) -> SubflowWindow {
         let mut w = SubflowWindow::new("test", 1000, 10);
-        w.on_congestion_event(cwnd);
+        w.reduce_to(cwnd);
         w
     }
 
@@ -557,7 +578,7 @@ mod tests {
     fn losses_and_penalties() {
         let mut w = in_avoidance(20 * M);
         w.avoid(5_000, 20_000.0);
-        w.on_congestion_event(w.halved(30 * M));
+        w.on_congestion_event(30 * M);
         assert_eq!((w.cwnd(), w.ssthresh(), w.counter), (15 * M, 15 * M, 0.0));
         w.on_retransmission_timeout(30 * M);
         assert_eq!((w.cwnd(), w.ssthresh()), (M, 15 * M));

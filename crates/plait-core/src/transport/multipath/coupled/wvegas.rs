@@ -68,10 +68,12 @@
 //! `α = β = total_alpha` over rounds whose samples are equal (tested below), apart from the
 //! drain.
 
-use super::{CoupledKind, MultipathCongestionControl, MultipathConnection};
+use super::per_subflow::{CoupledAlgorithm, SubflowState};
+use super::{CoupledKind, MultipathConnection};
 use crate::registry::{AlgorithmSpec, Param, Params, Scalar};
 use crate::time::SimTime;
 use crate::transport::cc::vegas::VegasWindow;
+use crate::transport::cc::window::PathWindow;
 use crate::transport::cc::AckSample;
 
 /// The smallest α of a subflow, in segments (the kernel's constant).
@@ -140,7 +142,7 @@ impl From<&Params> for WVegasParams {
 
 /// One wVegas subflow.
 #[derive(Clone, Debug, PartialEq)]
-struct Subflow {
+pub(crate) struct Subflow {
     window: VegasWindow,
     established: bool,
     srtt: SimTime,
@@ -166,6 +168,22 @@ impl Subflow {
         self.alpha = initial_alpha;
         self.weight = 1.0;
         self.min_queueing_ns = None;
+    }
+}
+
+impl SubflowState for Subflow {
+    type Window = VegasWindow;
+
+    fn window(&self) -> &VegasWindow {
+        &self.window
+    }
+
+    fn window_mut(&mut self) -> &mut VegasWindow {
+        &mut self.window
+    }
+
+    fn set_established(&mut self, established: bool) {
+        self.established = established;
     }
 }
 
@@ -252,28 +270,22 @@ impl WVegas {
     }
 }
 
-impl MultipathCongestionControl for WVegas {
-    fn name(&self) -> &'static str {
-        "wvegas"
+impl CoupledAlgorithm for WVegas {
+    const NAME: &'static str = "wvegas";
+    type Subflow = Subflow;
+
+    fn subflow_states(&self) -> &[Subflow] {
+        &self.subflows
     }
 
-    fn subflows(&self) -> usize {
-        self.subflows.len()
+    fn subflow_states_mut(&mut self) -> &mut [Subflow] {
+        &mut self.subflows
     }
 
-    fn cwnd(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].window.cwnd()
-    }
-
-    fn ssthresh(&self, subflow: usize) -> u64 {
-        self.subflows[subflow].window.ssthresh()
-    }
-
-    fn on_packet_sent(&mut self, subflow: usize, _now: SimTime, bytes: u32, _in_flight: u64) {
-        self.subflows[subflow].window.on_packet_sent(bytes);
-    }
-
-    fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
+    /// At the end of each round: `Diff_r = cwnd_r·(RTT_r − baseRTT_r)/RTT_r` against α_r,
+    /// refreshed to `max(2, weight_r·total_alpha)` when `Diff_r ≥ α_r`; then the queue drain
+    /// (Cao, Xu & Fu, ICNP 2012; see the module documentation).
+    fn on_subflow_ack(&mut self, subflow: usize, sample: &AckSample) {
         let s = &mut self.subflows[subflow];
         if sample.srtt > SimTime::ZERO {
             s.srtt = sample.srtt;
@@ -323,30 +335,23 @@ impl MultipathCongestionControl for WVegas {
         s.window.end_decision();
     }
 
-    fn on_congestion_event(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
+    /// Reno's reduction; α_r, the weight and `q_min` start again.
+    fn on_subflow_loss(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
         let s = &mut self.subflows[subflow];
         s.window.on_congestion_event(bytes_in_flight);
         s.reset(self.params.initial_alpha);
     }
 
-    fn on_recovery_exit(&mut self, subflow: usize, _now: SimTime) {
+    fn on_subflow_recovery_exit(&mut self, subflow: usize, _now: SimTime) {
         let s = &mut self.subflows[subflow];
         s.window.on_recovery_exit();
         s.reset(self.params.initial_alpha);
     }
 
-    fn on_retransmission_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
+    fn on_subflow_timeout(&mut self, subflow: usize, _now: SimTime, bytes_in_flight: u64) {
         let s = &mut self.subflows[subflow];
         s.window.on_retransmission_timeout(bytes_in_flight);
         s.reset(self.params.initial_alpha);
-    }
-
-    fn set_established(&mut self, subflow: usize, established: bool) {
-        self.subflows[subflow].established = established;
-    }
-
-    fn penalise(&mut self, subflow: usize) {
-        self.subflows[subflow].window.penalise();
     }
 }
 
@@ -355,6 +360,7 @@ mod tests {
     use super::super::window::testing::{
         acked, check_invariants, connection, events_with_penalties, set_window,
     };
+    use super::super::MultipathCongestionControl;
     use super::super::{Coupled, CoupledSpec, SubflowController};
     use super::*;
     use crate::transport::cc::vegas::testing::Clocked;
