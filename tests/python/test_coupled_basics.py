@@ -19,10 +19,11 @@ def test_scenarios_validate_and_quick_is_shorter(tmp_path):
         plait.validate(scenario)
     full = Options(out=tmp_path, seeds=list(range(1, 11)))
     quick = Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)
-    assert cb.scale(quick).seeds == [1, 2]
-    assert cb.scale(quick).duration < cb.scale(full).duration
+    assert cb.settings(quick).seeds == [1, 2]
+    assert cb.settings(quick).duration < cb.settings(full).duration
+    assert cb.settings(full) == cb.Settings(seeds=list(range(1, 11)))
     # 6 shared + 6 disjoint + 4 controllers x 2 capacities, per seed.
-    assert cb.packet_runs(full) == 20 * 10
+    assert cb.EXPERIMENT.runs(full) == 20 * 10
 
 
 def test_seeds_vary_the_shared_bottleneck():
@@ -34,11 +35,10 @@ def test_seeds_vary_the_shared_bottleneck():
     assert len(ratios) == 2
 
 
-def test_reproduce_end_to_end(tmp_path, monkeypatch, client):
+def test_reproduce_end_to_end(tmp_path, client):
     """Every sweep at 6 s (2 s warm-up), one seed: the section, its claims and the files."""
-    monkeypatch.setattr(cb, "scale", lambda options: cb.Scale(6.0, 2.0, [1]))
     options = Options(out=tmp_path / "cb", seeds=[1], where={"client": client})
-    section = cb.reproduce(options)
+    section = cb.EXPERIMENT.reproduce(options, cb.Settings(6.0, 2.0, [1]))
     assert isinstance(section, Section) and section.name == "coupled-basics"
     # Five coupled controllers + uncoupled, pooling, balancing, LIA and OLIA in scenario A.
     assert len(section.claims) == 10

@@ -55,8 +55,8 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
     options = Options(
         out=tmp_path / "mpfast", seeds=[1, 2, 3], quick=True, where={"client": client}
     )
-    assert mf.packet_runs(options) == 4
-    section = mf.reproduce(options)
+    assert mf.EXPERIMENT.runs(options) == 4
+    section = mf.EXPERIMENT.reproduce(options)
     assert isinstance(section, Section) and section.name == "mpfast"
     assert len(section.claims) == 9 and all(isinstance(c.agrees, bool) for c in section.claims)
     assert section.runs["failed"] == 0

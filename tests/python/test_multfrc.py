@@ -93,41 +93,32 @@ def test_sweep_overrides_give_valid_runs():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mt.packet_runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 2)
+    assert mt.EXPERIMENT.runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 2)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mt.packet_runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3 + 2 * 2 + 2
+    assert mt.EXPERIMENT.runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3 + 2 * 2 + 2
 
 
-def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
-    """The pipeline on shortened runs (one seed, the quick grids, 8 s instead of 60-200 s):
-    ten claims, the figure and the files."""
-    monkeypatch.setattr(mt, "FRIENDLY_N_QUICK", (1, 4))
-    monkeypatch.setattr(mt, "FRACTIONAL_N_QUICK", (0.5, 1.0))
-    monkeypatch.setattr(mt, "CAPACITIES_QUICK", (8,))
-    monkeypatch.setattr(mt, "INFLUENCE_N_QUICK", (2,))
-    monkeypatch.setattr(mt, "SMOOTH_FROM", 2.0)
-    monkeypatch.setattr(mt, "EQ_LOSS_QUICK", (0.02,))
-    monkeypatch.setattr(mt, "EQ_RED_N_QUICK", (2,))
-    monkeypatch.setattr(mt, "EQ_CAPACITIES_QUICK", (8,))
-    monkeypatch.setattr(mt, "EQ_DROPTAIL_N_QUICK", (5,))
-    monkeypatch.setattr(mt, "EQ_WARMUP_S", 2.0)
-    monkeypatch.setattr(mt, "EQ_DURATION_S", 8.0)
-    short = tmp_path / "scenarios"
-    short.mkdir()
-    for scenario in SCENARIOS:
-        if scenario.stem.startswith("responsiveness"):
-            # Its loss steps are at 5 and 14 s: it keeps its 20 s (a fraction of a second).
-            continue
-        doc = tomllib.loads(scenario.read_text())
-        text = scenario.read_text().replace(
-            f'duration = "{doc["simulation"]["duration"]}"', 'duration = "8s"'
-        )
-        text = text.replace(f'warmup = "{doc["simulation"]["warmup"]}"', 'warmup = "2s"')
-        (short / scenario.name).write_text(text)
-        monkeypatch.setattr(mt, scenario.stem.upper(), short / scenario.name)
+def test_quick_reproduce_end_to_end(tmp_path, client):
+    """The pipeline on shortened runs (one seed, small grids, 8 s instead of 60-200 s, the
+    responsiveness runs kept at their 20 s: their loss steps are at 5 and 14 s), passed in as
+    settings: ten claims, the figure and the files."""
+    small = mt.Settings(
+        seeds=[1],
+        friendly_n=(1, 4),
+        fractional_n=(0.5, 1.0),
+        capacities=(8,),
+        influence_n=(2,),
+        eq_loss=(0.02,),
+        eq_red_n=(2,),
+        eq_capacities=(8,),
+        eq_droptail_n=(5,),
+        length=(8.0, 2.0),
+        eq_length=(8.0, 2.0),
+        smooth_from=2.0,
+    )
     options = Options(out=tmp_path / "multfrc", seeds=[1, 2], quick=True, where={"client": client})
-    assert mt.packet_runs(options) == 4 * 2 + 2 + 2 + 2 + 5 + 2
-    section = mt.reproduce(options)
+    assert mt.EXPERIMENT.runs(options, small) == 4 * 2 + 2 + 2 + 2 + 5 + 2
+    section = mt.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "multfrc"
     assert len(section.claims) == 14 and all(isinstance(c.agrees, bool) for c in section.claims)
     assert section.runs["failed"] == 0 and section.runs["packet runs"] == 21

@@ -94,6 +94,25 @@ def _shrunk_files(monkeypatch, tmp_path, module, scenarios, edit) -> None:
         monkeypatch.setattr(module, attribute, copy)
 
 
+def _shrunk_copy(tmp_path, original: Path, edit) -> Path:
+    """Writes `edit(text)` of a scenario file to tmp_path; returns the copy's path (passed to
+    the experiment in its settings)."""
+    folder = tmp_path / "scenarios"
+    folder.mkdir(exist_ok=True)
+    copy = folder / original.name
+    copy.write_text(edit(original.read_text(encoding="utf-8")), encoding="utf-8")
+    return copy
+
+
+def _with_settings(monkeypatch, module, settings) -> None:
+    """Registers `module`'s experiment with `settings(options)` in place of its own choice
+    for the command line's options: the settings are passed in, the module is not patched."""
+    import plait.experiments
+
+    replaced = module.EXPERIMENT.with_settings(settings)
+    monkeypatch.setitem(plait.experiments._REGISTRY, module.EXPERIMENT.name, replaced)
+
+
 def _shrink_parallel_tcp(monkeypatch, tmp_path):
     from plait.experiments import parallel_tcp_claims as pc
 
@@ -136,7 +155,7 @@ def _shrink_yang_amer(monkeypatch, tmp_path):
 def _shrink_coupled_basics(monkeypatch, tmp_path):
     from plait.experiments import coupled_basics as cb
 
-    monkeypatch.setattr(cb, "scale", lambda o: cb.Scale(4.0, 1.0, list(o.seeds)))
+    _with_settings(monkeypatch, cb, lambda o: cb.Settings(4.0, 1.0, list(o.seeds)))
 
 
 def _shrink_mpfast(monkeypatch, tmp_path):
@@ -145,47 +164,56 @@ def _shrink_mpfast(monkeypatch, tmp_path):
     from plait.experiments import mpfast as mf
 
     k = 50.0
-    _shrunk_files(
-        monkeypatch,
-        tmp_path,
-        mf,
-        ("EFFICIENCY", "FAIRNESS", "LOADBALANCE"),
-        lambda text: _shorten_times(text, k).replace(
-            'sample_interval = "2s"', 'sample_interval = "40ms"'
-        ),
+    full = mf.Settings()
+
+    def short(path: Path) -> Path:
+        return _shrunk_copy(
+            tmp_path,
+            path,
+            lambda text: _shorten_times(text, k).replace(
+                'sample_interval = "2s"', 'sample_interval = "40ms"'
+            ),
+        )
+
+    def scaled(window):
+        return tuple(t / k for t in window)
+
+    small = dict(
+        background_ccs=mf.BACKGROUND_CCS[:1],
+        fairness_duration=full.fairness_duration / k,
+        efficiency=short(full.efficiency),
+        fairness=short(full.fairness),
+        loadbalance=short(full.loadbalance),
+        balance_duration=full.balance_duration / k,
+        before=scaled(full.before),
+        during=scaled(full.during),
+        after=scaled(full.after),
+        link1_only=scaled(full.link1_only),
+        bg_end=full.bg_end / k,
     )
-    for name in ("BEFORE", "DURING", "AFTER"):
-        monkeypatch.setattr(mf, name, tuple(t / k for t in getattr(mf, name)))
-    monkeypatch.setattr(mf, "BG_END", mf.BG_END / k)
-    monkeypatch.setattr(
-        mf, "scale", lambda o: mf.Scale(list(o.seeds), mf.BACKGROUND_CCS[:1], 200.0 / k)
-    )
+    _with_settings(monkeypatch, mf, lambda o: mf.Settings(list(o.seeds), **small))
 
 
 def _shrink_multfrc(monkeypatch, tmp_path):
     from plait.experiments import multfrc as mt
 
-    monkeypatch.setattr(mt, "SMOOTH_FROM", 2.0)
-    monkeypatch.setattr(mt, "EQ_WARMUP_S", 2.0)
-    monkeypatch.setattr(mt, "EQ_DURATION_S", 8.0)
-    monkeypatch.setattr(
-        mt,
-        "scale",
-        lambda o: mt.Scale(
-            list(o.seeds), (1, 4), (0.5, 1.0), (8,), (2,), (0.02,), (2,), (8,), (5,)
-        ),
-    )
-
-    def edit(text: str) -> str:
-        text = re.sub(r'(?m)^duration = "[^"]*"', 'duration = "8s"', text)
-        return re.sub(r'(?m)^warmup = "[^"]*"', 'warmup = "2s"', text)
-
-    _shrunk_files(
+    _with_settings(
         monkeypatch,
-        tmp_path,
         mt,
-        ("FRIENDLINESS", "FRIENDLINESS_MULTCP", "FRACTIONAL", "INFLUENCE", "SMOOTHNESS"),
-        edit,
+        lambda o: mt.Settings(
+            seeds=list(o.seeds),
+            friendly_n=(1, 4),
+            fractional_n=(0.5, 1.0),
+            capacities=(8,),
+            influence_n=(2,),
+            eq_loss=(0.02,),
+            eq_red_n=(2,),
+            eq_capacities=(8,),
+            eq_droptail_n=(5,),
+            length=(8.0, 2.0),
+            eq_length=(8.0, 2.0),
+            smooth_from=2.0,
+        ),
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +48,28 @@ class Experiment:
     name: str
     title: str
     paper: str
-    #: Runs the experiment and returns its report section.
-    reproduce: Callable[[Options], Any]
+    #: Runs the experiment and returns its report section: `reproduce(options)`, or
+    #: `reproduce(options, settings)` with settings of its own (a declared experiment's).
+    reproduce: Callable[..., Any]
     #: Packet-level runs it makes with these options (for progress bars).
-    runs: Callable[[Options], int]
+    runs: Callable[..., int]
+    #: A declared experiment's settings for the command line's options
+    #: (:mod:`plait.experiments.framework`), or None.
+    settings: Callable[[Options], Any] | None = None
+
+    def with_settings(self, settings: Callable[[Options], Any]) -> Experiment:
+        """The same experiment with other settings for the command line's options (a test's
+        smaller runs, passed in rather than patched into the module)."""
+        if self.settings is None:
+            raise ValueError(f"experiment {self.name!r} takes no settings")
+        return replace(
+            self,
+            reproduce=lambda options, s=None: self.reproduce(
+                options, settings(options) if s is None else s
+            ),
+            runs=lambda options, s=None: self.runs(options, settings(options) if s is None else s),
+            settings=settings,
+        )
 
 
 _REGISTRY: dict[str, Experiment] = {}
@@ -149,11 +167,16 @@ def write_tables_and_figure(
 
 
 def runs_summary(
-    summaries: Any, seeds: list[int], started: float, out: Path, files: dict[str, Path]
+    summaries: Any,
+    seeds: list[int],
+    started: float,
+    out: Path,
+    files: dict[str, Path],
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The "runs" block of an experiment's report section: its sweeps' counts (`summaries`,
-    the sweep summaries by name), seeds, wall time since `started` (`time.perf_counter()`),
-    where the runs are stored (`out`) and the files written."""
+    the sweep summaries by name), seeds, `extra` lines, wall time since `started`
+    (`time.perf_counter()`), where the runs are stored (`out`) and the files written."""
     import time
 
     sweeps = list(summaries.values())
@@ -163,6 +186,7 @@ def runs_summary(
         "stored earlier": sum(s.reused for s in sweeps),
         "failed": sum(s.failed for s in sweeps),
         "seeds": ", ".join(str(s) for s in seeds),
+        **(extra or {}),
         "wall time": f"{time.perf_counter() - started:.0f} s",
         "results": str(out),
         "tables and figures": ", ".join(str(p) for p in files.values()),

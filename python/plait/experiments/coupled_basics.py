@@ -16,16 +16,16 @@ reference states one (T2's [0.8, 1.25]).
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, error_bars, register, sweep_all
+from plait.experiments import Options, error_bars, sweep_all
+from plait.experiments.framework import Declared, register_declared, save_figure, spread
 from plait.output import FolderTarget, Outputs
-from plait.report import Claim, Figure, Section, figure_png
+from plait.report import Claim, Figure, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "coupled-basics"
 SHARED = EXPERIMENT_DIR / "shared.toml"
@@ -72,26 +72,28 @@ TABLES = ("flows", "paths")
 
 
 @dataclass(frozen=True)
-class Scale:
-    duration: float
-    warmup: float
-    seeds: list[int]
+class Settings:
+    """Run length (s), warm-up discarded (s) and seeds; the defaults are the full version's."""
+
+    duration: float = 120.0
+    warmup: float = 20.0
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
 
 
-def scale(options: Options) -> Scale:
+def settings(options: Options) -> Settings:
     """120 s runs with a 20 s warm-up over the seeds given, or (quick) 40 s runs with 10 s of
     warm-up over the first two seeds."""
     if options.quick:
-        return Scale(40.0, 10.0, list(options.seeds[:2]))
-    return Scale(120.0, 20.0, list(options.seeds))
+        return Settings(40.0, 10.0, list(options.seeds[:2]))
+    return Settings(seeds=list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
+def packet_runs(sc: Settings) -> int:
     cases = len(PAIRS) + len(PAIRS) + len(KHALILI_CCS) * len(X_RATES)
-    return cases * len(scale(options).seeds)
+    return cases * len(sc.seeds)
 
 
-def _length(sc: Scale) -> dict[str, list]:
+def _length(sc: Settings) -> dict[str, list]:
     return {"simulation.duration": [f"{sc.duration:g}s"], "simulation.warmup": [f"{sc.warmup:g}s"]}
 
 
@@ -107,7 +109,7 @@ def _concat(results: list, table: str) -> pd.DataFrame:
     return pd.concat([r.table(table) for r in results], ignore_index=True)
 
 
-def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -> dict:
+def run_all(sc: Settings, out: Path, fresh: bool = False, progress=None, **where) -> dict:
     """The sweeps (one per single-path ancestor for the shared bottleneck, one for the disjoint
     paths, the baseline and the upgrade for scenario A); returns their results by case."""
     common = dict(seeds=sc.seeds, tables=TABLES, fresh=fresh, progress=progress, **where)
@@ -197,14 +199,6 @@ def khalili_rows(flows: pd.DataFrame) -> pd.DataFrame:
 # ---- Summaries and claims ------------------------------------------------------------------
 
 
-def spread(values) -> str:
-    """`mean ± sd (n seeds)`."""
-    v = np.asarray(values, dtype=float)
-    if len(v) == 1:
-        return f"{v[0]:.3f} (1 seed)"
-    return f"{v.mean():.3f} ± {v.std(ddof=1):.3f} ({len(v)} seeds)"
-
-
 def summarize(frame: pd.DataFrame, by: list[str], values: list[str]) -> pd.DataFrame:
     """Mean, standard deviation, lowest and highest over seeds of each value column."""
     agg = {}
@@ -230,7 +224,7 @@ def shared_claims(shared: pd.DataFrame) -> list[Claim]:
                 f"single-path {PAIRS[cc]} flow takes",
                 "RFC 6356 §1 goal 2; reference §6 T2",
                 "goodput ratio MPTCP / single-path ≈ 1",
-                spread(r),
+                spread(r, fixed=True),
                 f"mean in [{lo}, {hi}] (reference T2)",
                 bool(lo <= r.mean() <= hi),
                 f"Seeds range {r.min():.3f} to {r.max():.3f}. The single-path flow is a "
@@ -246,7 +240,7 @@ def shared_claims(shared: pd.DataFrame) -> list[Claim]:
                 "Shared bottleneck: uncoupled Reno subflows take about two Reno shares",
                 "reference §6 T2 (the contrast)",
                 "goodput ratio ≈ 2",
-                spread(r),
+                spread(r, fixed=True),
                 f"mean in [{lo}, {hi}] (ours)",
                 bool(lo <= r.mean() <= hi),
                 "Two independent Reno subflows against one Reno flow: 2/3 against 1/3 of "
@@ -269,7 +263,8 @@ def disjoint_claims(disjoint: pd.DataFrame) -> list[Claim]:
         f"goodput ≥ one TCP alone on the idle 10 Mb/s path ({PATH_BPS * PAYLOAD_RATIO / 1e6:.2f} "
         "Mb/s of payload)",
         "; ".join(
-            f"{cc} {spread(coupled[coupled.cc == cc].mp_bps / 1e6)} Mb/s" for cc in per_cc.index
+            f"{cc} {spread(coupled[coupled.cc == cc].mp_bps / 1e6, fixed=True)} Mb/s"
+            for cc in per_cc.index
         ),
         f"every controller's mean ≥ {POOLING_FRACTION:g} × that (ours)",
         bool(len(per_cc) > 0 and low.empty),
@@ -285,7 +280,8 @@ def disjoint_claims(disjoint: pd.DataFrame) -> list[Claim]:
         "RFC 6356 §1 goal 3; reference §6 T4",
         "a smaller share of the data on the congested path than uncoupled subflows send",
         "; ".join(
-            f"{cc} {spread(coupled[coupled.cc == cc].congested_share)}" for cc in shares.index
+            f"{cc} {spread(coupled[coupled.cc == cc].congested_share, fixed=True)}"
+            for cc in shares.index
         )
         + f"; uncoupled Reno {spread(base) if not base.empty else 'n/a'}",
         "every coupled controller's mean share below uncoupled Reno's (ours)",
@@ -395,13 +391,6 @@ def figure(shared: pd.DataFrame, disjoint: pd.DataFrame, khalili: pd.DataFrame):
     return fig
 
 
-def _save(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=110, format="png", bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-
-
 OUTPUT_FILES = {
     "shared": "shared.csv",
     "disjoint": "disjoint.csv",
@@ -425,7 +414,8 @@ def write_outputs(
         for kind, frame in frames.items():
             tx.write_bytes(folder.file(OUTPUT_FILES[kind]), frame.to_csv(index=False).encode())
         tx.write_with(
-            folder.file(OUTPUT_FILES["png"]), lambda p: _save(figure(shared, disjoint, khalili), p)
+            folder.file(OUTPUT_FILES["png"]),
+            lambda p: save_figure(figure(shared, disjoint, khalili), p),
         )
     return {kind: folder.path / name for kind, name in OUTPUT_FILES.items()}
 
@@ -433,28 +423,23 @@ def write_outputs(
 # ---- The experiment ------------------------------------------------------------------------
 
 
-def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
     """Runs the sweeps and returns the per-run tables (shared, disjoint, khalili) and the
     sweeps' summaries."""
     results = run_all(sc, out, fresh=fresh, progress=progress, **where)
-    shared = shared_rows(_concat(results["shared"], "flows"))
-    disjoint = disjoint_rows(
-        _concat(results["disjoint"], "flows"), _concat(results["disjoint"], "paths")
-    )
-    khalili = khalili_rows(_concat(results["khalili"], "flows"))
+    data = {
+        "shared": shared_rows(_concat(results["shared"], "flows")),
+        "disjoint": disjoint_rows(
+            _concat(results["disjoint"], "flows"), _concat(results["disjoint"], "paths")
+        ),
+        "khalili": khalili_rows(_concat(results["khalili"], "flows")),
+    }
     summaries = {f"{k} {i}": r.summary for k, rs in results.items() for i, r in enumerate(rs)}
-    return shared, disjoint, khalili, summaries
+    return data, summaries
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
-    shared, disjoint, khalili, summaries = measure(
-        sc, options.out / "runs", options.fresh, options.progress, **options.where
-    )
-    files = write_outputs(shared, disjoint, khalili, options.out)
-    claims = shared_claims(shared) + disjoint_claims(disjoint) + khalili_claims(khalili)
-    setup = (
+def setup(sc: Settings) -> str:
+    return (
         "Packet level, scenarios in experiments/coupled-basics/. shared.toml: a two-subflow "
         "connection and one single-path flow of its ancestor controller through a 20 Mb/s "
         "RED bottleneck of 44 ms base RTT. disjoint.toml: a two-subflow connection over two "
@@ -466,44 +451,50 @@ def reproduce(options: Options) -> Section:
         f"README).\n\nRuns of {sc.duration:g} s, the first {sc.warmup:g} s discarded, over "
         f"{len(sc.seeds)} seeds (flows start uniformly within the first second)."
     )
-    total = sum(s.total for s in summaries.values())
-    return Section(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        setup=setup,
-        claims=claims,
-        figures=[
-            Figure(
-                "Shared bottleneck, disjoint paths, scenario A",
-                "Left: MPTCP / single-path goodput at a shared bottleneck (band: reference "
-                "T2's [0.8, 1.25]). Middle: the share of the connection's data on the "
-                "congested path. Right: type-2 goodput over C2 in Khalili et al.'s scenario "
-                "A. Bars are means over seeds; whiskers the lowest and highest seed.",
-                figure_png(figure(shared, disjoint, khalili)),
-            )
-        ],
-        tables=[
-            ("Shared bottleneck (per controller)", summarize(shared, ["cc"], ["ratio"])),
-            (
-                "Disjoint paths (per controller)",
-                summarize(disjoint, ["cc"], ["mp_bps", "congested_share", "cross_bps"]),
-            ),
-            ("Khalili et al. scenario A (means over seeds)", khalili_table(khalili)),
-        ],
-        runs={
-            "packet runs": total,
-            "run now": sum(s.done for s in summaries.values()),
-            "stored earlier": sum(s.reused for s in summaries.values()),
-            "failed": sum(s.failed for s in summaries.values()),
-            "seeds": ", ".join(str(s) for s in sc.seeds),
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
-    )
 
 
-EXPERIMENT = register(
-    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    return [
+        Figure(
+            "Shared bottleneck, disjoint paths, scenario A",
+            "Left: MPTCP / single-path goodput at a shared bottleneck (band: reference "
+            "T2's [0.8, 1.25]). Middle: the share of the connection's data on the "
+            "congested path. Right: type-2 goodput over C2 in Khalili et al.'s scenario "
+            "A. Bars are means over seeds; whiskers the lowest and highest seed.",
+            figure_png(figure(data["shared"], data["disjoint"], data["khalili"])),
+        )
+    ]
+
+
+def tables(data: dict, sc: Settings) -> list:
+    return [
+        ("Shared bottleneck (per controller)", summarize(data["shared"], ["cc"], ["ratio"])),
+        (
+            "Disjoint paths (per controller)",
+            summarize(data["disjoint"], ["cc"], ["mp_bps", "congested_share", "cross_bps"]),
+        ),
+        ("Khalili et al. scenario A (means over seeds)", khalili_table(data["khalili"])),
+    ]
+
+
+DECLARED = Declared(
+    name=NAME,
+    title=TITLE,
+    paper=PAPER,
+    settings=settings,
+    runs=packet_runs,
+    measure=measure,
+    write=lambda data, sc, out: write_outputs(
+        data["shared"], data["disjoint"], data["khalili"], out
+    ),
+    claims=(
+        lambda data, sc: shared_claims(data["shared"]),
+        lambda data, sc: disjoint_claims(data["disjoint"]),
+        lambda data, sc: khalili_claims(data["khalili"]),
+    ),
+    figures=figures,
+    tables=tables,
+    setup=setup,
 )
+
+EXPERIMENT = register_declared(DECLARED)

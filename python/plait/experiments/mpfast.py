@@ -18,22 +18,17 @@ default 10 for MPFAST, FAST and wVegas's total_alpha.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plait.experiments import (
-    Experiment,
-    Options,
-    register,
-    runs_summary,
-    sweep_all,
-    write_tables_and_figure,
-)
-from plait.report import Claim, Figure, Section, figure_png
+from plait.experiments import Options, sweep_all, write_tables_and_figure
+from plait.experiments.framework import Declared, register_declared
+from plait.experiments.framework import spread as _spread
+from plait.report import Claim, Figure, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "mpfast"
 EFFICIENCY = EXPERIMENT_DIR / "efficiency.toml"
@@ -96,23 +91,37 @@ SUBFLOWS = 4
 
 
 @dataclass(frozen=True)
-class Scale:
-    seeds: list[int]
-    background_ccs: tuple[str, ...]
-    fairness_duration: float
+class Settings:
+    """The seeds, the efficiency runs' background TCPs, the fairness run's length (s), the
+    scenarios and the phases (s) they are measured in; the defaults are the full version's.
+    A shortened version passes scenarios with its own times and the phases to match."""
+
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
+    background_ccs: tuple[str, ...] = BACKGROUND_CCS
+    fairness_duration: float = 200.0
+    efficiency: Path = EFFICIENCY
+    fairness: Path = FAIRNESS
+    loadbalance: Path = LOADBALANCE
+    #: The load-balancing run's length (s).
+    balance_duration: float = 300.0
+    before: tuple[float, float] = BEFORE
+    during: tuple[float, float] = DURING
+    after: tuple[float, float] = AFTER
+    #: Between the second and the third event of the efficiency runs: link 1 alone.
+    link1_only: tuple[float, float] = (110.0, 120.0)
+    bg_end: float = BG_END
 
 
-def scale(options: Options) -> Scale:
+def settings(options: Options) -> Settings:
     """The paper's run lengths (300 s, 200 s) over the seeds given, both background TCPs; or
     (quick) the first seed only, Reno background only, a 100 s fairness run. The efficiency
     and load-balancing runs keep their 300 s: their events are at 100, 120 and 200 s."""
     if options.quick:
-        return Scale(list(options.seeds[:1]), BACKGROUND_CCS[:1], 100.0)
-    return Scale(list(options.seeds), BACKGROUND_CCS, 200.0)
+        return Settings(list(options.seeds[:1]), BACKGROUND_CCS[:1], 100.0)
+    return Settings(list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
-    sc = scale(options)
+def packet_runs(sc: Settings) -> int:
     return len(sc.seeds) * (len(CONTROLLERS) * len(sc.background_ccs) + 2)
 
 
@@ -125,11 +134,11 @@ def background_zip(ccs: tuple[str, ...]) -> dict[str, list[str]]:
 # ---- Runs ----------------------------------------------------------------------------------
 
 
-def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -> dict:
+def run_all(sc: Settings, out: Path, fresh: bool = False, progress=None, **where) -> dict:
     common = dict(seeds=sc.seeds, fresh=fresh, progress=progress, **where)
     efficiency = sweep_all(
         NAME,
-        EFFICIENCY,
+        sc.efficiency,
         {"flow.mp.cc": [cc_value(c) for c in CONTROLLERS]},
         zip=background_zip(sc.background_ccs),
         tables=("flows", "flow_series", "path_series"),
@@ -138,7 +147,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
     )
     fairness = sweep_all(
         NAME,
-        FAIRNESS,
+        sc.fairness,
         {"simulation.duration": [f"{sc.fairness_duration:g}s"]},
         tables=("flows", "paths", "flow_series", "path_series"),
         out=out / "fairness",
@@ -146,8 +155,8 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
     )
     balance = sweep_all(
         NAME,
-        LOADBALANCE,
-        {"simulation.duration": ["300s"]},
+        sc.loadbalance,
+        {"simulation.duration": [f"{sc.balance_duration:g}s"]},
         tables=("flows", "flow_series", "path_series"),
         out=out / "loadbalance",
         **common,
@@ -173,14 +182,15 @@ def first_at_least(series: pd.DataFrame, level: float, after: float = 0.0) -> fl
     return float(hit["time_s"].iloc[0] - after) if len(hit) else float("nan")
 
 
-def efficiency_rows(series: pd.DataFrame) -> pd.DataFrame:
+def efficiency_rows(series: pd.DataFrame, sc: Settings | None = None) -> pd.DataFrame:
     """Per run: rise time to 90 % of 160 Mb/s of payload, mean rate before, during and after
     the background traffic, and the time after 200 s to get back to 90 % of the rate before."""
+    sc = sc or Settings()
     rows = []
     capacity = EFFICIENCY_BPS * PAYLOAD / 1e6
     for (_run, cc, bg, seed), s in series.groupby(["run", "cc", "background", "seed"], sort=False):
         s = s.sort_values("time_s")
-        before = phase_mean(s, BEFORE)
+        before = phase_mean(s, sc.before)
         rows.append(
             {
                 "cc": cc,
@@ -188,11 +198,11 @@ def efficiency_rows(series: pd.DataFrame) -> pd.DataFrame:
                 "seed": int(seed),
                 "rise_s": first_at_least(s, REACHED * capacity),
                 "before_mbps": before,
-                "link1_only_mbps": phase_mean(s, (110.0, 120.0)),
-                "during_mbps": phase_mean(s, DURING),
-                "after_mbps": phase_mean(s, AFTER),
-                "during_over_before": phase_mean(s, DURING) / before,
-                "recovery_s": first_at_least(s, REACHED * before, after=BG_END),
+                "link1_only_mbps": phase_mean(s, sc.link1_only),
+                "during_mbps": phase_mean(s, sc.during),
+                "after_mbps": phase_mean(s, sc.after),
+                "during_over_before": phase_mean(s, sc.during) / before,
+                "recovery_s": first_at_least(s, REACHED * before, after=sc.bg_end),
             }
         )
     return pd.DataFrame(rows)
@@ -214,9 +224,10 @@ def fairness_rows(flows: pd.DataFrame, paths: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def balance_rows(series: pd.DataFrame) -> pd.DataFrame:
+def balance_rows(series: pd.DataFrame, sc: Settings | None = None) -> pd.DataFrame:
     """Per run: the connection's goodput per subflow (Mb/s) before, during and after the
     background traffic."""
+    sc = sc or Settings()
     rows = []
     for (_run, seed), s in series.groupby(["run", "seed"], sort=False):
         rows.append(
@@ -224,7 +235,11 @@ def balance_rows(series: pd.DataFrame) -> pd.DataFrame:
                 "seed": int(seed),
                 **{
                     phase: phase_mean(s, window) / SUBFLOWS
-                    for phase, window in (("before", BEFORE), ("during", DURING), ("after", AFTER))
+                    for phase, window in (
+                        ("before", sc.before),
+                        ("during", sc.during),
+                        ("after", sc.after),
+                    )
                 },
             }
         )
@@ -234,17 +249,8 @@ def balance_rows(series: pd.DataFrame) -> pd.DataFrame:
 # ---- Claims --------------------------------------------------------------------------------
 
 
-def spread(values) -> str:
-    """`mean ± sd (n seeds)` over the seeds that have a value, and how many never got there."""
-    v = np.asarray(values, dtype=float)
-    never = int(np.isnan(v).sum())
-    note = f", {never} never" if never else ""
-    v = v[~np.isnan(v)]
-    if len(v) == 0:
-        return f"never ({never} seeds)"
-    if len(v) == 1:
-        return f"{v[0]:.3g} (1 seed{note})"
-    return f"{v.mean():.3g} ± {v.std(ddof=1):.2g} ({len(v)} seeds{note})"
+#: A time never reached counts as "never" (see :func:`plait.experiments.framework.spread`).
+spread = partial(_spread, missing="never")
 
 
 def _pick(frame: pd.DataFrame, cc: str, bg: str) -> pd.DataFrame:
@@ -452,16 +458,16 @@ def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
     results = run_all(sc, out, fresh, progress, **where)
     eff, fair, bal = results["efficiency"], results["fairness"], results["loadbalance"]
     eff_series = _labelled(eff.table("flow_series"))
     eff_conn = connection_series(eff_series, ["cc", "background"])
     fair_series = fair.table("flow_series")
     data = {
-        "efficiency": efficiency_rows(eff_conn),
+        "efficiency": efficiency_rows(eff_conn, sc),
         "fairness": fairness_rows(fair.table("flows"), fair.table("paths")),
-        "loadbalance": balance_rows(connection_series(bal.table("flow_series"), [])),
+        "loadbalance": balance_rows(connection_series(bal.table("flow_series"), []), sc),
         "eff_conn": eff_conn,
         "eff_paths": subflow_rates(_labelled(eff.table("path_series"))),
         "fair_paths": subflow_rates(fair.table("path_series")),
@@ -474,19 +480,8 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
     return data, {k: r.summary for k, r in results.items()}
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
-    data, summaries = measure(
-        sc, options.out / "runs", options.fresh, options.progress, **options.where
-    )
-    files = write_outputs(data, options.out)
-    claims = (
-        efficiency_claims(data["efficiency"])
-        + fairness_claims(data["fairness"])
-        + balance_claims(data["loadbalance"])
-    )
-    setup = (
+def setup(sc: Settings) -> str:
+    return (
         "Packet level, scenarios in experiments/mpfast/ (efficiency.toml, fairness.toml, "
         "loadbalance.toml), with the paper's common settings: SACK, 1448-byte segments, "
         "buffers of one bandwidth-delay product, samples every 2 s. alpha = 10 for MPFAST and "
@@ -496,30 +491,44 @@ def reproduce(options: Options) -> Section:
         f"{', '.join(sc.background_ccs)}. The connection's start is drawn from the seed "
         "(within the first 100 ms; fairness: both flows within the first second)."
     )
-    return Section(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        setup=setup,
-        claims=claims,
-        figures=[
-            Figure(
-                "Per-subflow rates over time",
-                "Rate estimate cwnd/SRTT of each subflow (first seed), the connection's "
-                "goodput dotted; grey: background traffic. Bottom: fairness (with FAST) and "
-                "load balancing (connection goodput over 4).",
-                figure_png(figure(data)),
-            )
-        ],
-        tables=[
-            ("Efficiency (per run)", data["efficiency"]),
-            ("Fairness (per run)", data["fairness"]),
-            ("Load balancing (per run, Mb/s per subflow)", data["loadbalance"]),
-        ],
-        runs=runs_summary(summaries, sc.seeds, started, options.out / "runs", files),
-    )
 
 
-EXPERIMENT = register(
-    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    return [
+        Figure(
+            "Per-subflow rates over time",
+            "Rate estimate cwnd/SRTT of each subflow (first seed), the connection's "
+            "goodput dotted; grey: background traffic. Bottom: fairness (with FAST) and "
+            "load balancing (connection goodput over 4).",
+            figure_png(figure(data)),
+        )
+    ]
+
+
+def tables(data: dict, sc: Settings) -> list:
+    return [
+        ("Efficiency (per run)", data["efficiency"]),
+        ("Fairness (per run)", data["fairness"]),
+        ("Load balancing (per run, Mb/s per subflow)", data["loadbalance"]),
+    ]
+
+
+DECLARED = Declared(
+    name=NAME,
+    title=TITLE,
+    paper=PAPER,
+    settings=settings,
+    runs=packet_runs,
+    measure=measure,
+    write=lambda data, sc, out: write_outputs(data, out),
+    claims=(
+        lambda data, sc: efficiency_claims(data["efficiency"]),
+        lambda data, sc: fairness_claims(data["fairness"]),
+        lambda data, sc: balance_claims(data["loadbalance"]),
+    ),
+    figures=figures,
+    tables=tables,
+    setup=setup,
 )
+
+EXPERIMENT = register_declared(DECLARED)

@@ -31,22 +31,15 @@ tolerance here is ours, and so are the RED parameters it does not give (see the 
 from __future__ import annotations
 
 import re
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plait.experiments import (
-    Experiment,
-    Options,
-    register,
-    runs_summary,
-    sweep_all,
-    write_tables_and_figure,
-)
-from plait.report import Claim, Figure, Section, figure_png
+from plait.experiments import Options, sweep_all, write_tables_and_figure
+from plait.experiments.framework import Declared, register_declared, spread
+from plait.report import Claim, Figure, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "multfrc"
 FRIENDLINESS = EXPERIMENT_DIR / "friendliness.toml"
@@ -177,23 +170,44 @@ def multcp_value(n: int) -> dict:
 
 
 @dataclass(frozen=True)
-class Scale:
-    seeds: list[int]
-    friendly_n: tuple[int, ...]
-    fractional_n: tuple[float, ...]
-    capacities: tuple[int, ...]
-    influence_n: tuple[int, ...]
+class Settings:
+    """The seeds and grids; the defaults are the full version's. `length`: (duration,
+    warm-up) in s of the friendliness, real-n, influence and smoothness runs, None for the
+    scenarios' own; `eq_length` the same for the equation's runs; `smooth_from`: where the
+    smoothness is measured from (s)."""
+
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
+    friendly_n: tuple[int, ...] = FRIENDLY_N
+    fractional_n: tuple[float, ...] = FRACTIONAL_N
+    capacities: tuple[int, ...] = CAPACITIES
+    influence_n: tuple[int, ...] = INFLUENCE_N
     eq_loss: tuple[float, ...] = EQ_LOSS
     eq_red_n: tuple[int, ...] = EQ_RED_N
     eq_capacities: tuple[int, ...] = EQ_CAPACITIES
     eq_droptail_n: tuple[int, ...] = EQ_DROPTAIL_N
+    length: tuple[float, float] | None = None
+    eq_length: tuple[float, float] | None = None
+    smooth_from: float = SMOOTH_FROM
+
+    def overrides(self, length: tuple[float, float] | None) -> dict[str, list[str]]:
+        """The grid keys that set a run length, if one is given."""
+        if length is None:
+            return {}
+        return {
+            "simulation.duration": [f"{length[0]:g}s"],
+            "simulation.warmup": [f"{length[1]:g}s"],
+        }
+
+    def equation_window(self) -> tuple[float, float]:
+        """(duration, warm-up) of the equation's runs, s."""
+        return self.eq_length or (EQ_DURATION_S, EQ_WARMUP_S)
 
 
-def scale(options: Options) -> Scale:
+def settings(options: Options) -> Settings:
     """The paper's grids over the seeds given; or (quick) the first seed and fewer n and
     capacities. Run lengths are the paper's in both (every run takes well under a second)."""
     if options.quick:
-        return Scale(
+        return Settings(
             list(options.seeds[:1]),
             FRIENDLY_N_QUICK,
             FRACTIONAL_N_QUICK,
@@ -204,11 +218,10 @@ def scale(options: Options) -> Scale:
             EQ_CAPACITIES_QUICK,
             EQ_DROPTAIL_N_QUICK,
         )
-    return Scale(list(options.seeds), FRIENDLY_N, FRACTIONAL_N, CAPACITIES, INFLUENCE_N)
+    return Settings(list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
-    sc = scale(options)
+def packet_runs(sc: Settings) -> int:
     per_seed = (
         len(PROTOCOLS) * len(sc.friendly_n)
         + len(sc.fractional_n)
@@ -230,13 +243,14 @@ def n_zip(ns) -> dict[str, list[int]]:
 # ---- Runs ----------------------------------------------------------------------------------
 
 
-def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -> dict:
+def run_all(sc: Settings, out: Path, fresh: bool = False, progress=None, **where) -> dict:
     common = dict(seeds=sc.seeds, fresh=fresh, progress=progress, **where)
+    length, eq_length = sc.overrides(sc.length), sc.overrides(sc.eq_length)
     runs = {
         "multfrc": sweep_all(
             NAME,
             FRIENDLINESS,
-            {"flow.agg.refine_j": [True, False]},
+            {"flow.agg.refine_j": [True, False], **length},
             zip=n_zip(sc.friendly_n),
             tables=("flows",),
             out=out / "friendliness",
@@ -245,7 +259,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
         "cp": sweep_all(
             NAME,
             FRIENDLINESS,
-            {"flow.agg.kind": ["cp"]},
+            {"flow.agg.kind": ["cp"], **length},
             zip=n_zip(sc.friendly_n),
             tables=("flows",),
             out=out / "friendliness_cp",
@@ -255,7 +269,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
         "multcp": sweep_all(
             NAME,
             FRIENDLINESS_MULTCP,
-            None,
+            length or None,
             zip={
                 "flow.agg.cc": [multcp_value(n) for n in sc.friendly_n],
                 "flow.tcp.count": list(sc.friendly_n),
@@ -267,7 +281,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
         "fractional": sweep_all(
             NAME,
             FRACTIONAL,
-            {"flow.agg.n": [float(n) for n in sc.fractional_n]},
+            {"flow.agg.n": [float(n) for n in sc.fractional_n], **length},
             tables=("flows",),
             out=out / "fractional",
             **common,
@@ -294,6 +308,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
             {
                 "link.bottleneck.loss.p": list(sc.eq_loss),
                 "flow.tcp.count": list(sc.eq_red_n),
+                **eq_length,
             },
             tables=("flows", "drops"),
             out=out / "equation_red",
@@ -302,7 +317,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
         "smoothness": sweep_all(
             NAME,
             SMOOTHNESS,
-            {"flow.agg.kind": list(SMOOTH_KINDS)},
+            {"flow.agg.kind": list(SMOOTH_KINDS), **length},
             tables=("flows", "flow_series"),
             out=out / "smoothness",
             **common,
@@ -317,6 +332,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
             {
                 "link.bottleneck.rate": [f"{c}Mbps"],
                 "link.bottleneck.queue": [red_queue(c), droptail_queue(c)],
+                **length,
             },
             zip=n_zip(sc.influence_n),
             tables=("flows",),
@@ -332,6 +348,7 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
                 "link.bottleneck.rate": [f"{c}Mbps"],
                 "link.bottleneck.queue": [{"kind": "droptail", "packets": max(2, round(bdp))}],
                 "flow.tcp.count": list(sc.eq_droptail_n),
+                **eq_length,
             },
             tables=("flows", "drops"),
             out=out / "equation_droptail" / f"{c}mbps",
@@ -548,25 +565,32 @@ def mbps(value) -> float:
 
 
 def equation_rows(
-    flows: pd.DataFrame, drops: pd.DataFrame, queue: str, x: str, parse=float
+    flows: pd.DataFrame,
+    drops: pd.DataFrame,
+    queue: str,
+    x: str,
+    parse=float,
+    window_s: tuple[float, float] = (EQ_DURATION_S, EQ_WARMUP_S),
 ) -> pd.DataFrame:
     """Per run of n TCP flows: their sending rate (segments sent in the window × 1460 bytes /
     the window), their loss event rate p_e and packets lost per loss event j taken together
     (data drops in the window grouped by the flows' mean RTT), and the MulTFRC equation's rate
     at n, p_e, j and that RTT (t_RTO = 4 RTT, b = 1). `x` is the swept column (the loss
-    probability or the capacity), read with `parse`."""
+    probability or the capacity), read with `parse`; `window_s` the runs' (duration,
+    warm-up)."""
     from plait import models
 
+    duration, warmup = window_s
     rows = []
     tcp = flows[is_tcp(flows["name"].astype(str))]
     for run, f in tcp.groupby("run", sort=False, observed=True):
         first = f.iloc[0]
-        window = EQ_DURATION_S - EQ_WARMUP_S
+        window = duration - warmup
         n = len(f)
         sent = float(f["packets_sent"].sum())
         rtt = float(f["rtt_mean_s"].mean())
         d = drops[(drops["run"] == run) & (drops["feedback"] == 0)]
-        d = d[d["time_s"] >= EQ_WARMUP_S]
+        d = d[d["time_s"] >= warmup]
         events = loss_events(d["time_s"], rtt)
         p = events / sent if sent else float("nan")
         j = len(d) / events if events else float("nan")
@@ -597,11 +621,11 @@ def cv(values) -> float:
     return float(v.std() / v.mean()) if len(v) and v.mean() > 0 else float("nan")
 
 
-def smoothness_rows(series: pd.DataFrame) -> pd.DataFrame:
+def smoothness_rows(series: pd.DataFrame, smooth_from: float = SMOOTH_FROM) -> pd.DataFrame:
     """Per run: protocol, seed, mean goodput (Mb/s) and the coefficients of variation of the
-    goodput samples and of the allowed rate from SMOOTH_FROM on."""
+    goodput samples and of the allowed rate from `smooth_from` on."""
     rows = []
-    late = series[series["time_s"] >= SMOOTH_FROM]
+    late = series[series["time_s"] >= smooth_from]
     for (protocol, seed), s in late.groupby(["protocol", "seed"], sort=False):
         rows.append(
             {
@@ -616,17 +640,6 @@ def smoothness_rows(series: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---- Claims --------------------------------------------------------------------------------
-
-
-def spread(values) -> str:
-    """`mean ± sd (n seeds)` over the values that are numbers."""
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if len(v) == 0:
-        return "no value"
-    if len(v) == 1:
-        return f"{v[0]:.3g} (1 seed)"
-    return f"{v.mean():.3g} ± {v.std(ddof=1):.2g} ({len(v)} seeds)"
 
 
 def by_n(frame: pd.DataFrame, column: str, where: dict | None = None) -> pd.DataFrame:
@@ -915,14 +928,14 @@ def equation_claims(eq: pd.DataFrame) -> list[Claim]:
     return out
 
 
-def smoothness_claims(sm: pd.DataFrame) -> list[Claim]:
+def smoothness_claims(sm: pd.DataFrame, smooth_from: float = SMOOTH_FROM) -> list[Claim]:
     mf, cp = sm[sm["protocol"] == "multfrc"], sm[sm["protocol"] == "cp"]
     return [
         Claim(
             "MulTFRC's rate is smoother than CP's",
             "§3, Fig. 9",
             "“Because of using a stochastic technique, this protocol fluctuates more than ours.”",
-            f"coefficient of variation of the goodput per 0.2 s after {SMOOTH_FROM:g} s: "
+            f"coefficient of variation of the goodput per 0.2 s after {smooth_from:g} s: "
             f"MulTFRC {spread(mf['cv_goodput'])}, CP {spread(cp['cv_goodput'])}",
             "MulTFRC's mean smaller than CP's (ours)",
             bool(len(mf) and len(cp) and mf["cv_goodput"].mean() < cp["cv_goodput"].mean()),
@@ -950,7 +963,7 @@ def _heat(ax, cells: pd.DataFrame, title: str, fig) -> None:
     fig.colorbar(image, ax=ax, fraction=0.046)
 
 
-def figure(data: dict):
+def figure(data: dict, smooth_from: float = SMOOTH_FROM):
     """Normalised throughput against n (Fig. 5, 10, 11), the real-n ratio (Fig. 7), TCP's
     normalised throughput as heat maps (Fig. 6 a, b) and the smoothness runs (Fig. 9)."""
     import matplotlib
@@ -1026,7 +1039,7 @@ def figure(data: dict):
             ls=":",
             label=f"{name}: allowed rate",
         )
-    ax.axvspan(0, SMOOTH_FROM, color="0.94", zorder=0)
+    ax.axvspan(0, smooth_from, color="0.94", zorder=0)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("Mb/s")
     ax.set_title(
@@ -1085,14 +1098,14 @@ OUTPUT_FILES = {
 }
 
 
-def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
-    return write_tables_and_figure(data, out_dir, OUTPUT_FILES, figure)
+def write_outputs(data: dict, out_dir: Path, smooth_from: float = SMOOTH_FROM) -> dict[str, Path]:
+    return write_tables_and_figure(data, out_dir, OUTPUT_FILES, lambda d: figure(d, smooth_from))
 
 
 # ---- The experiment ------------------------------------------------------------------------
 
 
-def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
     results = run_all(sc, out, fresh, progress, **where)
     influence = pd.concat(
         [results[f"influence_{c}"].table("flows") for c in sc.capacities], ignore_index=True
@@ -1108,7 +1121,7 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
         ),
         "fractional": fractional_rows(results["fractional"].table("flows")),
         "influence": influence_rows(influence),
-        "smoothness": smoothness_rows(series),
+        "smoothness": smoothness_rows(series, sc.smooth_from),
         "smooth_series": series,
         "responsiveness": response_rows(response),
         "equation": pd.concat(
@@ -1118,6 +1131,7 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
                     results["equation_red"].table("drops"),
                     "red",
                     "link.bottleneck.loss.p",
+                    window_s=sc.equation_window(),
                 ),
                 *(
                     equation_rows(
@@ -1126,6 +1140,7 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
                         "droptail",
                         "link.bottleneck.rate",
                         mbps,
+                        window_s=sc.equation_window(),
                     )
                     for c in sc.eq_capacities
                 ),
@@ -1144,23 +1159,8 @@ def summary_table(fr: pd.DataFrame) -> pd.DataFrame:
     return table.rename(columns=LABELS).reset_index()
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
-    data, summaries = measure(
-        sc, options.out / "runs", options.fresh, options.progress, **options.where
-    )
-    files = write_outputs(data, options.out)
-    claims = (
-        friendliness_claims(data["friendliness"])
-        + fractional_claims(data["fractional"])
-        + influence_claims(data["influence"])
-        + smoothness_claims(data["smoothness"])
-        + response_claims(data["responsiveness"])
-        + equation_claims(data["equation"])
-    )
-    cells = influence_cells(data["influence"])
-    setup = (
+def setup(sc: Settings) -> str:
+    return (
         "Packet level, scenarios in experiments/multfrc/ (friendliness.toml, "
         "friendliness_multcp.toml, fractional.toml, influence.toml, smoothness.toml): the "
         "paper's dumbbell, access links of 100 Mb/s (2 ms on the left, 1 ms on the right), a "
@@ -1181,35 +1181,55 @@ def reproduce(options: Options) -> Section:
         "separate runs, 20 s sampled every 0.1 s. Flows start "
         f"uniformly within the first 2 s; {len(sc.seeds)} seed(s)."
     )
-    return Section(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        setup=setup,
-        claims=claims,
-        figures=[
-            Figure(
-                "MulTFRC against TCP, CP and MulTCP",
-                "Top: an aggregate's goodput over n times a TCP flow's, mean ± sd over seeds "
-                "(grey band: our tolerance). Middle: the real-n ratio against ratio = n, and "
-                "TCP's normalised throughput (mean over seeds; 1: MulTFRC takes n shares) "
-                "with RED and DropTail. Bottom: the smoothness runs (first seed).",
-                figure_png(figure(data)),
-            )
-        ],
-        tables=[
-            ("Normalised throughput per n (mean over seeds)", summary_table(data["friendliness"])),
-            ("Friendliness (per run)", data["friendliness"]),
-            ("Real n against one TCP (per run)", data["fractional"]),
-            ("TCP's normalised throughput per cell (mean and sd over seeds)", cells),
-            ("Smoothness (per run)", data["smoothness"]),
-            ("Responsiveness (per run)", data["responsiveness"]),
-            ("The equation against n TCP flows (per run)", data["equation"]),
-        ],
-        runs=runs_summary(summaries, sc.seeds, started, options.out / "runs", files),
-    )
 
 
-EXPERIMENT = register(
-    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    return [
+        Figure(
+            "MulTFRC against TCP, CP and MulTCP",
+            "Top: an aggregate's goodput over n times a TCP flow's, mean ± sd over seeds "
+            "(grey band: our tolerance). Middle: the real-n ratio against ratio = n, and "
+            "TCP's normalised throughput (mean over seeds; 1: MulTFRC takes n shares) "
+            "with RED and DropTail. Bottom: the smoothness runs (first seed).",
+            figure_png(figure(data, sc.smooth_from)),
+        )
+    ]
+
+
+def tables(data: dict, sc: Settings) -> list:
+    return [
+        ("Normalised throughput per n (mean over seeds)", summary_table(data["friendliness"])),
+        ("Friendliness (per run)", data["friendliness"]),
+        ("Real n against one TCP (per run)", data["fractional"]),
+        (
+            "TCP's normalised throughput per cell (mean and sd over seeds)",
+            influence_cells(data["influence"]),
+        ),
+        ("Smoothness (per run)", data["smoothness"]),
+        ("Responsiveness (per run)", data["responsiveness"]),
+        ("The equation against n TCP flows (per run)", data["equation"]),
+    ]
+
+
+DECLARED = Declared(
+    name=NAME,
+    title=TITLE,
+    paper=PAPER,
+    settings=settings,
+    runs=packet_runs,
+    measure=measure,
+    write=lambda data, sc, out: write_outputs(data, out, sc.smooth_from),
+    claims=(
+        lambda data, sc: friendliness_claims(data["friendliness"]),
+        lambda data, sc: fractional_claims(data["fractional"]),
+        lambda data, sc: influence_claims(data["influence"]),
+        lambda data, sc: smoothness_claims(data["smoothness"], sc.smooth_from),
+        lambda data, sc: response_claims(data["responsiveness"]),
+        lambda data, sc: equation_claims(data["equation"]),
+    ),
+    figures=figures,
+    tables=tables,
+    setup=setup,
 )
+
+EXPERIMENT = register_declared(DECLARED)
