@@ -53,7 +53,8 @@ from plait.cli.fluid import MAX_EVENTS, MAX_RECORD, MAX_RECORDED_RATES
 from plait.cli.fluid import MAX_N as FLUID_MAX_N
 from plait.cli.model import parse_values
 from plait.cli.options import bounded_float, bounded_int, memory_size
-from plait.experiments import parallel_tcp, parallel_tcp_claims
+from plait.experiments import _REGISTRY as experiments_registry
+from plait.experiments import experiments, parallel_tcp, parallel_tcp_claims
 
 # The entry point of the `plait` console script (pyproject: plait = "plait.cli:main").
 _ENTRY = "import sys; from plait.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -109,8 +110,12 @@ RUN_OUTPUTS = (
 )
 #: What `plait reproduce parallel-tcp --out OUT` writes besides OUT/report.html.
 EXPERIMENT_OUTPUTS = tuple(f"parallel-tcp/{name}" for name in parallel_tcp.OUTPUT_FILES.values())
-#: A parallel-tcp reproduction of a few seconds: N = 1 and 2, runs of 5 s.
-_TINY_SCALE = {"ns": [1, 2], "duration": 5.0, "warmup": 1.0, "events": 1000}
+
+
+#: A parallel-tcp reproduction of a few seconds: N = 1 and 2, runs of 5 s, the scenario read
+#: from `scenario` (settings passed to the experiment).
+def _tiny_settings(options, scenario: Path):
+    return parallel_tcp_claims.Settings([1, 2], 5.0, 1.0, 1000, list(options.seeds), scenario)
 
 
 # --- the sandbox ----------------------------------------------------------------------------
@@ -148,8 +153,13 @@ def sandbox() -> Iterator[Path]:
         home = root / "experiment"
         home.mkdir()
         shutil.copy(parallel_tcp.EXPERIMENT_DIR / "scenario.toml", home / "scenario.toml")
+        # Every experiment registered first: the patched registry is restored whole on exit.
+        experiments()
+        tiny = parallel_tcp_claims.EXPERIMENT.with_settings(
+            lambda options: _tiny_settings(options, home / "scenario.toml")
+        )
         with _chdir(cwd), mock.patch.object(parallel_tcp, "EXPERIMENT_DIR", home):
-            with mock.patch.object(parallel_tcp_claims, "scale", lambda options: _TINY_SCALE):
+            with mock.patch.dict(experiments_registry, {"parallel-tcp": tiny}):
                 yield cwd
 
 

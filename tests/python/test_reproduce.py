@@ -116,9 +116,7 @@ def _with_settings(monkeypatch, module, settings) -> None:
 def _shrink_parallel_tcp(monkeypatch, tmp_path):
     from plait.experiments import parallel_tcp_claims as pc
 
-    monkeypatch.setattr(
-        pc, "scale", lambda o: {"ns": [1, 2], "duration": 20.0, "warmup": 5.0, "events": 2000}
-    )
+    _with_settings(monkeypatch, pc, lambda o: pc.Settings([1, 2], 20.0, 5.0, 2000, list(o.seeds)))
 
 
 def _shrink_linux_fidelity(monkeypatch, tmp_path):

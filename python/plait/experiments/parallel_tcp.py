@@ -110,14 +110,16 @@ def sweep_with_summary(
     out: Path | None,
     fresh: bool = False,
     progress: ProgressSink | None = None,
+    scenario: Path | None = None,
     **where,
 ) -> tuple[pd.DataFrame, Summary]:
-    """As :func:`sweep`, with the sweep's :class:`plait.sweeps.Summary`."""
+    """As :func:`sweep`, with the sweep's :class:`plait.sweeps.Summary`; `scenario`: the
+    scenario file (experiments/parallel-tcp/scenario.toml by default)."""
     from plait.experiments import sweep_all
 
     result = sweep_all(
         "parallel-tcp",
-        EXPERIMENT_DIR / "scenario.toml",
+        scenario or EXPERIMENT_DIR / "scenario.toml",
         grid(ns, duration, warmup),
         seeds=seeds,
         tables=TABLES,

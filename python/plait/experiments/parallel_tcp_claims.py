@@ -8,16 +8,19 @@ conformance" or "reasonable conformance" the tolerance is ours, and says so.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from plait import fluid, models
-from plait.experiments import Experiment, Options, register
+from plait.experiments import Options
 from plait.experiments import parallel_tcp as exp
-from plait.report import Claim, Figure, Section, figure_png
+from plait.experiments.framework import Declared, register_declared
+from plait.experiments.framework import spread as _spread
+from plait.report import Claim, Figure, figure_png
 
 PAPER = (
     "E. Altman, D. Barman, B. Tuffin, M. Vojnović, “Parallel TCP sockets: simple model, "
@@ -31,23 +34,32 @@ RED = ("RED, buffer 20", "RED, buffer 40")
 DROPTAIL = tuple(f"DropTail, buffer {b}" for b in (5, 10, 20, 40))
 
 
-def scale(options: Options) -> dict:
-    """Values of N, run length and fluid events: the paper's set-up, or a quick one."""
+@dataclass(frozen=True)
+class Settings:
+    """Values of N, run length and warm-up (s), fluid events per point, the seeds and the
+    scenario; the defaults are the full version's (the paper's set-up)."""
+
+    ns: list[int] = field(default_factory=lambda: list(range(1, 11)))
+    duration: float = 1000.0
+    warmup: float = 200.0
+    events: int = 200_000
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
+    scenario: Path = exp.EXPERIMENT_DIR / "scenario.toml"
+
+
+def settings(options: Options) -> Settings:
+    """The paper's set-up over the seeds given, or a quick one."""
     if options.quick:
-        return {"ns": [1, 2, 4, 8], "duration": 100.0, "warmup": 20.0, "events": 20_000}
-    return {"ns": list(range(1, 11)), "duration": 1000.0, "warmup": 200.0, "events": 200_000}
+        return Settings([1, 2, 4, 8], 100.0, 20.0, 20_000, list(options.seeds))
+    return Settings(seeds=list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
-    return len(exp.queues()) * len(scale(options)["ns"]) * len(options.seeds)
+def packet_runs(sc: Settings) -> int:
+    return len(exp.queues()) * len(sc.ns) * len(sc.seeds)
 
 
-def spread(values: Sequence[float]) -> str:
-    """`mean ± sd (k seeds)`, or the value for one seed."""
-    v = np.asarray(values, dtype=float)
-    if len(v) == 1:
-        return f"{v[0]:.3f} (1 seed)"
-    return f"{v.mean():.3f} ± {v.std(ddof=1):.3f} ({len(v)} seeds)"
+#: Three decimals for the mean and the sd (see :func:`plait.experiments.framework.spread`).
+spread = partial(_spread, fixed=True)
 
 
 # ---- Closed forms and fluid model ----------------------------------------------------------
@@ -337,93 +349,96 @@ def example1_figure(ex1: pd.DataFrame):
 # ---- The experiment ------------------------------------------------------------------------
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
+    """The packet-level sweep (one row per run), the fluid model and Example 1."""
     rows, summary = exp.sweep_with_summary(
-        sc["ns"],
-        sc["duration"],
-        sc["warmup"],
-        options.seeds,
-        options.out / "runs",
-        fresh=options.fresh,
-        progress=options.progress,
-        **options.where,
+        sc.ns,
+        sc.duration,
+        sc.warmup,
+        sc.seeds,
+        out,
+        fresh=fresh,
+        progress=progress,
+        scenario=sc.scenario,
+        **where,
     )
-    # The utilisation table (CSV per run, Markdown of the means) and its figure, beside the
-    # stored runs.
-    files = exp.write_outputs(rows, options.out)
-    fl = fluid_runs(sc["ns"], options.seeds, sc["events"])
-    ex1 = example1_runs(options.seeds, sc["events"])
-    claims = formula_claims(sc["ns"], fl, ex1) + packet_claims(rows)
-    figures = [
+    data = {
+        "rows": rows,
+        "fluid": fluid_runs(sc.ns, sc.seeds, sc.events),
+        "example1": example1_runs(sc.seeds, sc.events),
+    }
+    return data, {"packet": summary}
+
+
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    return [
         Figure(
             "Packet simulation: utilisation against N",
             "Bottleneck utilisation of N TCP-SACK connections with AIMD(1, 1/2) for each "
             "queue (markers: mean over seeds; bars: lowest to highest seed) beside Theorem 1. "
             "Compare with the paper's Figs. 7, 10 and 11.",
-            figure_png(exp.utilization_figure(rows)),
+            figure_png(exp.utilization_figure(data["rows"])),
         ),
         Figure(
             "Fluid model: every single-hit policy on Theorem 1",
             "Exact fluid simulation of the paper's model for each loss policy (Fig. 2; "
             "policies of Section IV), beside Theorem 1 and the synchronised value.",
-            figure_png(fluid_figure(fl)),
+            figure_png(fluid_figure(data["fluid"])),
         ),
         Figure(
             "Example 1: insensitivity to the bias",
             "Four connections; connections 1 and 2 are signalled with probability σ/2 each "
             "(the paper's Fig. 3).",
-            figure_png(example1_figure(ex1)),
+            figure_png(example1_figure(data["example1"])),
         ),
     ]
+
+
+def tables(data: dict, sc: Settings) -> list:
+    rows = data["rows"]
     wide = exp.table(rows)
     sd = rows.pivot_table(index="n", columns="queue", values="utilization", aggfunc="std")
     sd = sd[[c for c in wide.columns if c in sd.columns]]
     tables = [("Utilisation, mean over seeds", wide)]
     if rows.seed.nunique() > 1:
         tables.append(("Utilisation, standard deviation over seeds", sd))
-    setup = (
+    return tables
+
+
+def setup(sc: Settings) -> str:
+    return (
         "Packet level (plait's simulator, scenario experiments/parallel-tcp/scenario.toml): "
-        f"N = {sc['ns'][0]}..{sc['ns'][-1]} TCP-SACK connections with AIMD(1, 1/2) congestion "
+        f"N = {sc.ns[0]}..{sc.ns[-1]} TCP-SACK connections with AIMD(1, 1/2) congestion "
         "avoidance, 1000-byte payloads, start times uniform in [0, 4] s, a 120 ms propagation "
         "round trip through a 10 Mb/s bottleneck (150 packets of bandwidth-delay product; the "
         "paper's rate is in a figure we do not have), RFC 6298's 1 s minimum RTO. Runs of "
-        f"{sc['duration']:g} s with the first {sc['warmup']:g} s discarded (the paper: 2000 s, "
+        f"{sc.duration:g} s with the first {sc.warmup:g} s discarded (the paper: 2000 s, "
         "1000 s discarded), over the seeds listed below.\n\n"
         "Queues: the threshold-dropper of Section V.D (threshold 3 packets, hold one mean "
         "RTT) with the rate-independent and largest-rate policies; RED with the paper's "
         "settings and buffers of 20 and 40 packets; DropTail with 5, 10, 20 and 40 packets.\n\n"
-        f"Fluid model: plait.fluid, {sc['events']:,} congestion events per point, β = 1/2."
-    )
-    return Section(
-        name="parallel-tcp",
-        title="Parallel TCP sockets",
-        paper=PAPER,
-        setup=setup,
-        claims=claims,
-        figures=figures,
-        tables=tables,
-        runs={
-            "packet runs": summary.total,
-            "run now": summary.done,
-            "stored earlier": summary.reused,
-            "failed": summary.failed,
-            "seeds": ", ".join(str(s) for s in options.seeds),
-            "where": summary.cluster or "nothing to run",
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
+        f"Fluid model: plait.fluid, {sc.events:,} congestion events per point, β = 1/2."
     )
 
 
-EXPERIMENT = register(
-    Experiment(
-        name="parallel-tcp",
-        title="Parallel TCP sockets (Altman et al.)",
-        paper=PAPER,
-        reproduce=reproduce,
-        runs=packet_runs,
-    )
+DECLARED = Declared(
+    name="parallel-tcp",
+    title="Parallel TCP sockets",
+    paper=PAPER,
+    settings=settings,
+    runs=packet_runs,
+    measure=measure,
+    # The utilisation table (CSV per run, Markdown of the means) and its figure, beside the
+    # stored runs.
+    write=lambda data, sc, out: exp.write_outputs(data["rows"], out),
+    claims=(
+        lambda data, sc: formula_claims(sc.ns, data["fluid"], data["example1"]),
+        lambda data, sc: packet_claims(data["rows"]),
+    ),
+    figures=figures,
+    tables=tables,
+    setup=setup,
+    runs_extra=lambda summaries: {"where": summaries["packet"].cluster or "nothing to run"},
 )
+
+EXPERIMENT = register_declared(DECLARED, title="Parallel TCP sockets (Altman et al.)")
