@@ -131,23 +131,12 @@ def _shrink_linux_fidelity(monkeypatch, tmp_path):
 def _shrink_yang_amer(monkeypatch, tmp_path):
     from plait.experiments import yang_amer_2013 as ya
 
-    monkeypatch.setattr(ya, "FILE_BYTES", 3 * 2**20)
-    monkeypatch.setattr(
+    tables = {"I": ["default", (0.5, 1.0), (0.9, 1.4)], "II": ["default", (0.5, 1.0), (0.9, 1.0)]}
+    _with_settings(
+        monkeypatch,
         ya,
-        "SETTINGS",
-        {
-            "I": ["default", (0.5, 1.0), (0.9, 1.4)],
-            "II": ["default", (0.5, 1.0), (0.9, 1.0)],
-        },
+        lambda o: ya.Settings(list(o.seeds), tables, file_bytes=3 * 2**20, duration=20.0),
     )
-    small = tmp_path / "scenarios"
-    small.mkdir()
-    scenarios = {}
-    for key, path in ya.SCENARIOS.items():
-        text = path.read_text(encoding="utf-8").replace('bytes = "150MiB"', 'bytes = "3MiB"')
-        (small / path.name).write_text(text.replace('duration = "300s"', 'duration = "20s"'))
-        scenarios[key] = small / path.name
-    monkeypatch.setattr(ya, "SCENARIOS", scenarios)
 
 
 def _shrink_coupled_basics(monkeypatch, tmp_path):

@@ -27,7 +27,7 @@ def test_registered_for_plait_reproduce():
     """Listed in MODULES and registered under its name (without importing the other
     experiments, which may not be importable in this checkout)."""
     assert importlib.import_module(MODULES["yang-amer-2013"]) is ya
-    assert ya.EXPERIMENT.name == "yang-amer-2013" and ya.EXPERIMENT.reproduce is ya.reproduce
+    assert ya.EXPERIMENT.name == "yang-amer-2013" and ya.EXPERIMENT.settings is ya.settings
 
 
 def test_settings_are_the_papers_columns(tmp_path):
@@ -53,8 +53,8 @@ def test_settings_are_the_papers_columns(tmp_path):
     assert ya.setting_of('{"kind" = "capacity", "gamma" = 0.7, "delta" = 1.0}') == (0.7, 1.0)
     assert ya.setting_of('{"kind" = "min_rtt"}') == "default"
     full = Options(out=tmp_path, seeds=list(range(1, 11)))
-    assert ya.packet_runs(full) == 110
-    assert ya.packet_runs(Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)) == 22
+    assert ya.EXPERIMENT.runs(full) == 110
+    assert ya.EXPERIMENT.runs(Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)) == 22
 
 
 def test_scenarios_are_the_testbed():
@@ -84,22 +84,21 @@ def test_seeds_give_different_results():
     assert len(results) == 3, results
 
 
-def test_reproduce_end_to_end(tmp_path, monkeypatch):
-    """The whole experiment with a 3 MiB file, two settings per table and two seeds: runs,
-    tables, claims, figures and files."""
-    monkeypatch.setattr(ya, "FILE_BYTES", 3 * 2**20)
-    monkeypatch.setattr(
-        ya,
-        "SETTINGS",
-        {
+def test_reproduce_end_to_end(tmp_path):
+    """The whole experiment with a 3 MiB file in 20 s runs, two settings per table and two
+    seeds, passed in as settings: runs, tables, claims, figures and files."""
+    small = ya.Settings(
+        seeds=[1, 2],
+        tables={
             "I": ["default", (0.5, 1.0), (0.9, 1.4)],
             "II": ["default", (0.5, 1.0), (0.9, 1.0)],
         },
+        file_bytes=3 * 2**20,
+        duration=20.0,
     )
-    monkeypatch.setattr(ya, "SCENARIOS", {k: _small(v, tmp_path) for k, v in ya.SCENARIOS.items()})
     options = Options(out=tmp_path / "yang-amer-2013", seeds=[1, 2], where={"workers": 1})
-    assert ya.packet_runs(options) == 12
-    section = ya.reproduce(options)
+    assert ya.EXPERIMENT.runs(options, small) == 12
+    section = ya.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "yang-amer-2013"
     assert len(section.claims) == 5 and all(isinstance(c, Claim) for c in section.claims)
     assert len(section.figures) == 2
@@ -114,18 +113,6 @@ def test_reproduce_end_to_end(tmp_path, monkeypatch):
     assert "| Throughput (MB/s) |" in table and "(1.58)" in table
     html = render([section], "t", "g")
     assert html.count('<td class="verdict"><span class="badge') == 5
-
-
-def _small(path, tmp_path):
-    """The scenario with a 3 MiB file and a 20 s run, written beside the test's files."""
-    text = path.read_text().replace('bytes = "150MiB"', 'bytes = "3MiB"')
-    text = text.replace('duration = "300s"', 'duration = "20s"')
-    out = tmp_path / path.name
-    out.write_text(text)
-    return out
-
-
-# ---- Verdicts on made-up data ----------------------------------------------------------------
 
 
 def _runs(values: dict) -> pd.DataFrame:

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 import math
 import re
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, error_bars, register
+from plait.experiments import Options, error_bars
+from plait.experiments.framework import Declared, register_declared, save_figure
 from plait.output import FolderTarget, Outputs
-from plait.report import Claim, Figure, Section, figure_png
+from plait.report import Claim, Figure, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "yang-amer-2013"
 #: Table I: no cross traffic. Table II: a TCP from laptop 3 shares subflow 1's path.
@@ -101,48 +101,71 @@ def setting_of(value: str):
 
 
 @dataclass(frozen=True)
-class Scale:
-    seeds: list[int]
+class Settings:
+    """The seeds, the scheduler settings of each table, the file's size (bytes), the run's
+    length (s; None: the scenarios' 300 s) and the scenarios; the defaults are the full
+    version's. A size or length other than the scenarios' own is set through the sweep."""
+
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
+    tables: dict[str, list] = field(default_factory=lambda: dict(SETTINGS))
+    file_bytes: int = FILE_BYTES
+    duration: float | None = None
+    scenarios: dict[str, Path] = field(default_factory=lambda: dict(SCENARIOS))
+
+    def overrides(self) -> dict:
+        """Scenario keys that differ from the scenarios' own."""
+        out: dict = {}
+        if self.file_bytes != FILE_BYTES:
+            out["flow.mptcp.bytes"] = f"{self.file_bytes}B"
+        if self.duration is not None:
+            out["simulation.duration"] = f"{self.duration:g}s"
+        return out
 
 
-def scale(options: Options) -> Scale:
+def settings(options: Options) -> Settings:
     """Every seed given (the paper averages ten transfers), or (quick) the first two."""
-    return Scale(list(options.seeds[:2]) if options.quick else list(options.seeds))
+    return Settings(list(options.seeds[:2]) if options.quick else list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
-    return sum(len(s) for s in SETTINGS.values()) * len(scale(options).seeds)
+def packet_runs(sc: Settings) -> int:
+    return sum(len(s) for s in sc.tables.values()) * len(sc.seeds)
 
 
 # ---- Runs -----------------------------------------------------------------------------------
 
 
 def sweep_table(
-    table: str, settings, seeds, out: Path | None, fresh=False, progress=None, **where
+    table: str, sc: Settings, out: Path | None, fresh=False, progress=None, **where
 ) -> tuple[pd.DataFrame, object]:
-    """Runs one table's settings over the seeds through :func:`plait.sweep`; one row per run
-    (see :func:`rows`) and the sweep's summary."""
+    """Runs one table's scheduler settings over the seeds through :func:`plait.sweep`; one
+    row per run (see :func:`rows`) and the sweep's summary."""
     from plait.experiments import sweep_all
 
     result = sweep_all(
         NAME,
-        SCENARIOS[table],
-        {"flow.mptcp.scheduler": [scheduler(s) for s in settings]},
-        seeds=seeds,
+        sc.scenarios[table],
+        {
+            "flow.mptcp.scheduler": [scheduler(s) for s in sc.tables[table]],
+            **{k: [v] for k, v in sc.overrides().items()},
+        },
+        seeds=sc.seeds,
         tables=("flows", "paths"),
         out=out,
         fresh=fresh,
         progress=progress,
         **where,
     )
-    return rows(result.table("flows"), result.table("paths"), table), result.summary
+    return rows(result.table("flows"), result.table("paths"), table, sc), result.summary
 
 
-def rows(flows: pd.DataFrame, paths: pd.DataFrame, table: str) -> pd.DataFrame:
+def rows(
+    flows: pd.DataFrame, paths: pd.DataFrame, table: str, sc: Settings | None = None
+) -> pd.DataFrame:
     """One row per run: table, setting, seed, transfer time and throughput (file bytes over
     the time from the transfer's start to its last DATA_ACK, in MB/s as the paper's tables),
     retransmitted packets (all subflows), packets sent on each subflow, time-averaged window of
     subflow 1. A transfer that did not finish within the run raises."""
+    sc = sc or Settings()
     mp = flows[flows["name"] == "mptcp"].set_index("run")
     if mp["completion_s"].isna().any():
         raise ValueError(f"{NAME}: a transfer did not finish within the run (table {table})")
@@ -156,7 +179,7 @@ def rows(flows: pd.DataFrame, paths: pd.DataFrame, table: str) -> pd.DataFrame:
             "setting": mp["flow.mptcp.scheduler"].astype(str).map(setting_of),
             "seed": mp["seed"].astype("int64"),
             "transfer_s": seconds,
-            "throughput_MBps": FILE_BYTES / seconds / 1e6,
+            "throughput_MBps": sc.file_bytes / seconds / 1e6,
             "retransmissions": mp["retransmissions"].astype("int64"),
             "timeouts": mp["timeouts"].astype("int64"),
             "packets_sf1": per_path[("packets_sent", 0)].astype("int64"),
@@ -166,7 +189,7 @@ def rows(flows: pd.DataFrame, paths: pd.DataFrame, table: str) -> pd.DataFrame:
     )
     out["share_sf2"] = out.packets_sf2 / (out.packets_sf1 + out.packets_sf2)
     out["label"] = out.setting.map(label)
-    order = {s: i for i, s in enumerate(SETTINGS[table])}
+    order = {s: i for i, s in enumerate(sc.tables[table])}
     out["order"] = out.setting.map(order)
     return out.sort_values(["order", "seed"]).drop(columns="order").reset_index(drop=True)
 
@@ -196,18 +219,20 @@ def summarize(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def cwnd_traces(seed: int) -> pd.DataFrame:
+def cwnd_traces(seed: int, sc: Settings | None = None) -> pd.DataFrame:
     """Figures 5 and 6: subflow 1's congestion window (packets) and the capacity scheduler's
     estimate, sampled every 5 ms over the first five seconds of the transfer, without cross
     traffic, for the default and P-(0.9,1.0). One direct run each (seed `seed`)."""
     import plait
 
+    sc = sc or Settings()
     traces = []
     for setting in CWND_SETTINGS:
         result = plait.run(
-            SCENARIOS["I"],
+            sc.scenarios["I"],
             seed=seed,
             overrides={
+                **sc.overrides(),
                 "flow.mptcp.scheduler": scheduler(setting),
                 "simulation.sample_interval": CWND_SAMPLE,
                 "simulation.duration": "8s",
@@ -337,8 +362,8 @@ def claim_shift(summary: pd.DataFrame) -> Claim:
     )
 
 
-def claims(runs: pd.DataFrame, summary: pd.DataFrame) -> list[Claim]:
-    delta_one = [s for s in SETTINGS["I"] if s != "default" and s[1] == 1.0]
+def claims(runs: pd.DataFrame, summary: pd.DataFrame, sc: Settings | None = None) -> list[Claim]:
+    delta_one = [s for s in (sc or Settings()).tables["I"] if s != "default" and s[1] == 1.0]
     return [
         claim_gain(runs, summary, "I", delta_one, 14.5, "Section V.A, Table I"),
         claim_retransmissions(summary),
@@ -452,12 +477,6 @@ def throughput_figure(summary: pd.DataFrame):
     return fig
 
 
-def _save(fig, path: Path) -> None:
-    plt = _pyplot()
-    fig.savefig(path, dpi=110, format="png", bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-
-
 OUTPUT_FILES = {
     "runs": "runs.csv",
     "csv": "tables.csv",
@@ -484,8 +503,10 @@ def write_outputs(
         tx.write_bytes(folder.file(names["runs"]), csv.to_csv(index=False).encode())
         tx.write_bytes(folder.file(names["csv"]), long_table(summary).to_csv(index=False).encode())
         tx.write_text(folder.file(names["markdown"]), markdown(summary))
-        tx.write_with(folder.file(names["cwnd"]), lambda p: _save(cwnd_figure(traces), p))
-        tx.write_with(folder.file(names["png"]), lambda p: _save(throughput_figure(summary), p))
+        tx.write_with(folder.file(names["cwnd"]), lambda p: save_figure(cwnd_figure(traces), p))
+        tx.write_with(
+            folder.file(names["png"]), lambda p: save_figure(throughput_figure(summary), p)
+        )
     return {kind: folder.path / name for kind, name in names.items()}
 
 
@@ -511,64 +532,52 @@ SETUP = (
 )
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
-    parts, summaries = [], []
-    for table, settings in SETTINGS.items():
-        runs, summary_of_sweep = sweep_table(
-            table,
-            settings,
-            sc.seeds,
-            out=options.out / "runs" / f"table-{table}",
-            fresh=options.fresh,
-            progress=options.progress,
-            **options.where,
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
+    """Both tables' sweeps (one row per run), their summary over seeds and the window traces
+    of Figures 5 and 6."""
+    parts, summaries = [], {}
+    for table in sc.tables:
+        runs, summaries[table] = sweep_table(
+            table, sc, out=out / f"table-{table}", fresh=fresh, progress=progress, **where
         )
         parts.append(runs)
-        summaries.append(summary_of_sweep)
     runs = pd.concat(parts, ignore_index=True)
-    summary = summarize(runs)
-    traces = cwnd_traces(sc.seeds[0])
-    files = write_outputs(runs, summary, traces, options.out)
-    figures = [
+    data = {"runs": runs, "summary": summarize(runs), "traces": cwnd_traces(sc.seeds[0], sc)}
+    return data, summaries
+
+
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    return [
         Figure(
             "Congestion window of subflow 1, first five seconds (Figures 5 and 6)",
             "Without cross traffic, seed "
             f"{sc.seeds[0]}: subflow 1's window and packets in flight with the default "
             "scheduler (left) and P-(0.9,1.0) (right, with its estimated path capacity).",
-            figure_png(cwnd_figure(traces)),
+            figure_png(cwnd_figure(data["traces"])),
         ),
         Figure(
             "Throughput per scheduler setting (Tables I and II)",
             "plait's mean over seeds (bars from the lowest to the highest seed) beside the "
             "paper's; plait's links are 10 Mb/s, the paper's speeds are not in its text.",
-            figure_png(throughput_figure(summary)),
+            figure_png(throughput_figure(data["summary"])),
         ),
     ]
-    return Section(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        setup=SETUP,
-        claims=claims(runs, summary),
-        figures=figures,
-        tables=[
-            ("Tables I and II: plait (mean, sd over seeds) and the paper", long_table(summary))
-        ],
-        runs={
-            "packet runs": sum(s.total for s in summaries),
-            "run now": sum(s.done for s in summaries),
-            "stored earlier": sum(s.reused for s in summaries),
-            "failed": sum(s.failed for s in summaries),
-            "seeds": ", ".join(str(s) for s in sc.seeds),
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
-    )
 
 
-EXPERIMENT = register(
-    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+DECLARED = Declared(
+    name=NAME,
+    title=TITLE,
+    paper=PAPER,
+    settings=settings,
+    runs=packet_runs,
+    measure=measure,
+    write=lambda data, sc, out: write_outputs(data["runs"], data["summary"], data["traces"], out),
+    claims=(lambda data, sc: claims(data["runs"], data["summary"], sc),),
+    figures=figures,
+    tables=lambda data, sc: [
+        ("Tables I and II: plait (mean, sd over seeds) and the paper", long_table(data["summary"]))
+    ],
+    setup=lambda sc: SETUP,
 )
+
+EXPERIMENT = register_declared(DECLARED)
