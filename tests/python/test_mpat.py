@@ -131,9 +131,9 @@ def test_multcp_values():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mp.packet_runs(options) == 5 * (9 + 2 * 11 + 10)
+    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mp.packet_runs(quick) == 9 + 4 + 3
+    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3
 
 
 def _shorten(text: str, times: dict[str, str]) -> str:
@@ -141,35 +141,28 @@ def _shorten(text: str, times: dict[str, str]) -> str:
     return re.sub(r'"(\d+s)"', lambda m: f'"{times.get(m.group(1), m.group(1))}"', text)
 
 
-def test_quick_reproduce_end_to_end(tmp_path, client, monkeypatch):
+def test_quick_reproduce_end_to_end(tmp_path, client):
     """The pipeline on shortened runs (one seed, 26-60 s instead of 120-540 s, two N, one
-    pair): 25 claims, the figure and the files."""
-    monkeypatch.setattr(
-        mp,
-        "scale",
-        lambda options: mp.Scale([1], 26.0, 26.0, 26.0, 26.0, (1, 16), ("multcp",), ((4, 1),)),
-    )
-    # Shares change every 6 s; the transients arrive at 30 s and leave at 45 s of 60.
-    monkeypatch.setattr(mp, "SHARE_PERIOD", 6.0)
-    monkeypatch.setattr(mp, "SHARE_SETTLE", 1.0)
-    monkeypatch.setattr(mp, "T_ON", 30.0)
-    monkeypatch.setattr(mp, "T_OFF", 45.0)
-    monkeypatch.setattr(mp, "T_END", 60.0)
-    monkeypatch.setattr(mp, "JUST_BEFORE", 5.0)
-    monkeypatch.setattr(mp, "DIP_WINDOW", 5.0)
+    pair), passed in as settings: 25 claims, the figure and the files."""
     short = tmp_path / "scenarios"
     short.mkdir()
+    # Shares change every 6 s; the transients arrive at 30 s and leave at 45 s of 60.
     shares = {f"{60 * k}s": f"{6 * k}s" for k in range(1, 10)}
     transient = {"120s": "30s", "240s": "45s", "360s": "60s"}
+    copies = {}
     for scenario, times in (
         (mp.SHARES, shares),
         (mp.TRANSIENT_CBR, transient),
         (mp.TRANSIENT_TCP, transient),
     ):
-        (short / scenario.name).write_text(_shorten(scenario.read_text(), times))
-        monkeypatch.setattr(mp, scenario.stem.upper(), short / scenario.name)
+        copies[scenario.stem] = short / scenario.name
+        copies[scenario.stem].write_text(_shorten(scenario.read_text(), times))
+    timing = mp.Timing(6.0, 1.0, 30.0, 45.0, 60.0, just_before=5.0, dip_window=5.0)
+    small = mp.Settings(
+        [1], 26.0, 26.0, 26.0, 26.0, (1, 16), ("multcp",), ((4, 1),), timing, **copies
+    )
     options = Options(out=tmp_path / "mpat", seeds=[1, 2], quick=True, where={"client": client})
-    section = mp.reproduce(options)
+    section = mp.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "mpat"
     assert len(section.claims) == 25 and all(isinstance(c.agrees, bool) for c in section.claims)
     assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1

@@ -82,18 +82,6 @@ def _shorten_times(text: str, factor: float) -> str:
     return re.sub(r'"(\d+)s"', lambda m: f'"{int(m.group(1)) / factor:g}s"', text)
 
 
-def _shrunk_files(monkeypatch, tmp_path, module, scenarios, edit) -> None:
-    """Writes `edit(text)` of each scenario file (attributes of `module` by name) to tmp_path
-    and points the module at the copies."""
-    folder = tmp_path / "scenarios"
-    folder.mkdir(exist_ok=True)
-    for attribute in scenarios:
-        original = getattr(module, attribute)
-        copy = folder / original.name
-        copy.write_text(edit(original.read_text(encoding="utf-8")), encoding="utf-8")
-        monkeypatch.setattr(module, attribute, copy)
-
-
 def _shrunk_copy(tmp_path, original: Path, edit) -> Path:
     """Writes `edit(text)` of a scenario file to tmp_path; returns the copy's path (passed to
     the experiment in its settings)."""
@@ -209,21 +197,6 @@ def _shrink_mpat(monkeypatch, tmp_path):
     the transients at 30 and 45 s of 60."""
     from plait.experiments import mpat as mp
 
-    monkeypatch.setattr(
-        mp,
-        "scale",
-        lambda o: mp.Scale(list(o.seeds), 26.0, 26.0, 26.0, 26.0, (1, 16), ("multcp",), ((4, 1),)),
-    )
-    for name, value in (
-        ("SHARE_PERIOD", 6.0),
-        ("SHARE_SETTLE", 1.0),
-        ("T_ON", 30.0),
-        ("T_OFF", 45.0),
-        ("T_END", 60.0),
-        ("JUST_BEFORE", 5.0),
-        ("DIP_WINDOW", 5.0),
-    ):
-        monkeypatch.setattr(mp, name, value)
     shares = {f"{60 * k}s": f"{6 * k}s" for k in range(1, 10)}
     transient = {"120s": "30s", "240s": "45s", "360s": "60s"}
 
@@ -232,8 +205,28 @@ def _shrink_mpat(monkeypatch, tmp_path):
             r'"(\d+s)"', lambda m: f'"{table.get(m.group(1), m.group(1))}"', text
         )
 
-    _shrunk_files(monkeypatch, tmp_path, mp, ("SHARES",), times(shares))
-    _shrunk_files(monkeypatch, tmp_path, mp, ("TRANSIENT_CBR", "TRANSIENT_TCP"), times(transient))
+    copies = {
+        "shares": _shrunk_copy(tmp_path, mp.SHARES, times(shares)),
+        "transient_cbr": _shrunk_copy(tmp_path, mp.TRANSIENT_CBR, times(transient)),
+        "transient_tcp": _shrunk_copy(tmp_path, mp.TRANSIENT_TCP, times(transient)),
+    }
+    timing = mp.Timing(6.0, 1.0, 30.0, 45.0, 60.0, just_before=5.0, dip_window=5.0)
+    _with_settings(
+        monkeypatch,
+        mp,
+        lambda o: mp.Settings(
+            list(o.seeds),
+            26.0,
+            26.0,
+            26.0,
+            26.0,
+            (1, 16),
+            ("multcp",),
+            ((4, 1),),
+            timing,
+            **copies,
+        ),
+    )
 
 
 SHRINK = {

@@ -32,22 +32,15 @@ from __future__ import annotations
 
 import math
 import re
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plait.experiments import (
-    Experiment,
-    Options,
-    register,
-    runs_summary,
-    sweep_all,
-    write_tables_and_figure,
-)
-from plait.report import Claim, Figure, Section, figure_png
+from plait.experiments import Options, sweep_all, write_tables_and_figure
+from plait.experiments.framework import Declared, register_declared, spread
+from plait.report import Claim, Figure, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "mpat"
 DIFFERENTIATION = EXPERIMENT_DIR / "differentiation.toml"
@@ -197,15 +190,41 @@ TRANSIENT_SPLIT_TOLERANCE = 0.25
 TRANSITION = 5.0
 
 
-def transient_phases() -> dict[str, tuple[float, float]]:
+@dataclass(frozen=True)
+class Timing:
+    """The times (s) the changing-shares and transient runs are measured at, which their
+    scenarios' events fix: a change of shares every `share_period` (measured from
+    `share_settle` after it), the arriving traffic from `t_on` to `t_off` of `t_end`, the level
+    just before it over `just_before`, the dip within `dip_window` after it. The defaults are
+    the scenarios' (experiments/mpat/shares.toml, transient_*.toml)."""
+
+    share_period: float = SHARE_PERIOD
+    share_settle: float = SHARE_SETTLE
+    t_on: float = T_ON
+    t_off: float = T_OFF
+    t_end: float = T_END
+    just_before: float = JUST_BEFORE
+    dip_window: float = DIP_WINDOW
+
+    def phases(self) -> dict[str, tuple[float, float]]:
+        """The phases measured (s): before the traffic, right after it arrives, during,
+        after."""
+        on, off, end = self.t_on, self.t_off, self.t_end
+        return {
+            "before": (on / 2, on),
+            "arrival": (on, on + TRANSITION),
+            "during": (on + (off - on) / 4, off),
+            "leaving": (off, off + TRANSITION),
+            "after": (off + (end - off) / 4, end),
+        }
+
+
+TIMING = Timing()
+
+
+def transient_phases(tm: Timing = TIMING) -> dict[str, tuple[float, float]]:
     """The phases measured (s): before the traffic, right after it arrives, during, after."""
-    return {
-        "before": (T_ON / 2, T_ON),
-        "arrival": (T_ON, T_ON + TRANSITION),
-        "during": (T_ON + (T_OFF - T_ON) / 4, T_OFF),
-        "leaving": (T_OFF, T_OFF + TRANSITION),
-        "after": (T_OFF + (T_END - T_OFF) / 4, T_END),
-    }
+    return tm.phases()
 
 
 # ---- MulTCP (§2, Fig. 1, 2, Table 1) ---------------------------------------------------------
@@ -273,25 +292,33 @@ def cc_n(value: str) -> tuple[str, float]:
 
 
 @dataclass(frozen=True)
-class Scale:
-    seeds: list[int]
+class Settings:
+    """The seeds, run lengths, MulTCP's N, variants and pairs, the scenarios whose events
+    are at fixed times and those times; the defaults are the full version's. A shortened
+    version passes scenarios with its own times and the :class:`Timing` to match."""
+
+    seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     #: Run lengths (s) of differentiation, aggregates, variance, MulTCP scaling and pairs.
-    diff_duration: float
-    aggregates_duration: float
-    variance_duration: float
-    multcp_duration: float
-    scaling_n: tuple[int, ...]
-    variants: tuple[str, ...]
-    pairs: tuple[tuple[int, int], ...]
+    diff_duration: float = 320.0
+    aggregates_duration: float = 410.0
+    variance_duration: float = 320.0
+    multcp_duration: float = 200.0
+    scaling_n: tuple[int, ...] = SCALING_N
+    variants: tuple[str, ...] = VARIANTS
+    pairs: tuple[tuple[int, int], ...] = tuple(PAIRS)
+    timing: Timing = TIMING
+    shares: Path = SHARES
+    transient_cbr: Path = TRANSIENT_CBR
+    transient_tcp: Path = TRANSIENT_TCP
 
 
-def scale(options: Options) -> Scale:
+def settings(options: Options) -> Settings:
     """The paper's run lengths where it gives them (5 min, 390 s; ours elsewhere) over the
     seeds given; or (quick) the first seed, shorter runs, fewer N and pairs, MulTCP only.
     The changing-shares and transient runs keep their 540 s and 360 s in both (their events
     are at fixed times; each takes a few seconds)."""
     if options.quick:
-        return Scale(
+        return Settings(
             list(options.seeds[:1]),
             120.0,
             140.0,
@@ -301,11 +328,10 @@ def scale(options: Options) -> Scale:
             VARIANTS[:1],
             PAIRS_QUICK,
         )
-    return Scale(list(options.seeds), 320.0, 410.0, 320.0, 200.0, SCALING_N, VARIANTS, tuple(PAIRS))
+    return Settings(list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
-    sc = scale(options)
+def packet_runs(sc: Settings) -> int:
     per_seed = 2 + 1 + 2 + 2 + 2 + len(sc.variants) * len(sc.scaling_n) + len(sc.pairs)
     return len(sc.seeds) * per_seed
 
@@ -326,7 +352,7 @@ def pair_groups(pairs) -> dict[int, list[int]]:
 # ---- Runs ------------------------------------------------------------------------------------
 
 
-def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -> dict:
+def run_all(sc: Settings, out: Path, fresh: bool = False, progress=None, **where) -> dict:
     common = dict(seeds=sc.seeds, fresh=fresh, progress=progress, **where)
     series = ("flows", "flow_series", "links")
     runs = {
@@ -348,24 +374,24 @@ def run_all(sc: Scale, out: Path, fresh: bool = False, progress=None, **where) -
         ),
         "shares": sweep_all(
             NAME,
-            SHARES,
-            {"simulation.duration": _seconds(len(SHARE_SEQUENCE) * SHARE_PERIOD)},
+            sc.shares,
+            {"simulation.duration": _seconds(len(SHARE_SEQUENCE) * sc.timing.share_period)},
             tables=("flows", "flow_series"),
             out=out / "shares",
             **common,
         ),
         "transient_cbr": sweep_all(
             NAME,
-            TRANSIENT_CBR,
-            {"simulation.duration": _seconds(T_END)},
+            sc.transient_cbr,
+            {"simulation.duration": _seconds(sc.timing.t_end)},
             tables=("flows", "flow_series"),
             out=out / "transient_cbr",
             **common,
         ),
         "transient_tcp": sweep_all(
             NAME,
-            TRANSIENT_TCP,
-            {"simulation.duration": _seconds(T_END)},
+            sc.transient_tcp,
+            {"simulation.duration": _seconds(sc.timing.t_end)},
             tables=("flows", "flow_series"),
             out=out / "transient_tcp",
             **common,
@@ -593,7 +619,7 @@ def differentiation_claims(d: pd.DataFrame) -> list[Claim]:
 # ---- Changing shares -------------------------------------------------------------------------
 
 
-def shares_rows(series: pd.DataFrame) -> pd.DataFrame:
+def shares_rows(series: pd.DataFrame, tm: Timing = TIMING) -> pd.DataFrame:
     """Per run and minute: the targets and measured shares of the three flows (goodput from
     SHARE_SETTLE after the change to the next), the largest relative error, flow 1 over
     flow 2 (and over flow 3), the aggregate's and a TCP flow's goodput (KB/s), the time to
@@ -608,17 +634,17 @@ def shares_rows(series: pd.DataFrame) -> pd.DataFrame:
         cw = s.pivot_table(index="time_s", columns="flow", values="cwnd_bytes", observed=True)
         tcp = [c for c in gt.columns if _group_of(str(c)) == "tcp"]
         for minute, shares in enumerate(SHARE_SEQUENCE):
-            start = minute * SHARE_PERIOD
-            w = gt[(gt.index >= start + SHARE_SETTLE) & (gt.index < start + SHARE_PERIOD)]
+            start = minute * tm.share_period
+            w = gt[(gt.index >= start + tm.share_settle) & (gt.index < start + tm.share_period)]
             means = w[cols].mean()
             total = means.sum()
             target = np.asarray(shares, dtype=float) / sum(shares)
             measured = (means / total).to_numpy()
-            after = gt[(gt.index > start) & (gt.index < start + SHARE_PERIOD)]
+            after = gt[(gt.index > start) & (gt.index < start + tm.share_period)]
             err = share_error(after[cols], shares)
             ok = err[err <= SHARE_TOLERANCE]
             smallest = cols[int(np.argmin(shares))]
-            cwin = cw[(cw.index >= start + SHARE_SETTLE) & (cw.index < start + SHARE_PERIOD)]
+            cwin = cw[(cw.index >= start + tm.share_settle) & (cw.index < start + tm.share_period)]
             row = {
                 "seed": seed,
                 "minute": minute,
@@ -642,7 +668,7 @@ def _is_extreme(sh: pd.DataFrame) -> pd.Series:
     return sh["target"] == ":".join(str(x) for x in EXTREME)
 
 
-def shares_claims(sh: pd.DataFrame) -> list[Claim]:
+def shares_claims(sh: pd.DataFrame, tm: Timing = TIMING) -> list[Claim]:
     extreme = sh[_is_extreme(sh)]
     normal = sh[~_is_extreme(sh)]
     per_minute = normal.groupby(["minute", "target"], sort=True)["max_error"].mean()
@@ -660,7 +686,7 @@ def shares_claims(sh: pd.DataFrame) -> list[Claim]:
             f"every minute but 95:1:1 within ±{100 * SHARE_TOLERANCE:g} % (ours)",
             bool(len(per_minute)) and bad.empty,
             ("Outside: " + ", ".join(t for _, t in bad.index) + ". " if len(bad) else "")
-            + f"Measured from {SHARE_SETTLE:g} s after each change; the paper's sequence of "
+            + f"Measured from {tm.share_settle:g} s after each change; the paper's sequence of "
             "shares is in its figure only, ours is 1:1:1, 1:2:3, 3:2:1, 10:5:1, 95:1:1, "
             "1:10:1, 1:1:5, 4:1:2, 1:1:1.",
         ),
@@ -966,7 +992,7 @@ def _phase_mean(s: pd.DataFrame, column: str, window: tuple[float, float]) -> fl
     return float(s.loc[(t >= window[0]) & (t < window[1]), column].mean())
 
 
-def transient_rows(series: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
+def transient_rows(series: pd.DataFrame, parts: pd.DataFrame, tm: Timing = TIMING) -> pd.DataFrame:
     """Per run: the aggregate's goodput and rate estimate before, during and after the
     arriving traffic (Mb/s); the time from its arrival until the rate estimate is half-way
     down (`cut_s`) and until its 1 s mean stays within ±SETTLE_BAND of the level during for
@@ -975,7 +1001,7 @@ def transient_rows(series: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
     and the largest split error in each phase. `parts` is the flow_series of the aggregate's
     application flows (columns run, seed, time_s, flow, goodput_bps)."""
     rows = []
-    phases = transient_phases()
+    phases = tm.phases()
     for (kind, seed), s in series.groupby(["kind", "seed"], sort=False):
         s = s.sort_values("time_s")
         t = s["time_s"]
@@ -984,9 +1010,9 @@ def transient_rows(series: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
             return _phase_mean(s, column, phases[phase])
 
         before, during, after = (mean("rate_mbps", p) for p in ("before", "during", "after"))
-        just_before = _phase_mean(s, "rate_mbps", (T_ON - JUST_BEFORE, T_ON))
+        just_before = _phase_mean(s, "rate_mbps", (tm.t_on - tm.just_before, tm.t_on))
         smooth = s["rate_mbps"].rolling(SETTLE_SMOOTHING, min_periods=1).mean()
-        dip = smooth[(t >= T_ON) & (t < T_ON + DIP_WINDOW)]
+        dip = smooth[(t >= tm.t_on) & (t < tm.t_on + tm.dip_window)]
         row = {
             "kind": kind,
             "seed": int(seed),
@@ -997,10 +1023,10 @@ def transient_rows(series: pd.DataFrame, parts: pd.DataFrame) -> pd.DataFrame:
             "rate_just_before_mbps": just_before,
             "rate_during_mbps": during,
             "rate_after_mbps": after,
-            "cut_s": crossing(t, s["rate_mbps"], (just_before + during) / 2, T_ON, True),
-            "settle_s": settle_time(t, smooth, during, T_ON, SETTLE_BAND, SETTLE_HOLD),
+            "cut_s": crossing(t, s["rate_mbps"], (just_before + during) / 2, tm.t_on, True),
+            "settle_s": settle_time(t, smooth, during, tm.t_on, SETTLE_BAND, SETTLE_HOLD),
             "dip": float(dip.min() / during) if len(dip) else float("nan"),
-            "reclaim_s": crossing(t, s["rate_mbps"], (during + after) / 2, T_OFF, False),
+            "reclaim_s": crossing(t, s["rate_mbps"], (during + after) / 2, tm.t_off, False),
         }
         for phase in ("before", "during", "after"):
             others = mean("tcp_mbps", phase) + (
@@ -1044,15 +1070,15 @@ def ensemble_response(series: pd.DataFrame, tr: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"relative": g.mean(), "seeds": g.size()}).reset_index()
 
 
-def ensemble_settle(ens: pd.DataFrame, kind: str) -> tuple[float, float]:
+def ensemble_settle(ens: pd.DataFrame, kind: str, tm: Timing = TIMING) -> tuple[float, float]:
     """The seed-averaged response's settling time after the arrival (s; NaN if never) and its
     smallest value within DIP_WINDOW of it."""
     e = ens[ens["kind"] == kind]
     if not len(e):
         return float("nan"), float("nan")
     t, v = e["time_s"].to_numpy(), e["relative"].to_numpy()
-    dip = v[(t >= T_ON) & (t < T_ON + DIP_WINDOW)]
-    settle = settle_time(t, v, 1.0, T_ON, SETTLE_BAND, SETTLE_HOLD)
+    dip = v[(t >= tm.t_on) & (t < tm.t_on + tm.dip_window)]
+    settle = settle_time(t, v, 1.0, tm.t_on, SETTLE_BAND, SETTLE_HOLD)
     return settle, float(dip.min()) if len(dip) else float("nan")
 
 
@@ -1066,10 +1092,10 @@ def fair_fraction(kind: str, phase: str) -> float:
     return n / (n + others)
 
 
-def transient_claims(tr: pd.DataFrame, ens: pd.DataFrame) -> list[Claim]:
+def transient_claims(tr: pd.DataFrame, ens: pd.DataFrame, tm: Timing = TIMING) -> list[Claim]:
     cbr, tcp = tr[tr["kind"] == "cbr"], tr[tr["kind"] == "tcp"]
-    settle_cbr, dip_cbr = ensemble_settle(ens, "cbr")
-    settle_tcp, dip_tcp = ensemble_settle(ens, "tcp")
+    settle_cbr, dip_cbr = ensemble_settle(ens, "cbr", tm)
+    settle_tcp, dip_tcp = ensemble_settle(ens, "tcp", tm)
     split_cols = [c for c in tr.columns if c.startswith("split_error_")]
 
     def worst(frame: pd.DataFrame) -> float:
@@ -1420,17 +1446,6 @@ def scaling_claims(sc: pd.DataFrame, pairs: pd.DataFrame) -> list[Claim]:
 # ---- Claims helpers --------------------------------------------------------------------------
 
 
-def spread(values, digits: int = 3) -> str:
-    """`mean ± sd (n seeds)` over the values that are numbers."""
-    v = np.asarray(values, dtype=float)
-    v = v[~np.isnan(v)]
-    if len(v) == 0:
-        return "no value"
-    if len(v) == 1:
-        return f"{v[0]:.{digits}g} (1 seed)"
-    return f"{v.mean():.{digits}g} ± {v.std(ddof=1):.2g} ({len(v)} seeds)"
-
-
 def _within(values, bounds: tuple[float, float]) -> bool:
     v = np.asarray(values, dtype=float)
     return bool(len(v) and np.all((v >= bounds[0]) & (v <= bounds[1])))
@@ -1443,7 +1458,7 @@ def _first(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["seed"] == frame["seed"].min()] if len(frame) else frame
 
 
-def figure(data: dict):
+def figure(data: dict, tm: Timing = TIMING):
     """Ten panels: the 1:2:3:4:5 split over time (Fig. 3), the changing shares (Fig. 6), the
     aggregates' bandwidth per flow (Fig. 4), MPAT and MulTCP over time (Fig. 5), the two
     transients (Fig. 7, 8), MulTCP's ratio, loss episodes and utilisation against N (Fig. 1,
@@ -1490,7 +1505,7 @@ def figure(data: dict):
             label=f"flow {i + 1}",
         )
         target = [
-            SHARE_SEQUENCE[min(int(t // SHARE_PERIOD), len(SHARE_SEQUENCE) - 1)]
+            SHARE_SEQUENCE[min(int(t // tm.share_period), len(SHARE_SEQUENCE) - 1)]
             for t in s["time_s"]
         ]
         ax.plot(s["time_s"], [x[i] / sum(x) for x in target], color=f"C{i}", lw=1.5, ls="--")
@@ -1561,7 +1576,7 @@ def figure(data: dict):
             ("arriving_mbps", "C3", "CBR 30 Mb/s" if kind == "cbr" else "ten arriving TCP flows"),
         ):
             ax.plot(m.index, m[column], color=color, lw=1.1, label=label)
-        for x in (T_ON, T_OFF):
+        for x in (tm.t_on, tm.t_off):
             ax.axvline(x, color="0.5", lw=0.8, ls=":")
         ax.set_ylim(0, 70)
         ax.set_ylabel("Mb/s")
@@ -1654,8 +1669,8 @@ OUTPUT_FILES = {
 }
 
 
-def write_outputs(data: dict, out_dir: Path) -> dict[str, Path]:
-    return write_tables_and_figure(data, out_dir, OUTPUT_FILES, figure)
+def write_outputs(data: dict, out_dir: Path, tm: Timing = TIMING) -> dict[str, Path]:
+    return write_tables_and_figure(data, out_dir, OUTPUT_FILES, lambda d: figure(d, tm))
 
 
 # ---- The experiment --------------------------------------------------------------------------
@@ -1688,7 +1703,7 @@ def _shares_series(series: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
-def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
     results = run_all(sc, out, fresh, progress, **where)
     diff = results["differentiation"]
     diff_series = diff.table("flow_series")
@@ -1707,7 +1722,7 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
     transient_s = pd.concat(transient, ignore_index=True)
     parts_s = pd.concat(parts, ignore_index=True)
     parts_s["flow"] = parts_s["flow"].astype(str)
-    transient_rows_ = transient_rows(transient_s, parts_s)
+    transient_rows_ = transient_rows(transient_s, parts_s, sc.timing)
     scaling = [results[f"scaling_{v}"] for v in sc.variants]
     pairs = [results[f"pairs_{n1}"] for n1 in pair_groups(sc.pairs)]
     data = {
@@ -1720,7 +1735,7 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
         "diff_series": _flow_samples(
             diff_series, [f"agg.{i}" for i in range(len(DIFF_SHARES))] + ["tcp"], 8 * KB
         ),
-        "shares": shares_rows(shares_series),
+        "shares": shares_rows(shares_series, sc.timing),
         "shares_series": _shares_series(shares_series),
         "aggregates": aggregates_rows(
             results["aggregates"].table("flows"), results["aggregates_tcp"].table("flows")
@@ -1749,22 +1764,8 @@ def measure(sc: Scale, out: Path, fresh: bool = False, progress=None, **where):
     return data, {k: r.summary for k, r in results.items()}
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
-    data, summaries = measure(
-        sc, options.out / "runs", options.fresh, options.progress, **options.where
-    )
-    files = write_outputs(data, options.out)
-    claims = (
-        differentiation_claims(data["differentiation"])
-        + shares_claims(data["shares"])
-        + aggregates_claims(data["aggregates"])
-        + variance_claims(data["variance"])
-        + transient_claims(data["transient"], data["ensemble"])
-        + scaling_claims(data["scaling"], data["pairs"])
-    )
-    setup = (
+def setup(sc: Settings) -> str:
+    return (
         "Packet level, scenarios in experiments/mpat/. Reno with SACK, MSS 1460 bytes (§4), "
         "1500-byte packets; MPAT with the paper's random mapping of packets to windows. "
         "The Internet path of §4.2-4.6 (Utah to the authors' campus, “RTT approximately 70 "
@@ -1793,37 +1794,54 @@ def reproduce(options: Options) -> Section:
         f"{WARMUP:g} s (the changing-shares run from 2 s after each change); flows start "
         f"uniformly within the first 2 s; {len(sc.seeds)} seed(s)."
     )
-    return Section(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        setup=setup,
-        claims=claims,
-        figures=[
-            Figure(
-                "MPAT and MulTCP",
-                "Top: the 1:2:3:4:5 split over time and the changing shares (log scale; "
-                "dashed: targets). Second row: the five aggregates' goodput per flow with and "
-                "without aggregation, and MPAT against MulTCP (N = 16) over time. Third row: "
-                "the CBR and TCP transients. Bottom rows: MulTCP against N (ratio to a TCP "
-                "flow with the line ratio = N, loss episodes, utilisation and the standard "
-                "deviation of its goodput) and Table 1's pairs.",
-                figure_png(figure(data)),
-            )
-        ],
-        tables=[
-            ("Performance differentiation (per run)", data["differentiation"]),
-            ("Changing shares (per run and minute)", data["shares"]),
-            ("Several aggregates: per flow, mean over seeds", aggregate_table(data["aggregates"])),
-            ("Variance and fairness (per run)", data["variance"]),
-            ("Transient congestion (per run)", data["transient"]),
-            ("MulTCP against ten TCP flows (per run)", data["scaling"]),
-            ("Two MulTCP flows (per run)", data["pairs"]),
-        ],
-        runs=runs_summary(summaries, sc.seeds, started, options.out / "runs", files),
-    )
 
 
-EXPERIMENT = register(
-    Experiment(name=NAME, title=TITLE, paper=PAPER, reproduce=reproduce, runs=packet_runs)
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    return [
+        Figure(
+            "MPAT and MulTCP",
+            "Top: the 1:2:3:4:5 split over time and the changing shares (log scale; "
+            "dashed: targets). Second row: the five aggregates' goodput per flow with and "
+            "without aggregation, and MPAT against MulTCP (N = 16) over time. Third row: "
+            "the CBR and TCP transients. Bottom rows: MulTCP against N (ratio to a TCP "
+            "flow with the line ratio = N, loss episodes, utilisation and the standard "
+            "deviation of its goodput) and Table 1's pairs.",
+            figure_png(figure(data, sc.timing)),
+        )
+    ]
+
+
+def tables(data: dict, sc: Settings) -> list:
+    return [
+        ("Performance differentiation (per run)", data["differentiation"]),
+        ("Changing shares (per run and minute)", data["shares"]),
+        ("Several aggregates: per flow, mean over seeds", aggregate_table(data["aggregates"])),
+        ("Variance and fairness (per run)", data["variance"]),
+        ("Transient congestion (per run)", data["transient"]),
+        ("MulTCP against ten TCP flows (per run)", data["scaling"]),
+        ("Two MulTCP flows (per run)", data["pairs"]),
+    ]
+
+
+DECLARED = Declared(
+    name=NAME,
+    title=TITLE,
+    paper=PAPER,
+    settings=settings,
+    runs=packet_runs,
+    measure=measure,
+    write=lambda data, sc, out: write_outputs(data, out, sc.timing),
+    claims=(
+        lambda data, sc: differentiation_claims(data["differentiation"]),
+        lambda data, sc: shares_claims(data["shares"], sc.timing),
+        lambda data, sc: aggregates_claims(data["aggregates"]),
+        lambda data, sc: variance_claims(data["variance"]),
+        lambda data, sc: transient_claims(data["transient"], data["ensemble"], sc.timing),
+        lambda data, sc: scaling_claims(data["scaling"], data["pairs"]),
+    ),
+    figures=figures,
+    tables=tables,
+    setup=setup,
 )
+
+EXPERIMENT = register_declared(DECLARED)
