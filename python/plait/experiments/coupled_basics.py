@@ -17,13 +17,15 @@ reference states one (T2's [0.8, 1.25]).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from plait.experiments import Options, error_bars, sweep_all
-from plait.experiments.framework import Declared, register_declared, save_figure, spread
+from plait.experiments.framework import Declared, register_declared, save_figure
+from plait.experiments.framework import spread as _spread
 from plait.output import FolderTarget, Outputs
 from plait.report import Claim, Figure, figure_png
 
@@ -199,6 +201,10 @@ def khalili_rows(flows: pd.DataFrame) -> pd.DataFrame:
 # ---- Summaries and claims ------------------------------------------------------------------
 
 
+#: Three decimals for the mean and the sd (see :func:`plait.experiments.framework.spread`).
+spread = partial(_spread, fixed=True)
+
+
 def summarize(frame: pd.DataFrame, by: list[str], values: list[str]) -> pd.DataFrame:
     """Mean, standard deviation, lowest and highest over seeds of each value column."""
     agg = {}
@@ -224,7 +230,7 @@ def shared_claims(shared: pd.DataFrame) -> list[Claim]:
                 f"single-path {PAIRS[cc]} flow takes",
                 "RFC 6356 §1 goal 2; reference §6 T2",
                 "goodput ratio MPTCP / single-path ≈ 1",
-                spread(r, fixed=True),
+                spread(r),
                 f"mean in [{lo}, {hi}] (reference T2)",
                 bool(lo <= r.mean() <= hi),
                 f"Seeds range {r.min():.3f} to {r.max():.3f}. The single-path flow is a "
@@ -240,7 +246,7 @@ def shared_claims(shared: pd.DataFrame) -> list[Claim]:
                 "Shared bottleneck: uncoupled Reno subflows take about two Reno shares",
                 "reference §6 T2 (the contrast)",
                 "goodput ratio ≈ 2",
-                spread(r, fixed=True),
+                spread(r),
                 f"mean in [{lo}, {hi}] (ours)",
                 bool(lo <= r.mean() <= hi),
                 "Two independent Reno subflows against one Reno flow: 2/3 against 1/3 of "
@@ -263,8 +269,7 @@ def disjoint_claims(disjoint: pd.DataFrame) -> list[Claim]:
         f"goodput ≥ one TCP alone on the idle 10 Mb/s path ({PATH_BPS * PAYLOAD_RATIO / 1e6:.2f} "
         "Mb/s of payload)",
         "; ".join(
-            f"{cc} {spread(coupled[coupled.cc == cc].mp_bps / 1e6, fixed=True)} Mb/s"
-            for cc in per_cc.index
+            f"{cc} {spread(coupled[coupled.cc == cc].mp_bps / 1e6)} Mb/s" for cc in per_cc.index
         ),
         f"every controller's mean ≥ {POOLING_FRACTION:g} × that (ours)",
         bool(len(per_cc) > 0 and low.empty),
@@ -280,8 +285,7 @@ def disjoint_claims(disjoint: pd.DataFrame) -> list[Claim]:
         "RFC 6356 §1 goal 3; reference §6 T4",
         "a smaller share of the data on the congested path than uncoupled subflows send",
         "; ".join(
-            f"{cc} {spread(coupled[coupled.cc == cc].congested_share, fixed=True)}"
-            for cc in shares.index
+            f"{cc} {spread(coupled[coupled.cc == cc].congested_share)}" for cc in shares.index
         )
         + f"; uncoupled Reno {spread(base) if not base.empty else 'n/a'}",
         "every coupled controller's mean share below uncoupled Reno's (ours)",
