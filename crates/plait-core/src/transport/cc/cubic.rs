@@ -110,7 +110,7 @@
 //!
 //! [RFC 9406]: https://www.rfc-editor.org/rfc/rfc9406
 
-use super::window::{initial_window_bytes, reduced_window, SlowStart};
+use super::window::{initial_window_bytes, loss_window, reduced_window, SlowStart};
 use super::{AckSample, CongestionControl, Connection, ControllerKind};
 use crate::registry::{AlgorithmSpec, Bound, Param, ParamError, Params, Scalar, Value};
 use crate::time::SimTime;
@@ -803,7 +803,7 @@ impl Cubic {
             self.timeout_epoch = true;
         }
         // RFC 5681 §3.1: the loss window, one segment.
-        self.cwnd_bytes = self.mss as f64;
+        self.cwnd_bytes = loss_window(self.mss) as f64;
         self.epoch = None;
     }
 }

@@ -52,8 +52,8 @@
 //! The window (`FastWindow`) is shared with MPFAST (`transport::multipath::coupled::mpfast`),
 //! which gives each subflow its share of α; with one subflow it is this controller.
 
-use super::vegas::{half_flight_size, Rounds};
-use super::window::{initial_window_bytes, PathWindow, SlowStart};
+use super::vegas::Rounds;
+use super::window::{half_flight_size, initial_window_bytes, penalise, PathWindow, SlowStart};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::{AlgorithmSpec, Bound, Param, Params, Scalar};
 use crate::time::SimTime;
@@ -429,20 +429,19 @@ impl PathWindow for FastWindow {
     /// RFC 5681 §3.1: ssthresh by eq. (4) unless the previous timeout has not been followed by
     /// new acknowledged data, cwnd = 1 MSS.
     fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
-        if self.slow_start.on_timeout() {
-            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
-        }
-        self.cwnd = self.mss;
+        self.slow_start.rfc5681_timeout(
+            &mut self.cwnd,
+            &mut self.ssthresh,
+            self.mss,
+            bytes_in_flight,
+        );
         self.fraction = 0.0;
         self.rounds.on_timeout();
     }
 
-    /// `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start `ssthresh = max(ssthresh/2, 2 MSS)`.
+    /// MPTCP's receive-buffer penalisation ([`penalise`]); the fraction of a byte is dropped.
     fn penalise(&mut self) {
-        if !self.in_slow_start() {
-            self.ssthresh = (self.ssthresh / 2).max(2 * self.mss);
-        }
-        self.cwnd = (self.cwnd / 2).max(self.mss);
+        penalise(&mut self.cwnd, &mut self.ssthresh, self.mss);
         self.fraction = 0.0;
     }
 }

@@ -19,7 +19,7 @@
 //!   §3.1 applies eq. (4) only to a segment not yet resent by the retransmission timer.
 //! - No growth while in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
 
-use super::window::ByteCountingWindow;
+use super::window::{half_flight_size, ByteCountingWindow};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::AlgorithmSpec;
 use crate::time::SimTime;
@@ -105,11 +105,6 @@ impl CongestionControl for Reno {
         self.window
             .on_retransmission_timeout(half_flight_size(bytes_in_flight, self.window.mss()));
     }
-}
-
-/// RFC 5681 eq. (4), `max(FlightSize / 2, 2·SMSS)`, in exact integer arithmetic.
-fn half_flight_size(bytes_in_flight: u64, mss: u64) -> u64 {
-    (bytes_in_flight / 2).max(2 * mss)
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@
 //! The window machinery (`VegasWindow`, `Rounds`) is shared with wVegas
 //! (`transport::multipath::coupled::wvegas`) and the round bookkeeping with FAST and MPFAST.
 
-use super::window::{initial_window_bytes, PathWindow, SlowStart};
+use super::window::{half_flight_size, initial_window_bytes, penalise, PathWindow, SlowStart};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
 use crate::time::SimTime;
@@ -215,11 +215,6 @@ impl CongestionControl for Vegas {
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
         self.window.on_retransmission_timeout(bytes_in_flight);
     }
-}
-
-/// RFC 5681 eq. (4), `max(FlightSize / 2, 2·SMSS)`, in exact integer arithmetic.
-pub(crate) fn half_flight_size(bytes_in_flight: u64, mss: u64) -> u64 {
-    (bytes_in_flight / 2).max(2 * mss)
 }
 
 /// What the delay-based controllers measure over one round trip (see the module
@@ -488,20 +483,19 @@ impl PathWindow for VegasWindow {
     /// RFC 5681 §3.1: ssthresh by eq. (4) unless the previous timeout has not been followed by
     /// new acknowledged data, cwnd = 1 MSS.
     fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
-        if self.slow_start.on_timeout() {
-            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
-        }
-        self.cwnd = self.mss;
+        self.slow_start.rfc5681_timeout(
+            &mut self.cwnd,
+            &mut self.ssthresh,
+            self.mss,
+            bytes_in_flight,
+        );
         self.reno_bytes_acked = 0;
         self.rounds.on_timeout();
     }
 
-    /// `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start `ssthresh = max(ssthresh/2, 2 MSS)`.
+    /// MPTCP's receive-buffer penalisation ([`penalise`]).
     fn penalise(&mut self) {
-        if !self.in_slow_start() {
-            self.ssthresh = (self.ssthresh / 2).max(2 * self.mss);
-        }
-        self.cwnd = (self.cwnd / 2).max(self.mss);
+        penalise(&mut self.cwnd, &mut self.ssthresh, self.mss);
     }
 }
 

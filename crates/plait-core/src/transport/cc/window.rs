@@ -1,7 +1,11 @@
 //! Window arithmetic shared by the built-in controllers.
 //!
 //! - [`initial_window_bytes`] and [`reduced_window`]: the window at the start of a connection
-//!   and after a loss;
+//!   and after a loss; [`half_flight_size`], RFC 5681 eq. (4), and [`loss_window`], the
+//!   written-once pieces of the RFC 5681 §3.1 timeout rule ([`SlowStart::rfc5681_timeout`], or
+//!   [`SlowStart::timeout`] with a controller's own reduced window);
+//! - [`penalise`]: MPTCP's receive-buffer penalisation of one subflow's window;
+//! - [`PathWindow`]: one path's window as a coupled controller forwards to it per subflow;
 //! - [`SlowStart`]: slow start with byte counting, `cwnd += min(N, L·SMSS)` per ACK (RFC 5681
 //!   §3.1 eq. (2); RFC 3465 §2.2), together with the timeout bookkeeping it depends on: L = 1 in
 //!   the slow start that follows a timeout (RFC 3465 §2.3), and a timeout that repeats before new
@@ -19,6 +23,32 @@ use super::{AckSample, DEFAULT_ABC_LIMIT_SEGMENTS};
 /// Initial window in bytes: `segments × MSS`, at least one segment.
 pub(crate) fn initial_window_bytes(mss: u64, segments: u32) -> u64 {
     mss.saturating_mul(u64::from(segments.max(1)))
+}
+
+/// RFC 5681 eq. (4), `ssthresh = max(FlightSize / 2, 2·SMSS)`, in exact integer arithmetic: the
+/// reduced window of Reno (and of the controllers that reduce as Reno) after a loss or a
+/// timeout.
+#[inline]
+pub(crate) fn half_flight_size(bytes_in_flight: u64, mss: u64) -> u64 {
+    (bytes_in_flight / 2).max(2 * mss)
+}
+
+/// RFC 5681 §3.1: after a retransmission timeout "cwnd MUST be set to no more than the loss
+/// window, LW, which equals 1 full-sized segment".
+#[inline]
+pub(crate) fn loss_window(mss: u64) -> u64 {
+    mss
+}
+
+/// MPTCP's receive-buffer penalisation of one subflow's window (reference `multipath_cc.md`
+/// §3.1.4 step 2, the v0.9x kernel's `mptcp_rcv_buf_optimization`): `cwnd = max(cwnd/2,
+/// 1 SMSS)`, and outside slow start (`cwnd ≥ ssthresh`, judged before the cut) also
+/// `ssthresh = max(ssthresh/2, 2·SMSS)`, halves rounded down.
+pub(crate) fn penalise(cwnd: &mut u64, ssthresh: &mut u64, mss: u64) {
+    if *cwnd >= *ssthresh {
+        *ssthresh = (*ssthresh / 2).max(2 * mss);
+    }
+    *cwnd = (*cwnd / 2).max(mss);
 }
 
 /// `max(bytes × factor, 2·SMSS)`, rounded down to whole bytes: the reduced window and
@@ -125,6 +155,39 @@ impl SlowStart {
         self.after_timeout = true;
         self.timeout_pending = true;
         new_episode
+    }
+
+    /// A retransmission timeout on a window of `cwnd` and `ssthresh` bytes (RFC 5681 §3.1):
+    /// ssthresh becomes `loss_ssthresh` unless the previous timeout has not been followed by new
+    /// acknowledged data ([`SlowStart::on_timeout`]), and cwnd the loss window of one SMSS
+    /// ([`loss_window`]); the slow start that follows uses L = 1. `loss_ssthresh` is the
+    /// controller's reduced window: RFC 5681 eq. (4) for the RFC's own rule
+    /// ([`SlowStart::rfc5681_timeout`]), β·FlightSize for AIMD, MulTCP's own.
+    #[inline]
+    pub(crate) fn timeout(
+        &mut self,
+        cwnd: &mut u64,
+        ssthresh: &mut u64,
+        mss: u64,
+        loss_ssthresh: u64,
+    ) {
+        if self.on_timeout() {
+            *ssthresh = loss_ssthresh;
+        }
+        *cwnd = loss_window(mss);
+    }
+
+    /// RFC 5681 §3.1 as written: on a timeout, `ssthresh = max(FlightSize/2, 2·SMSS)` (eq. (4),
+    /// kept by a repeated timeout) and `cwnd = LW = 1 SMSS`.
+    #[inline]
+    pub(crate) fn rfc5681_timeout(
+        &mut self,
+        cwnd: &mut u64,
+        ssthresh: &mut u64,
+        mss: u64,
+        bytes_in_flight: u64,
+    ) {
+        self.timeout(cwnd, ssthresh, mss, half_flight_size(bytes_in_flight, mss));
     }
 }
 
@@ -235,10 +298,8 @@ impl ByteCountingWindow {
     /// been followed by new acknowledged data, and cwnd the loss window of one SMSS (RFC 5681
     /// §3.1); the slow start that follows uses L = 1.
     pub(crate) fn on_retransmission_timeout(&mut self, ssthresh: u64) {
-        if self.slow_start.on_timeout() {
-            self.ssthresh = ssthresh;
-        }
-        self.cwnd = self.mss;
+        self.slow_start
+            .timeout(&mut self.cwnd, &mut self.ssthresh, self.mss, ssthresh);
         self.bytes_acked = 0;
     }
 }
@@ -268,6 +329,62 @@ mod tests {
         assert_eq!(initial_window_bytes(M, 10), 10 * M);
         assert_eq!(initial_window_bytes(M, 0), M);
         assert_eq!(initial_window_bytes(u64::MAX, 2), u64::MAX);
+    }
+
+    #[test]
+    fn half_flight_size_is_eq_4_in_integers() {
+        // max(FlightSize/2, 2·SMSS), FlightSize/2 rounded down.
+        assert_eq!(half_flight_size(30 * M, M), 15 * M);
+        assert_eq!(half_flight_size(10_001, M), 5_000);
+        assert_eq!(half_flight_size(4 * M + 1, M), 2 * M);
+        assert_eq!(half_flight_size(3 * M, M), 2 * M);
+        assert_eq!(half_flight_size(0, 1460), 2920);
+        assert_eq!(half_flight_size(u64::MAX, 1460), u64::MAX / 2);
+        assert_eq!(loss_window(1460), 1460);
+    }
+
+    #[test]
+    fn rfc5681_timeout_sets_eq_4_then_keeps_it_until_new_data_is_acknowledged() {
+        let mut ss = SlowStart::default();
+        let (mut cwnd, mut ssthresh) = (20 * M, u64::MAX);
+        // A first timeout with 30 001 bytes in flight: ssthresh = ⌊30 001/2⌋ = 15 000, cwnd = LW.
+        ss.rfc5681_timeout(&mut cwnd, &mut ssthresh, M, 30_001);
+        assert_eq!((cwnd, ssthresh), (M, 15_000));
+        // The slow start that follows counts at most one SMSS per ACK (RFC 3465 §2.3).
+        assert_eq!(ss.increase(5 * M, M), M);
+        // The timer fires again before any new data is acknowledged: ssthresh is kept.
+        cwnd = 3 * M;
+        ss.rfc5681_timeout(&mut cwnd, &mut ssthresh, M, 2 * M);
+        assert_eq!((cwnd, ssthresh), (M, 15_000));
+        // An ACK of new data ends the episode: the next timeout is a new loss, floored at 2·SMSS.
+        ss.on_ack(1);
+        ss.rfc5681_timeout(&mut cwnd, &mut ssthresh, M, 3 * M);
+        assert_eq!((cwnd, ssthresh), (M, 2 * M));
+        // A controller's own reduced window, with the same episode rule.
+        ss.on_ack(1);
+        ss.timeout(&mut cwnd, &mut ssthresh, M, 7_777);
+        assert_eq!((cwnd, ssthresh), (M, 7_777));
+        ss.timeout(&mut cwnd, &mut ssthresh, M, 1);
+        assert_eq!((cwnd, ssthresh), (M, 7_777));
+    }
+
+    #[test]
+    fn penalise_halves_the_window_and_outside_slow_start_ssthresh() {
+        let halve = |cwnd: u64, ssthresh: u64| {
+            let (mut c, mut s) = (cwnd, ssthresh);
+            penalise(&mut c, &mut s, M);
+            (c, s)
+        };
+        // Congestion avoidance (cwnd ≥ ssthresh): both halve, rounded down.
+        assert_eq!(halve(10_001, 10_001), (5_000, 5_000));
+        assert_eq!(halve(20 * M, 15 * M), (10 * M, 7_500));
+        // Floors: 1 SMSS for cwnd, 2 SMSS for ssthresh.
+        assert_eq!(halve(3 * M, 3 * M), (1_500, 2 * M));
+        assert_eq!(halve(1_500, 1_500), (M, 2 * M));
+        // Slow start (cwnd < ssthresh, before the cut): ssthresh is left alone.
+        assert_eq!(halve(8 * M, u64::MAX), (4 * M, u64::MAX));
+        assert_eq!(halve(8 * M, 8 * M + 1), (4 * M, 8 * M + 1));
+        assert_eq!(halve(M, 10 * M), (M, 10 * M));
     }
 
     #[test]

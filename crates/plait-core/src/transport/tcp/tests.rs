@@ -31,6 +31,7 @@ use proptest::prelude::*;
 
 use crate::packet::{AckSegment, DataSegment, TCP_IP_HEADER_BYTES};
 use crate::time::{Rate, SimTime};
+use crate::transport::cc::window::{half_flight_size, loss_window};
 use crate::transport::cc::{AckSample, CongestionControl};
 
 use super::{RecoveryPhase, RecoveryWindow, TcpConfig, TcpReceiver, TcpSender};
@@ -124,7 +125,7 @@ impl CongestionControl for TestReno {
         self.congestion_events += 1;
         self.last_flight = bytes_in_flight;
         if !self.fixed {
-            self.ssthresh = (bytes_in_flight / 2).max(2 * self.mss);
+            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
             self.cwnd = self.ssthresh;
         }
     }
@@ -140,9 +141,10 @@ impl CongestionControl for TestReno {
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
         self.timeouts += 1;
         self.last_flight = bytes_in_flight;
+        // RFC 5681 §3.1, without its rule for a repeated timeout.
         if !self.fixed {
-            self.ssthresh = (bytes_in_flight / 2).max(2 * self.mss);
-            self.cwnd = self.mss;
+            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
+            self.cwnd = loss_window(self.mss);
         }
     }
 }

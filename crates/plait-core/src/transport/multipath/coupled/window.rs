@@ -39,8 +39,9 @@
 use super::per_subflow::SubflowState;
 use super::MultipathConnection;
 use crate::time::SimTime;
-use crate::transport::cc::vegas::half_flight_size;
-use crate::transport::cc::window::{initial_window_bytes, PathWindow, SlowStart};
+use crate::transport::cc::window::{
+    half_flight_size, initial_window_bytes, penalise, PathWindow, SlowStart,
+};
 use crate::transport::cc::AckSample;
 
 /// The window of one subflow (see the module documentation).
@@ -236,20 +237,19 @@ impl PathWindow for SubflowWindow {
     /// A timeout: RFC 5681 §3.1, ssthresh by eq. (4) unless the previous timeout has not been
     /// followed by new acknowledged data, cwnd = 1 MSS; the slow start that follows uses L = 1.
     fn on_retransmission_timeout(&mut self, bytes_in_flight: u64) {
-        if self.slow_start.on_timeout() {
-            self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
-        }
-        self.cwnd = self.mss;
+        self.slow_start.rfc5681_timeout(
+            &mut self.cwnd,
+            &mut self.ssthresh,
+            self.mss,
+            bytes_in_flight,
+        );
         self.reset_counter();
     }
 
-    /// `cwnd = max(cwnd/2, 1 MSS)`, and outside slow start `ssthresh = max(ssthresh/2, 2 MSS)`
-    /// (the receive-buffer penalisation, reference §3.1.4). The counter keeps its progress.
+    /// MPTCP's receive-buffer penalisation ([`penalise`], reference §3.1.4). The counter keeps
+    /// its progress.
     fn penalise(&mut self) {
-        if !self.in_slow_start() {
-            self.ssthresh = (self.ssthresh / 2).max(2 * self.mss);
-        }
-        self.cwnd = (self.cwnd / 2).max(self.mss);
+        penalise(&mut self.cwnd, &mut self.ssthresh, self.mss);
     }
 }
 
