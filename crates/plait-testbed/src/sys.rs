@@ -434,6 +434,100 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     Ok(raw.report(len as usize))
 }
 
+/// SOL_MPTCP and its options MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS (include/uapi/linux/mptcp.h,
+/// Linux 5.16+): arrays with one element per subflow behind a `struct mptcp_subflow_data`.
+const SOL_MPTCP: libc::c_int = 284;
+const MPTCP_TCPINFO: libc::c_int = 2;
+const MPTCP_SUBFLOW_ADDRS: libc::c_int = 3;
+/// `struct mptcp_subflow_data` (16 bytes, 8-aligned).
+const SUBFLOW_DATA_BYTES: usize = 16;
+/// `struct mptcp_subflow_addrs`: two `struct __kernel_sockaddr_storage` (128 bytes each).
+const SUBFLOW_ADDRS_BYTES: usize = 256;
+/// Room for more subflows than the path manager makes (MPTCP_PM_ADDR_MAX = 8).
+const MAX_SUBFLOWS: usize = 16;
+
+/// One MPTCP array option: (subflows the kernel has, bytes per element it wrote, the bytes).
+fn mptcp_subflow_array(
+    fd: RawFd,
+    opt: libc::c_int,
+    elem: usize,
+) -> io::Result<(usize, usize, Vec<u8>)> {
+    // u64 words: the header is 8-aligned.
+    let mut buf = vec![0u64; (SUBFLOW_DATA_BYTES + MAX_SUBFLOWS * elem).div_ceil(8)];
+    let mut len = (SUBFLOW_DATA_BYTES + MAX_SUBFLOWS * elem) as libc::socklen_t;
+    // size_subflow_data, num_subflows (0), size_kernel (0), size_user: four __u32.
+    buf[0] = u32_pair(SUBFLOW_DATA_BYTES as u32, 0);
+    buf[1] = u32_pair(0, elem as u32);
+    // SAFETY: the kernel writes at most `len` bytes into `buf`, which holds them.
+    check(unsafe { libc::getsockopt(fd, SOL_MPTCP, opt, buf.as_mut_ptr().cast(), &mut len) })?;
+    let bytes: Vec<u8> = buf.iter().flat_map(|w| w.to_ne_bytes()).collect();
+    Ok(parse_subflow_data(&bytes, len as usize))
+}
+
+/// Two consecutive `__u32` in memory, as one u64 word.
+fn u32_pair(first: u32, second: u32) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&first.to_ne_bytes());
+    bytes[4..].copy_from_slice(&second.to_ne_bytes());
+    u64::from_ne_bytes(bytes)
+}
+
+/// Splits an MPTCP array option's answer: the header's subflow count and element size, and the
+/// elements' bytes (at most as many as `len` holds).
+fn parse_subflow_data(bytes: &[u8], len: usize) -> (usize, usize, Vec<u8>) {
+    let word = |i: usize| u32::from_ne_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()) as usize;
+    let (num, size_user) = (word(1), word(3));
+    let len = len.min(bytes.len());
+    let copied = len
+        .saturating_sub(SUBFLOW_DATA_BYTES)
+        .checked_div(size_user)
+        .map_or(0, |room| num.min(room));
+    (
+        num,
+        size_user,
+        bytes[SUBFLOW_DATA_BYTES..SUBFLOW_DATA_BYTES + copied * size_user].to_vec(),
+    )
+}
+
+/// Each subflow's TCP_INFO of an MPTCP socket, with its local IPv4 address (MPTCP_TCPINFO and
+/// MPTCP_SUBFLOW_ADDRS, which list the subflows in the same order). Errs when the subflows
+/// changed between the two reads.
+pub fn mptcp_subflow_infos(fd: RawFd) -> io::Result<Vec<(String, TcpInfo)>> {
+    let (n_addrs, addr_size, addrs) =
+        mptcp_subflow_array(fd, MPTCP_SUBFLOW_ADDRS, SUBFLOW_ADDRS_BYTES)?;
+    let info_size = std::mem::size_of::<RawTcpInfo>();
+    let (n_infos, size_user, infos) = mptcp_subflow_array(fd, MPTCP_TCPINFO, info_size)?;
+    if n_addrs != n_infos || addr_size < 8 || size_user == 0 {
+        return Err(io::Error::other("MPTCP subflows changed between two reads"));
+    }
+    Ok(addrs
+        .chunks(addr_size)
+        .zip(infos.chunks(size_user))
+        .map(|(a, i)| (sockaddr_in_addr(a), raw_tcp_info(i).report(i.len())))
+        .collect())
+}
+
+/// The IPv4 address of a `struct sockaddr_in` (family, port, then the address), or "" for
+/// another family.
+fn sockaddr_in_addr(sa: &[u8]) -> String {
+    let family = u16::from_ne_bytes([sa[0], sa[1]]);
+    if i32::from(family) != libc::AF_INET {
+        return String::new();
+    }
+    std::net::Ipv4Addr::new(sa[4], sa[5], sa[6], sa[7]).to_string()
+}
+
+/// A `RawTcpInfo` from the first bytes of a kernel `struct tcp_info` (the rest zero).
+fn raw_tcp_info(bytes: &[u8]) -> RawTcpInfo {
+    let mut raw = RawTcpInfo::default();
+    let n = bytes.len().min(std::mem::size_of::<RawTcpInfo>());
+    // SAFETY: RawTcpInfo is plain integers (every bit pattern valid); n bytes fit in it.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), (&mut raw as *mut RawTcpInfo).cast(), n)
+    };
+    raw
+}
+
 /// IPPROTO_MPTCP (include/uapi/linux/in.h).
 const IPPROTO_MPTCP: libc::c_int = 262;
 
@@ -553,6 +647,63 @@ mod tests {
         assert_eq!(new.total_rto_recoveries, Some(2));
         assert_eq!(new.total_rto_time_ms, Some(450));
         assert_eq!(new.info_len, 248);
+    }
+
+    #[test]
+    fn mptcp_subflow_arrays_are_split_by_the_kernels_element_size() {
+        // Header: size_subflow_data 16, 3 subflows, size_kernel 280, size_user 248; room
+        // (len) for two elements only.
+        let mut bytes = Vec::new();
+        for w in [16u32, 3, 280, 248] {
+            bytes.extend(w.to_ne_bytes());
+        }
+        let first = RawTcpInfo {
+            state: 1,
+            total_retrans: 4,
+            total_rto: 2,
+            ..RawTcpInfo::default()
+        };
+        let raw = |r: &RawTcpInfo| {
+            // SAFETY: RawTcpInfo is plain integers, 248 bytes.
+            unsafe {
+                std::slice::from_raw_parts((r as *const RawTcpInfo).cast::<u8>(), 248).to_vec()
+            }
+        };
+        bytes.extend(raw(&first));
+        bytes.extend(raw(&RawTcpInfo::default()));
+        let (num, size, elems) = parse_subflow_data(&bytes, 16 + 2 * 248);
+        assert_eq!((num, size, elems.len()), (3, 248, 2 * 248));
+        let info = raw_tcp_info(&elems[..248]).report(248);
+        assert_eq!((info.total_retrans, info.total_rto), (4, Some(2)));
+        // A kernel whose struct is shorter than ours: its size, and no RTO counters.
+        let short = raw_tcp_info(&elems[..232]).report(232);
+        assert_eq!((short.total_retrans, short.total_rto), (4, None));
+        // An IPv4 sockaddr_in: family, port, address.
+        let mut sa = vec![0u8; 128];
+        sa[..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
+        sa[4..8].copy_from_slice(&[10, 99, 201, 1]);
+        assert_eq!(sockaddr_in_addr(&sa), "10.99.201.1");
+        assert_eq!(sockaddr_in_addr(&[0u8; 128]), "");
+    }
+
+    #[test]
+    fn subflow_infos_of_an_mptcp_loopback_connection() {
+        // Needs MPTCP in this kernel and net.mptcp.enabled (the default) in this namespace.
+        let addr: std::net::SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let Ok(listener) = mptcp_listen(&addr) else {
+            eprintln!("skipped: no MPTCP here");
+            return;
+        };
+        let peer = listener.local_addr().unwrap();
+        let mut client = mptcp_connect(&peer).unwrap();
+        let (_server, _) = listener.accept().unwrap();
+        std::io::Write::write_all(&mut client, &[0u8; 10_000]).unwrap();
+        let subflows = mptcp_subflow_infos(client.as_raw_fd()).unwrap();
+        assert_eq!(subflows.len(), 1, "{subflows:?}");
+        let (local, info) = &subflows[0];
+        assert_eq!(local, "127.0.0.1");
+        assert_eq!(info.state, 1);
+        assert!(info.info_len >= 104 && info.data_segs_out >= 1, "{info:?}");
     }
 
     #[test]

@@ -444,6 +444,7 @@ class _Run:
                 rows = _mptcp_paths(f, plan, emu, mark, span_s, timing)
                 _add_subflow_state(rows, f, getattr(self, "subflows_mark", {}),
                                    getattr(self, "subflows_end", {}))  # fmt: skip
+                sockets[f.name] = {"subflows": _add_subflow_timeouts(rows, c, f, plan)}
                 paths.extend(rows)
             if info:
                 sockets[f.name] = {
@@ -730,6 +731,30 @@ def _add_subflow_state(rows: list, f, mark: dict, end: dict) -> None:
         r["retransmissions"] = grown("retrans")
         r["rtt_mean_s"] = now["rtt"] / 1e3 if "rtt" in now else None
         r["rtt_min_s"] = now["minrtt"] / 1e3 if "minrtt" in now else None
+
+
+def _add_subflow_timeouts(rows: list, c: dict, f, plan: Plan) -> dict[str, dict]:
+    """Fills the `paths` rows' `timeouts` with each subflow's `tcpi_total_rto` over the window,
+    from the TCP_INFO of every subflow the sender read (MPTCP_TCPINFO) at the warm-up mark and
+    at its end, matched by local address; returns each subflow's counter deltas (for the
+    summary). A subflow absent at the mark joined after it and counts from its start; without
+    a reading at the mark (or a kernel without tcpi_total_rto) the row's timeouts stay null."""
+    end = {e["local"]: e["info"] for e in c.get("subflows_end") or []}
+    marked = c.get("subflows_mark")
+    before_all = {e["local"]: e["info"] for e in marked or []}
+    usable = marked is not None or f.start_ns >= plan.warmup_ns
+    out: dict[str, dict] = {}
+    for r in rows:
+        now = end.get(r["src_addr"])
+        if not now or not usable:
+            continue
+        before = before_all.get(r["src_addr"], {})
+        r["timeouts"] = _since(now, before, "total_rto")
+        out[r["src_addr"]] = {
+            "info_len": now.get("info_len"),
+            **{k: _since(now, before, k) for k in SOCKET_COUNTERS},
+        }
+    return out
 
 
 def _since(info: dict, before: dict, key: str) -> int | None:

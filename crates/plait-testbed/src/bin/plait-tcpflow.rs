@@ -8,7 +8,8 @@
 //!
 //! `--mptcp` opens the socket with protocol IPPROTO_MPTCP (262, RFC 8684 in Linux ≥ 5.6): the
 //! kernel's path manager adds the subflows, TCP_CONGESTION set on the MPTCP socket is applied
-//! to every subflow (net/mptcp/sockopt.c), and TCP_INFO reads the first subflow's.
+//! to every subflow (net/mptcp/sockopt.c), and TCP_INFO reads the first subflow's; the client
+//! also reports every subflow's TCP_INFO at the mark and at the end (MPTCP_TCPINFO).
 //!
 //! Times are CLOCK_REALTIME nanoseconds: `t0` is the run's origin, shared by every process;
 //! `start`/`stop` are relative to it. The server accepts one connection and records the bytes
@@ -189,6 +190,10 @@ fn client(args: &Args) -> Result<(), String> {
     }
     let mut infos: Vec<(i64, TcpInfo)> = Vec::new();
     let mut mark: Option<(i64, TcpInfo)> = None;
+    // An MPTCP connection's subflows (local address, TCP_INFO) at the mark and at the end.
+    let mptcp = args.has("--mptcp");
+    let mut subflows_mark: Option<Vec<(String, TcpInfo)>> = None;
+    let mut subflows_end: Option<Vec<(String, TcpInfo)>> = None;
     let mut sent = 0u64;
     let mut connect_ns = None;
     let mut error = None;
@@ -212,6 +217,9 @@ fn client(args: &Args) -> Result<(), String> {
             if mark.is_none() && mark_at.is_some_and(|m| t >= m) {
                 if let Ok(info) = sys::tcp_info(fd) {
                     mark = Some((t, info));
+                }
+                if mptcp {
+                    subflows_mark = subflow_infos(fd);
                 }
             }
             while t >= next_tick as i64 {
@@ -248,12 +256,32 @@ fn client(args: &Args) -> Result<(), String> {
         if let Ok(info) = sys::tcp_info(fd) {
             infos.push((since(t0), info));
         }
+        if mptcp {
+            subflows_end = subflow_infos(fd);
+        }
         let _ = s.shutdown(std::net::Shutdown::Write);
     }
     write_report(
         &report,
         &json!({"cc": cc, "sent": sent, "connect_ns": connect_ns, "error": error,
                 "mark": mark.map(|(t, i)| json!({"t_ns": t, "info": i})),
+                "subflows_mark": subflows_json(subflows_mark.as_deref()),
+                "subflows_end": subflows_json(subflows_end.as_deref()),
                 "tcp_info": infos.iter().map(|(t, i)| json!({"t_ns": t, "info": i})).collect::<Vec<_>>()}),
     )
+}
+
+/// Each subflow's TCP_INFO (MPTCP_TCPINFO), read twice if the subflows changed in between.
+fn subflow_infos(fd: std::os::fd::RawFd) -> Option<Vec<(String, TcpInfo)>> {
+    sys::mptcp_subflow_infos(fd)
+        .or_else(|_| sys::mptcp_subflow_infos(fd))
+        .ok()
+}
+
+fn subflows_json(subflows: Option<&[(String, TcpInfo)]>) -> serde_json::Value {
+    subflows.map_or(serde_json::Value::Null, |v| {
+        v.iter()
+            .map(|(local, info)| json!({"local": local, "info": info}))
+            .collect()
+    })
 }
