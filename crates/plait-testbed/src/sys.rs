@@ -140,6 +140,20 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time the calling thread has used, (user, system) in nanoseconds (getrusage with
+/// RUSAGE_THREAD, Linux 2.6.26+): the emulator's own work per packet, without its keep-awake
+/// threads (which spin at SCHED_IDLE on every CPU and would fill RUSAGE_SELF).
+pub fn thread_cpu_ns() -> (u64, u64) {
+    // SAFETY: rusage is plain data, written by the kernel.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid rusage to write into.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) } < 0 {
+        return (0, 0);
+    }
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    (ns(usage.ru_utime), ns(usage.ru_stime))
+}
+
 /// CLOCK_REALTIME in nanoseconds since the epoch (for times shared between processes).
 pub fn realtime_ns() -> u64 {
     let mut ts = libc::timespec {
@@ -151,48 +165,75 @@ pub fn realtime_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Waits until one of `fds` is readable or `timeout_ns` passes (None: forever). Returns the
-/// readable flags; an interrupted wait (a signal) returns all false.
-pub fn wait_readable(
-    fds: &[RawFd],
-    timeout_ns: Option<u64>,
-    ready: &mut Vec<bool>,
-) -> io::Result<()> {
-    let mut polls: Vec<libc::pollfd> = fds
-        .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
-        .collect();
-    let ts = timeout_ns.map(|ns| libc::timespec {
-        tv_sec: (ns / 1_000_000_000) as libc::time_t,
-        tv_nsec: (ns % 1_000_000_000) as libc::c_long,
-    });
-    let ts_ptr = ts
-        .as_ref()
-        .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: polls is a valid array of its length; ts_ptr is null or a valid timespec.
-    let ret = unsafe {
-        libc::ppoll(
-            polls.as_mut_ptr(),
-            polls.len() as libc::nfds_t,
-            ts_ptr,
-            std::ptr::null(),
-        )
-    };
-    ready.clear();
-    if ret < 0 {
-        let err = io::Error::last_os_error();
-        if err.kind() == io::ErrorKind::Interrupted {
-            ready.resize(fds.len(), false);
-            return Ok(());
-        }
-        return Err(err);
+/// Reads one packet from `fd` (a TUN device: one read returns one packet) into `buf`, which
+/// holds exactly that packet afterwards (empty on an error); at most `max` bytes. The read goes
+/// into the buffer's spare capacity (reserved up to `max`), so nothing past the packet is
+/// written: zero-filling a 64 KiB buffer before every 1500-byte packet (`resize`) was a fifth
+/// of the emulator's CPU time (docs/testbed.md, "CPU per packet").
+pub fn read_packet(fd: &impl AsRawFd, buf: &mut Vec<u8>, max: usize) -> io::Result<usize> {
+    buf.clear();
+    buf.reserve(max);
+    // SAFETY: the kernel writes at most `max` bytes at buf's start, within its capacity.
+    let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), max) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
     }
-    ready.extend(polls.iter().map(|p| p.revents & libc::POLLIN != 0));
-    Ok(())
+    // SAFETY: the first n bytes (n <= max <= capacity) were written by the read.
+    unsafe { buf.set_len(n as usize) };
+    Ok(n as usize)
+}
+
+/// Waits on a fixed set of descriptors with ppoll, keeping its `pollfd` array between waits
+/// (the emulator waits once per round: no allocation per wait).
+pub struct Poller {
+    polls: Vec<libc::pollfd>,
+}
+
+impl Poller {
+    pub fn new(fds: &[RawFd]) -> Self {
+        Poller {
+            polls: fds
+                .iter()
+                .map(|&fd| libc::pollfd {
+                    fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                })
+                .collect(),
+        }
+    }
+
+    /// Waits until one of the descriptors is readable or `timeout_ns` passes (None: forever).
+    /// Returns the readable flags in `ready`; an interrupted wait (a signal) returns all false.
+    pub fn wait(&mut self, timeout_ns: Option<u64>, ready: &mut Vec<bool>) -> io::Result<()> {
+        let ts = timeout_ns.map(|ns| libc::timespec {
+            tv_sec: (ns / 1_000_000_000) as libc::time_t,
+            tv_nsec: (ns % 1_000_000_000) as libc::c_long,
+        });
+        let ts_ptr = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: polls is a valid array of its length; ts_ptr is null or a valid timespec.
+        let ret = unsafe {
+            libc::ppoll(
+                self.polls.as_mut_ptr(),
+                self.polls.len() as libc::nfds_t,
+                ts_ptr,
+                std::ptr::null(),
+            )
+        };
+        ready.clear();
+        if ret < 0 {
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::Interrupted {
+                ready.resize(self.polls.len(), false);
+                return Ok(());
+            }
+            return Err(err);
+        }
+        ready.extend(self.polls.iter().map(|p| p.revents & libc::POLLIN != 0));
+        Ok(())
+    }
 }
 
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -594,6 +635,53 @@ pub fn mptcp_connect(addr: &std::net::SocketAddr) -> Result<std::net::TcpStream,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_packet_read_writes_only_the_packets_bytes() {
+        use std::os::unix::net::UnixDatagram;
+        // A datagram socket reads like a TUN device: one read, one packet.
+        let (tx, rx) = UnixDatagram::pair().unwrap();
+        rx.set_nonblocking(true).unwrap();
+        // A recycled buffer: 64 KiB of 0xaa once written, then emptied (its capacity stays).
+        let mut buf = vec![0xaau8; 65536];
+        buf.clear();
+        let packet: Vec<u8> = (0..1500u32).map(|i| (i % 251) as u8).collect();
+        tx.send(&packet).unwrap();
+        assert_eq!(read_packet(&rx, &mut buf, 65536).unwrap(), 1500);
+        assert_eq!(buf, packet);
+        // Nothing past the packet was written (no 64 KiB zero-fill per packet): the rest of
+        // the capacity still holds the old bytes.
+        assert!(buf.capacity() >= 65536);
+        // SAFETY: all 65536 bytes were initialised above (a truncated Vec keeps them).
+        let whole = unsafe { std::slice::from_raw_parts(buf.as_ptr(), 65536) };
+        assert!(
+            whole[1500..].iter().all(|&b| b == 0xaa),
+            "the buffer was zero-filled"
+        );
+        // A new, empty buffer grows to the maximum; an empty device is WouldBlock.
+        let mut fresh = Vec::new();
+        tx.send(&packet[..40]).unwrap();
+        assert_eq!(read_packet(&rx, &mut fresh, 65536).unwrap(), 40);
+        assert!(fresh.capacity() >= 65536 && fresh == packet[..40]);
+        let err = read_packet(&rx, &mut fresh, 65536).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::WouldBlock);
+        assert!(fresh.is_empty());
+    }
+
+    #[test]
+    fn thread_cpu_time_grows_with_work() {
+        let (user0, system0) = thread_cpu_ns();
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+        }
+        let (user1, system1) = thread_cpu_ns();
+        assert!(
+            user1 + system1 > user0 + system0,
+            "{user0} {system0} {user1} {system1}"
+        );
+    }
 
     #[test]
     fn ifreq_and_tcp_info_layouts() {

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::net::Ipv4Addr;
 use std::os::fd::AsRawFd;
 use std::process::ExitCode;
@@ -25,6 +25,9 @@ use plait_testbed::link::{DropCause, Emulator};
 use plait_testbed::spin::SpinBudget;
 use plait_testbed::{pcap, sys};
 use serde_json::json;
+
+/// The largest packet a TUN read returns (an IPv4 packet's length field is 16 bits).
+const MAX_PACKET: usize = 65536;
 
 /// A packet in flight: its bytes, the host it goes to and its route (an address pair).
 struct Packet {
@@ -143,6 +146,7 @@ fn run(config_path: &str) -> Result<(), String> {
     File::create(&config.ready_file).map_err(|e| format!("{}: {e}", config.ready_file))?;
 
     let fds: Vec<_> = tuns.iter().map(|t| t.as_raw_fd()).collect();
+    let mut poller = sys::Poller::new(&fds);
     let mut ready = Vec::with_capacity(fds.len());
     let mut flows: HashMap<FlowKey, u32> = HashMap::new();
     let mut flow_keys: Vec<FlowKey> = Vec::new();
@@ -155,6 +159,8 @@ fn run(config_path: &str) -> Result<(), String> {
     let mut route_delivered: Vec<[u64; 2]> = vec![[0, 0]; config.routes.len()];
     let mut budget = SpinBudget::new(config.spin_window_ns, config.spin_share);
     let mut spinning_since: Option<u64> = None;
+    let mut spun_ns = 0u64;
+    let mut rounds = 0u64;
     // Captures: link direction -> writer.
     let mut pcap_writers: Vec<std::io::BufWriter<File>> = Vec::new();
     let mut pcap_of_link: Vec<Option<usize>> = vec![None; config.links.len()];
@@ -196,6 +202,8 @@ fn run(config_path: &str) -> Result<(), String> {
                 no_route,
                 not_ipv4,
                 write_errors,
+                spun_ns,
+                rounds,
             };
             let path = format!("{}.mark", config.stats_file);
             write_stats(
@@ -238,6 +246,7 @@ fn run(config_path: &str) -> Result<(), String> {
         let before = now();
         if let Some(since) = spinning_since.take() {
             budget.record(before, before - since);
+            spun_ns += before - since;
         }
         let timeout = emulator.poll_timeout().map(|at| at.saturating_sub(before));
         let spin = budget.may_spin(before);
@@ -250,17 +259,20 @@ fn run(config_path: &str) -> Result<(), String> {
             Some(left) => Some(left),
             None => Some(100_000_000), // re-check the stop flag now and then
         };
-        sys::wait_readable(&fds, wait, &mut ready).map_err(|e| format!("ppoll: {e}"))?;
+        rounds += 1;
+        poller
+            .wait(wait, &mut ready)
+            .map_err(|e| format!("ppoll: {e}"))?;
         for (host, &is_ready) in ready.iter().enumerate() {
             if !is_ready {
                 continue;
             }
             // Bounded: at most 64 packets per device per round, so deliveries are not starved.
             for _ in 0..64 {
-                let mut buf = spare.pop().unwrap_or_else(|| vec![0u8; 65536]);
-                buf.resize(65536, 0);
-                let n = match tuns[host].read(&mut buf) {
-                    Ok(n) => n,
+                // A recycled buffer (or a new one): the read fills only the packet's bytes.
+                let mut buf = spare.pop().unwrap_or_default();
+                match sys::read_packet(&tuns[host], &mut buf, MAX_PACKET) {
+                    Ok(_) => {}
                     Err(e) if e.kind() == ErrorKind::WouldBlock => {
                         spare.push(buf);
                         break;
@@ -270,8 +282,7 @@ fn run(config_path: &str) -> Result<(), String> {
                         break;
                     }
                     Err(e) => return Err(format!("read from {}: {e}", config.hosts[host].tun)),
-                };
-                buf.truncate(n);
+                }
                 let arrival = now();
                 let Some(key) = flow_key(&buf) else {
                     not_ipv4 += 1;
@@ -322,6 +333,8 @@ fn run(config_path: &str) -> Result<(), String> {
         no_route,
         not_ipv4,
         write_errors,
+        spun_ns,
+        rounds,
     };
     write_stats(
         &config,
@@ -346,6 +359,11 @@ struct RunInfo {
     no_route: u64,
     not_ipv4: u64,
     write_errors: u64,
+    /// Time in rounds that polled without sleeping (a departure was near), their work
+    /// included, ns.
+    spun_ns: u64,
+    /// Rounds of the loop (one wait each: a sleep unless the round spun or input was ready).
+    rounds: u64,
 }
 
 /// Writes the counters at time `end` (ns since the start) to `path`, atomically.
@@ -404,8 +422,16 @@ fn write_stats(
             })
         })
         .collect();
+    let (cpu_user_ns, cpu_system_ns) = sys::thread_cpu_ns();
     let stats = json!({
         "duration_ns": end,
+        // The forwarding thread's CPU time since it started (user, system: the kernel's work
+        // in its read and write calls, the TCP receive path of what it writes included), the
+        // time of the rounds that spun (polled without sleeping: CPU time too) and the rounds.
+        "cpu_user_ns": cpu_user_ns,
+        "cpu_system_ns": cpu_system_ns,
+        "spin_ns": run.spun_ns,
+        "rounds": run.rounds,
         "pinned": run.pinned,
         "cpu": run.cpu,
         "sched_fifo": run.sched_fifo,
