@@ -12,6 +12,7 @@
 
 pub mod app;
 pub mod bench;
+pub(crate) mod dispatch;
 pub mod event;
 pub mod fifo;
 /// Fuzz-target bodies (`fuzz/`), shared with the corpus replay test; not a public API.

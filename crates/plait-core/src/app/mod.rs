@@ -135,18 +135,11 @@ macro_rules! builtin_sources {
             $($variant($module::$variant),)+
         }
 
-        impl DatagramSource {
-            pub fn packet_bytes(&self) -> u32 {
-                match self {
-                    $(DatagramSource::$variant(s) => s.packet_bytes(),)+
-                }
-            }
-
-            /// Called at the source's start time and at every wake-up it asked for.
-            pub fn wake(&mut self, now: SimTime) -> Wake {
-                match self {
-                    $(DatagramSource::$variant(s) => s.wake(now),)+
-                }
+        $crate::dispatch::enum_dispatch! {
+            impl DatagramSource [$($variant),+] {
+                pub fn packet_bytes(&self) -> u32;
+                /// Called at the source's start time and at every wake-up it asked for.
+                pub fn wake(&mut self, now: SimTime) -> Wake;
             }
         }
 

@@ -64,13 +64,13 @@ macro_rules! builtin_losses {
                     $(LossModel::$variant(_) => $module::SPEC.name,)+
                 }
             }
+        }
 
-            /// Whether the next packet is lost. Call exactly once per packet.
-            #[inline]
-            pub fn should_drop(&mut self, rng: &mut SimRng) -> bool {
-                match self {
-                    $(LossModel::$variant(m) => m.should_drop(rng),)+
-                }
+        $crate::dispatch::enum_dispatch! {
+            impl LossModel [$($variant),+] {
+                /// Whether the next packet is lost. Call exactly once per packet.
+                #[inline]
+                pub fn should_drop(&mut self, rng: &mut SimRng) -> bool;
             }
         }
 

@@ -202,51 +202,24 @@ macro_rules! builtin_queues {
             }
         })+
 
-        impl QueueDisc for Queue {
-            #[inline]
-            fn enqueue(
-                &mut self,
-                now: SimTime,
-                item: QueueItem,
-                rng: &mut SimRng,
-                dropped: &mut Vec<QueueItem>,
-            ) {
-                match self {
-                    $(Queue::$variant(q) => q.enqueue(now, item, rng, dropped),)+
-                    Queue::Custom(q) => q.enqueue(now, item, rng, dropped),
-                }
-            }
-
-            #[inline]
-            fn dequeue(&mut self, now: SimTime) -> Option<QueueItem> {
-                match self {
-                    $(Queue::$variant(q) => q.dequeue(now),)+
-                    Queue::Custom(q) => q.dequeue(now),
-                }
-            }
-
-            #[inline]
-            fn len_packets(&self) -> usize {
-                match self {
-                    $(Queue::$variant(q) => q.len_packets(),)+
-                    Queue::Custom(q) => q.len_packets(),
-                }
-            }
-
-            #[inline]
-            fn len_bytes(&self) -> u64 {
-                match self {
-                    $(Queue::$variant(q) => q.len_bytes(),)+
-                    Queue::Custom(q) => q.len_bytes(),
-                }
-            }
-
-            #[inline]
-            fn is_empty(&self) -> bool {
-                match self {
-                    $(Queue::$variant(q) => q.is_empty(),)+
-                    Queue::Custom(q) => q.is_empty(),
-                }
+        $crate::dispatch::enum_dispatch! {
+            impl QueueDisc for Queue [$($variant,)+ Custom] {
+                #[inline]
+                fn enqueue(
+                    &mut self,
+                    now: SimTime,
+                    item: QueueItem,
+                    rng: &mut SimRng,
+                    dropped: &mut Vec<QueueItem>,
+                );
+                #[inline]
+                fn dequeue(&mut self, now: SimTime) -> Option<QueueItem>;
+                #[inline]
+                fn len_packets(&self) -> usize;
+                #[inline]
+                fn len_bytes(&self) -> u64;
+                #[inline]
+                fn is_empty(&self) -> bool;
             }
         }
     };

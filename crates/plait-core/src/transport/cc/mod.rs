@@ -184,90 +184,30 @@ macro_rules! builtin_controllers {
             }
         })+
 
-        impl CongestionControl for Controller {
-            #[inline]
-            fn name(&self) -> &'static str {
-                match self {
-                    $(Controller::$variant(c) => c.name(),)+
-                    Controller::Custom(c) => c.name(),
-                }
-            }
-            #[inline]
-            fn cwnd(&self) -> u64 {
-                match self {
-                    $(Controller::$variant(c) => c.cwnd(),)+
-                    Controller::Custom(c) => c.cwnd(),
-                }
-            }
-            #[inline]
-            fn ssthresh(&self) -> u64 {
-                match self {
-                    $(Controller::$variant(c) => c.ssthresh(),)+
-                    Controller::Custom(c) => c.ssthresh(),
-                }
-            }
-            #[inline]
-            fn in_slow_start(&self) -> bool {
-                match self {
-                    $(Controller::$variant(c) => c.in_slow_start(),)+
-                    Controller::Custom(c) => c.in_slow_start(),
-                }
-            }
-            #[inline]
-            fn on_packet_sent(&mut self, now: SimTime, bytes: u32, bytes_in_flight: u64) {
-                match self {
-                    $(Controller::$variant(c) => c.on_packet_sent(now, bytes, bytes_in_flight),)+
-                    Controller::Custom(c) => c.on_packet_sent(now, bytes, bytes_in_flight),
-                }
-            }
-            #[inline]
-            fn on_ack(&mut self, sample: &AckSample) {
-                match self {
-                    $(Controller::$variant(c) => c.on_ack(sample),)+
-                    Controller::Custom(c) => c.on_ack(sample),
-                }
-            }
-            fn on_tagged_ack(&mut self, tag: u64, bytes: u64) {
-                match self {
-                    $(Controller::$variant(c) => c.on_tagged_ack(tag, bytes),)+
-                    Controller::Custom(c) => c.on_tagged_ack(tag, bytes),
-                }
-            }
-            fn on_tagged_loss(&mut self, tag: u64, bytes: u64) {
-                match self {
-                    $(Controller::$variant(c) => c.on_tagged_loss(tag, bytes),)+
-                    Controller::Custom(c) => c.on_tagged_loss(tag, bytes),
-                }
-            }
-            #[inline]
-            fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
-                match self {
-                    $(Controller::$variant(c) => c.on_congestion_event(now, bytes_in_flight),)+
-                    Controller::Custom(c) => c.on_congestion_event(now, bytes_in_flight),
-                }
-            }
-            #[inline]
-            fn on_recovery_exit(&mut self, now: SimTime) {
-                match self {
-                    $(Controller::$variant(c) => c.on_recovery_exit(now),)+
-                    Controller::Custom(c) => c.on_recovery_exit(now),
-                }
-            }
-            #[inline]
-            fn on_retransmission_timeout(&mut self, now: SimTime, bytes_in_flight: u64) {
-                match self {
-                    $(Controller::$variant(c) => {
-                        c.on_retransmission_timeout(now, bytes_in_flight)
-                    })+
-                    Controller::Custom(c) => c.on_retransmission_timeout(now, bytes_in_flight),
-                }
-            }
-            #[inline]
-            fn pacing_rate(&self) -> Option<Rate> {
-                match self {
-                    $(Controller::$variant(c) => c.pacing_rate(),)+
-                    Controller::Custom(c) => c.pacing_rate(),
-                }
+        $crate::dispatch::enum_dispatch! {
+            impl CongestionControl for Controller [$($variant,)+ Custom] {
+                #[inline]
+                fn name(&self) -> &'static str;
+                #[inline]
+                fn cwnd(&self) -> u64;
+                #[inline]
+                fn ssthresh(&self) -> u64;
+                #[inline]
+                fn in_slow_start(&self) -> bool;
+                #[inline]
+                fn on_packet_sent(&mut self, now: SimTime, bytes: u32, bytes_in_flight: u64);
+                #[inline]
+                fn on_ack(&mut self, sample: &AckSample);
+                fn on_tagged_ack(&mut self, tag: u64, bytes: u64);
+                fn on_tagged_loss(&mut self, tag: u64, bytes: u64);
+                #[inline]
+                fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64);
+                #[inline]
+                fn on_recovery_exit(&mut self, now: SimTime);
+                #[inline]
+                fn on_retransmission_timeout(&mut self, now: SimTime, bytes_in_flight: u64);
+                #[inline]
+                fn pacing_rate(&self) -> Option<Rate>;
             }
         }
     };

@@ -168,17 +168,6 @@ impl MultipathCongestionControl for Uncoupled {
     }
 }
 
-/// `match` over every variant of [`Coupled`], binding the controller to `$c`.
-macro_rules! dispatch_coupled {
-    ($self:expr, [$($variant:ident),*], $c:ident => $body:expr) => {
-        match $self {
-            $(Coupled::$variant($c) => $body,)*
-            Coupled::Uncoupled($c) => $body,
-            Coupled::Custom($c) => $body,
-        }
-    };
-}
-
 /// Generates, from one line `module::Type` per built-in coupled controller (its declaration is
 /// `module::SPEC`): [`REGISTRY`], the [`Coupled`] enum with one variant per line plus
 /// `Uncoupled` and `Custom`, and the enum's static dispatch.
@@ -202,46 +191,24 @@ macro_rules! builtin_coupled {
             }
         })*
 
-        impl MultipathCongestionControl for Coupled {
-            fn name(&self) -> &'static str {
-                dispatch_coupled!(self, [$($variant),*], c => c.name())
-            }
-            fn subflows(&self) -> usize {
-                dispatch_coupled!(self, [$($variant),*], c => c.subflows())
-            }
-            #[inline]
-            fn cwnd(&self, subflow: usize) -> u64 {
-                dispatch_coupled!(self, [$($variant),*], c => c.cwnd(subflow))
-            }
-            #[inline]
-            fn ssthresh(&self, subflow: usize) -> u64 {
-                dispatch_coupled!(self, [$($variant),*], c => c.ssthresh(subflow))
-            }
-            #[inline]
-            fn on_packet_sent(&mut self, subflow: usize, now: SimTime, bytes: u32, in_flight: u64) {
-                dispatch_coupled!(self, [$($variant),*], c => c.on_packet_sent(subflow, now, bytes, in_flight))
-            }
-            #[inline]
-            fn on_ack(&mut self, subflow: usize, sample: &AckSample) {
-                dispatch_coupled!(self, [$($variant),*], c => c.on_ack(subflow, sample))
-            }
-            fn on_congestion_event(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64) {
-                dispatch_coupled!(self, [$($variant),*], c => c.on_congestion_event(subflow, now, bytes_in_flight))
-            }
-            fn on_recovery_exit(&mut self, subflow: usize, now: SimTime) {
-                dispatch_coupled!(self, [$($variant),*], c => c.on_recovery_exit(subflow, now))
-            }
-            fn on_retransmission_timeout(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64) {
-                dispatch_coupled!(self, [$($variant),*], c => c.on_retransmission_timeout(subflow, now, bytes_in_flight))
-            }
-            fn set_established(&mut self, subflow: usize, established: bool) {
-                dispatch_coupled!(self, [$($variant),*], c => c.set_established(subflow, established))
-            }
-            fn penalise(&mut self, subflow: usize) {
-                dispatch_coupled!(self, [$($variant),*], c => c.penalise(subflow))
-            }
-            fn pacing_rate(&self, subflow: usize) -> Option<Rate> {
-                dispatch_coupled!(self, [$($variant),*], c => c.pacing_rate(subflow))
+        $crate::dispatch::enum_dispatch! {
+            impl MultipathCongestionControl for Coupled [$($variant,)* Uncoupled, Custom] {
+                fn name(&self) -> &'static str;
+                fn subflows(&self) -> usize;
+                #[inline]
+                fn cwnd(&self, subflow: usize) -> u64;
+                #[inline]
+                fn ssthresh(&self, subflow: usize) -> u64;
+                #[inline]
+                fn on_packet_sent(&mut self, subflow: usize, now: SimTime, bytes: u32, in_flight: u64);
+                #[inline]
+                fn on_ack(&mut self, subflow: usize, sample: &AckSample);
+                fn on_congestion_event(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64);
+                fn on_recovery_exit(&mut self, subflow: usize, now: SimTime);
+                fn on_retransmission_timeout(&mut self, subflow: usize, now: SimTime, bytes_in_flight: u64);
+                fn set_established(&mut self, subflow: usize, established: bool);
+                fn penalise(&mut self, subflow: usize);
+                fn pacing_rate(&self, subflow: usize) -> Option<Rate>;
             }
         }
     };

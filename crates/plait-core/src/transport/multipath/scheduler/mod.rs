@@ -305,16 +305,6 @@ impl Kind for SchedulerKind {
     }
 }
 
-/// `match` over every variant of [`Scheduler`], binding the scheduler to `$s`.
-macro_rules! dispatch_scheduler {
-    ($self:expr, [$($variant:ident),*], $s:ident => $body:expr) => {
-        match $self {
-            $(Scheduler::$variant($s) => $body,)*
-            Scheduler::Custom($s) => $body,
-        }
-    };
-}
-
 /// Generates, from one line `module::Type` per built-in scheduler (its declaration is
 /// `module::SPEC`): [`REGISTRY`], the [`Scheduler`] enum with one variant per line plus
 /// `Custom`, and the enum's static dispatch.
@@ -337,33 +327,21 @@ macro_rules! builtin_schedulers {
             }
         })*
 
-        impl PacketScheduler for Scheduler {
-            fn name(&self) -> &'static str {
-                dispatch_scheduler!(self, [$($variant),*], s => s.name())
-            }
-            #[inline]
-            fn schedule(
-                &mut self,
-                connection: &ConnectionView,
-                segment: &SegmentView,
-                subflows: &[SubflowView],
-            ) -> Pick {
-                dispatch_scheduler!(self, [$($variant),*], s => s.schedule(connection, segment, subflows))
-            }
-            fn options(&self) -> SchedulerOptions {
-                dispatch_scheduler!(self, [$($variant),*], s => s.options())
-            }
-            fn is_stateless(&self) -> bool {
-                dispatch_scheduler!(self, [$($variant),*], s => s.is_stateless())
-            }
-            fn copies_to_every_subflow(&self) -> bool {
-                dispatch_scheduler!(self, [$($variant),*], s => s.copies_to_every_subflow())
-            }
-            fn on_receive_buffer_optimisation(&mut self) {
-                dispatch_scheduler!(self, [$($variant),*], s => s.on_receive_buffer_optimisation())
-            }
-            fn subflow_estimate(&self, subflow: usize) -> Option<f64> {
-                dispatch_scheduler!(self, [$($variant),*], s => s.subflow_estimate(subflow))
+        $crate::dispatch::enum_dispatch! {
+            impl PacketScheduler for Scheduler [$($variant,)* Custom] {
+                fn name(&self) -> &'static str;
+                #[inline]
+                fn schedule(
+                    &mut self,
+                    connection: &ConnectionView,
+                    segment: &SegmentView,
+                    subflows: &[SubflowView],
+                ) -> Pick;
+                fn options(&self) -> SchedulerOptions;
+                fn is_stateless(&self) -> bool;
+                fn copies_to_every_subflow(&self) -> bool;
+                fn on_receive_buffer_optimisation(&mut self);
+                fn subflow_estimate(&self, subflow: usize) -> Option<f64>;
             }
         }
     };
