@@ -902,3 +902,7 @@ mod tests {
         assert_eq!(tag_flow(tag(4095)), 4095);
     }
 }
+
+#[cfg(test)]
+#[path = "mpat_tests.rs"]
+mod mpat_tests;

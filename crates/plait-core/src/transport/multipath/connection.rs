@@ -1240,3 +1240,7 @@ impl Transport for MptcpFlow {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "mptcp_tests.rs"]
+pub(crate) mod mptcp_tests;
