@@ -87,6 +87,9 @@ pub struct SimulationSpec {
     pub sample_interval: Option<SimTime>,
     /// Keep every dropped packet in the `drops` table.
     pub trace_drops: bool,
+    /// Do work ahead of time where it applies (`sim/ahead.rs`); the results are the same
+    /// either way, only the count of events differs.
+    pub lookahead: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -257,6 +260,7 @@ pub(crate) const SIMULATION_KEYS: &[&str] = &[
     "seed",
     "sample_interval",
     "trace_drops",
+    "lookahead",
 ];
 pub(crate) const DEFAULT_SEED: u64 = 1;
 

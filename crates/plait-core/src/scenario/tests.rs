@@ -114,6 +114,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
             seed: 1,
             sample_interval: None,
             trace_drops: false,
+            lookahead: true,
         }
     );
     let node = |name: &str, kind| NodeSpec {

@@ -511,12 +511,14 @@ fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {
         }
     }
     let trace_drops = sim.opt("trace_drops", bool_value)?.unwrap_or(false);
+    let lookahead = sim.opt("lookahead", bool_value)?.unwrap_or(true);
     Ok(SimulationSpec {
         duration,
         warmup,
         seed,
         sample_interval,
         trace_drops,
+        lookahead,
     })
 }
 

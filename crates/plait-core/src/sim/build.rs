@@ -273,6 +273,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         seed,
         sample_interval: scenario.simulation.sample_interval,
         trace_drops: scenario.simulation.trace_drops,
+        lookahead: scenario.simulation.lookahead,
     };
     let node_names = topo.nodes.iter().map(|n| n.name.clone()).collect();
     // An event acts on every direction of its link.

@@ -10,7 +10,11 @@
 //! `poll_transmit` and `poll_event`, re-arms the flow's one wake-up from `poll_timeout`, and
 //! puts the transmits on the routes of their paths. A flow's wake-up is cancelled lazily: the
 //! flow remembers the earliest wake-up it has in the queue and ignores any other.
+//!
+//! What is done ahead of time (admissions down a route, arrivals handled when admitted) is in
+//! `sim/ahead.rs`; the loop only calls it, and `RunConfig::lookahead` turns it off.
 
+mod ahead;
 pub mod budget;
 pub mod build;
 pub mod flow;
@@ -23,13 +27,13 @@ use crate::ids::{FlowId, LinkId, PacketId, PathId, RouteId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
 use crate::packet::{Header, Packet};
-use crate::ring::Ring;
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
 use crate::transport::tcp::TcpFlow;
 use crate::transport::{AnyTransport, Direction, FlowChange, Transport, TransportEvent};
+use ahead::Ahead;
 use measure::Measurements;
 
 pub use build::build;
@@ -267,6 +271,11 @@ pub struct RunConfig {
     pub sample_interval: Option<SimTime>,
     /// Keep every dropped packet for the `drops` table.
     pub trace_drops: bool,
+    /// Do work ahead of time where it applies (`[simulation] lookahead`, on by default; see
+    /// `sim/ahead.rs`): admissions at links fed by one upstream link, and arrivals handled when
+    /// admitted. Off, every hop is an event; the results are the same either way (only the
+    /// count of events differs).
+    pub lookahead: bool,
 }
 
 /// A built scenario, ready to run.
@@ -288,16 +297,8 @@ pub struct Simulator<O: Observer = NoTrace> {
     finished: bool,
     flow_changes: Vec<FlowSettingChange>,
     loss_changes: Vec<LossChange>,
-    /// Per link: the wire bytes of data packets admitted ahead of time at the next link, to
-    /// credit to their flows when they reach the end of this first hop (see `launch`).
-    wire_ahead: Vec<Ring<WireCredit>>,
-    /// The earliest instant at which the meters may next read the links and flows (the next
-    /// sample, the end of the warm-up, the end of the slice): what happens ahead of time
-    /// before it needs no record for readings in between.
-    horizon: SimTime,
-    /// The latest such arrival not recorded: a slice that stops on its event budget goes on
-    /// past it, so that the reading at its end sees everything not recorded as happened.
-    unrecorded_until: SimTime,
+    /// The work done ahead of time ([`ahead`]).
+    ahead: Ahead,
     next_sample: SimTime,
     /// The end of the slice being run.
     slice_end: SimTime,
@@ -306,19 +307,6 @@ pub struct Simulator<O: Observer = NoTrace> {
     /// The slice has used its event budget: everything admitted ahead is recorded from then
     /// on, so that the slice can stop soon.
     budget_spent: bool,
-    /// Drops decided ahead of time counted at once, without an event in the queue.
-    drops_folded: u64,
-    /// Per flow: its receiving end reacts ahead of time (`react_ahead`), as
-    /// `enable_reactions` found.
-    reacts_ahead: Vec<bool>,
-    /// The packets a reaction ahead sends (apart from `transmit_buf`, which the reaction's
-    /// caller may be going through).
-    reaction_buf: Vec<PacketId>,
-    /// Arrivals at a receiving end handled ahead of time.
-    reactions_ahead: u64,
-    /// Per link: some flow's data arrives over it at the end of its route and can be handled
-    /// ahead of time.
-    answered_over: Vec<bool>,
 }
 
 /// Where a packet is on its route: what putting it on the wire needs of it.
@@ -342,17 +330,6 @@ impl RoutePlace {
             path: p.path,
         }
     }
-}
-
-/// Data bytes that will have crossed a flow's first hop at `at`.
-#[derive(Clone, Copy, Debug, Default)]
-struct WireCredit {
-    at: SimTime,
-    /// When the event of that arrival would have been scheduled (`Link::depart`).
-    scheduled: SimTime,
-    flow: FlowId,
-    path: PathId,
-    bytes: u32,
 }
 
 impl<O: Observer> Simulator<O> {
@@ -408,10 +385,14 @@ impl<O: Observer> Simulator<O> {
         }
         let measure = Measurements::new(&config, links.len());
         let mut links = links;
-        enable_lookahead(&mut links, &routes, &link_changes, &loss_changes);
-        let (reacts_ahead, answered_over) =
-            enable_reactions(&mut links, &routes, &flows, &link_changes, &loss_changes);
-        let wire_ahead = links.iter().map(|_| Ring::new()).collect();
+        let ahead = Ahead::plan(
+            config.lookahead,
+            &mut links,
+            &routes,
+            &flows,
+            &link_changes,
+            &loss_changes,
+        );
         Simulator {
             now: SimTime::ZERO,
             config,
@@ -430,18 +411,11 @@ impl<O: Observer> Simulator<O> {
             finished: false,
             flow_changes,
             loss_changes,
-            wire_ahead,
-            horizon: SimTime::ZERO,
-            unrecorded_until: SimTime::ZERO,
+            ahead,
             next_sample,
             slice_end: SimTime::ZERO,
             overrun: 0,
             budget_spent: false,
-            drops_folded: 0,
-            reacts_ahead,
-            reaction_buf: Vec::new(),
-            reactions_ahead: 0,
-            answered_over,
         }
     }
 
@@ -452,7 +426,7 @@ impl<O: Observer> Simulator<O> {
         }
         if P::ENABLED {
             // An observer sees each arrival at its time: none is handled ahead.
-            self.reacts_ahead.fill(false);
+            self.ahead.stop_reactions();
         }
         Simulator {
             now: self.now,
@@ -472,18 +446,11 @@ impl<O: Observer> Simulator<O> {
             finished: self.finished,
             flow_changes: self.flow_changes,
             loss_changes: self.loss_changes,
-            wire_ahead: self.wire_ahead,
-            horizon: self.horizon,
-            unrecorded_until: self.unrecorded_until,
+            ahead: self.ahead,
             next_sample: self.next_sample,
             slice_end: self.slice_end,
             overrun: self.overrun,
             budget_spent: self.budget_spent,
-            drops_folded: self.drops_folded,
-            reacts_ahead: self.reacts_ahead,
-            reaction_buf: self.reaction_buf,
-            reactions_ahead: self.reactions_ahead,
-            answered_over: self.answered_over,
         }
     }
 
@@ -523,12 +490,12 @@ impl<O: Observer> Simulator<O> {
     /// Drops decided ahead of time that were counted when decided, without going through the
     /// event queue (they are among `events_processed`).
     pub fn drops_folded(&self) -> u64 {
-        self.drops_folded
+        self.ahead.drops_folded
     }
     /// Arrivals at a receiving end handled ahead of their time, without an event in the
     /// queue (they are among `events_processed`; see [`Transport::reacts_ahead`]).
     pub fn reactions_ahead(&self) -> u64 {
-        self.reactions_ahead
+        self.ahead.reactions
     }
     pub fn packet_counters(&self) -> PacketCounters {
         self.counters
@@ -581,58 +548,6 @@ impl<O: Observer> Simulator<O> {
         Ok(())
     }
 
-    /// `flow` no longer reacts ahead of time: neither does any flow whose reactions go onto
-    /// the same link, which no longer admits ahead (its admissions would no longer all be
-    /// reactions ahead or at their time, see `enable_reactions`). Before the run starts.
-    fn stop_reactions_beside(&mut self, flow: FlowId) {
-        let routes = &self.routes;
-        let first_of_reverse = |f: &Flow| {
-            f.paths
-                .first()
-                .and_then(|p| routes[p.reverse.index()].first().copied())
-        };
-        let Some(r0) = first_of_reverse(&self.flows[flow.index()]) else {
-            return;
-        };
-        for (i, f) in self.flows.iter().enumerate() {
-            if first_of_reverse(f) == Some(r0) {
-                self.reacts_ahead[i] = false;
-            }
-        }
-        // A route's first link admits ahead only for reactions.
-        self.links[r0.index()].disable_lookahead();
-    }
-
-    /// The earliest instant at which the meters may next read the links and flows.
-    fn update_horizon(&mut self) {
-        let warmup = if self.measure.warmed_up {
-            SimTime::MAX
-        } else {
-            self.config.warmup
-        };
-        self.horizon = if self.budget_spent {
-            SimTime::ZERO
-        } else {
-            self.slice_end.min(self.next_sample).min(warmup)
-        };
-    }
-
-    /// Turns off admission ahead of time (`Link::admit_ahead`): every hop of every packet is
-    /// then an event. Results are identical either way; this exists to test that.
-    ///
-    /// # Errors
-    /// When the run has already processed an event.
-    pub fn disable_lookahead(&mut self) -> Result<(), &'static str> {
-        if self.events_processed > 0 {
-            return Err("lookahead can only be turned off before the run starts");
-        }
-        for l in &mut self.links {
-            l.disable_lookahead();
-        }
-        self.reacts_ahead.fill(false);
-        Ok(())
-    }
-
     /// Runs to the end of the scenario.
     pub fn run(&mut self) {
         self.run_until(self.config.duration);
@@ -673,7 +588,7 @@ impl<O: Observer> Simulator<O> {
                 self.budget_spent = true;
                 self.update_horizon();
             }
-            if self.budget_spent && self.now >= self.unrecorded_until {
+            if self.budget_spent && self.now >= self.ahead.unrecorded_until {
                 exhausted = self.events.peek_time().is_some_and(|t| t < end);
                 break;
             }
@@ -772,45 +687,6 @@ impl<O: Observer> Simulator<O> {
         self.enter_event_driven_link(link, item);
     }
 
-    /// A packet enters `link`, the first link of a reverse route, which admits ahead of time
-    /// the answers of the arrivals handled ahead (`react_ahead`): at `at`, after now, for such
-    /// an answer (a drop is then counted at once: nothing records its time and no reading
-    /// comes first), else now. Returns its departure, unless it is dropped.
-    #[inline(always)]
-    fn admit_answer(
-        &mut self,
-        link: LinkId,
-        item: QueueItem,
-        at: SimTime,
-        scheduled: SimTime,
-    ) -> Option<Departure> {
-        debug_assert!(
-            self.pool.get(item.packet).is_feedback(),
-            "an answer on the reverse route"
-        );
-        let now = self.now;
-        if at > now {
-            let l = &mut self.links[link.index()];
-            return match l.admit_ahead(now, at, scheduled, item, self.horizon) {
-                Ok(d) => Some(d),
-                Err(_) => {
-                    self.pool.release(item.packet);
-                    self.counters.dropped += 1;
-                    self.flows[item.flow.index()].meters.drops += 1;
-                    None
-                }
-            };
-        }
-        let scheduled = self.events.scheduled();
-        match self.links[link.index()].admit_now(now, scheduled, item) {
-            Ok(d) => Some(d),
-            Err(cause) => {
-                self.drop_packet(link, item, cause);
-                None
-            }
-        }
-    }
-
     /// [`Simulator::enter_link`] for a link whose queue is event-driven (RED, the
     /// threshold-dropper).
     #[inline(never)]
@@ -849,252 +725,6 @@ impl<O: Observer> Simulator<O> {
     fn launch(&mut self, link: LinkId, d: Departure) {
         let place = RoutePlace::of(self.pool.get(d.item.packet));
         self.launch_from(link, d, place);
-    }
-
-    /// [`Simulator::launch`] for a packet whose place on its route the caller has read.
-    #[inline(always)]
-    fn launch_from(&mut self, link: LinkId, d: Departure, place: RoutePlace) {
-        let (mut link, mut d) = (link, d);
-        let RoutePlace {
-            route,
-            hop: first,
-            data,
-            path,
-        } = place;
-        let route_links = &self.routes[route.index()];
-        let mut hop = first;
-        // The latest arrival admitted without a record (arrivals grow along the route).
-        let mut unrecorded = SimTime::ZERO;
-        while let Some(&b) = route_links.get(hop + 1) {
-            let next = &mut self.links[b.index()];
-            if !next.has_lookahead() {
-                break;
-            }
-            hop += 1;
-            let at = d.at;
-            // Nothing reads the meters before `horizon`: what arrives before it needs no
-            // record (an arrival at this very instant keeps one, see `run_until_bounded`).
-            let horizon = if at > self.now && at < self.horizon {
-                unrecorded = at;
-                self.horizon
-            } else {
-                SimTime::ZERO
-            };
-            if hop == 1 && data {
-                let credit = WireCredit {
-                    at,
-                    scheduled: d.scheduled,
-                    flow: d.item.flow,
-                    path,
-                    bytes: d.item.bytes,
-                };
-                defer_wire_credit(
-                    &mut self.wire_ahead[link.index()],
-                    &mut self.flows,
-                    self.now,
-                    credit,
-                    horizon,
-                );
-            }
-            match next.admit_ahead(self.now, at, d.scheduled, d.item, horizon) {
-                Ok(departure) => {
-                    link = b;
-                    d = departure;
-                }
-                Err((cause, unread)) => {
-                    self.unrecorded_until = self.unrecorded_until.max(unrecorded);
-                    self.drop_ahead(b, hop, (at, d.scheduled), d.item, cause, unread);
-                    return;
-                }
-            }
-        }
-        self.unrecorded_until = self.unrecorded_until.max(unrecorded);
-        if hop != first {
-            self.pool.get_mut(d.item.packet).hop = hop as u16;
-        }
-        if data && hop + 1 == route_links.len() && self.may_react_ahead(link, d) {
-            self.react_ahead(d.item.packet, d.item.flow, d.at, d.scheduled);
-            return;
-        }
-        if let Some((at, scheduled)) = self.links[link.index()].launch_departed(d) {
-            self.events.push_as_of(at, scheduled, Event::Arrive(link));
-        }
-    }
-
-    /// Whether the arrival of the data packet `d` at the end of its route, over `link`, can
-    /// be handled now, ahead of its time (`react_ahead`): its flow reacts ahead, it comes
-    /// before the meters' next reading (and after now), nothing records it at its time (no
-    /// observer, no drops table) and no packet before it on `link` is still to arrive (the
-    /// answers at the first link of the reverse route then keep the order of the arrivals).
-    #[inline(always)]
-    fn may_react_ahead(&self, link: LinkId, d: Departure) -> bool {
-        self.may_react_at(d.item.flow, d.at) && self.links[link.index()].in_pipeline() == 0
-    }
-
-    /// Whether flow `f` can handle ahead of time a data packet that arrives at `at`, the
-    /// packets before it having arrived or been handled.
-    #[inline(always)]
-    fn may_react_at(&self, f: FlowId, at: SimTime) -> bool {
-        !O::ENABLED
-            && self.reacts_ahead[f.index()]
-            && at > self.now
-            && at < self.horizon
-            && !self.config.trace_drops
-    }
-
-    /// The data packet `id` of flow `f`, arriving at the end of its route at `at` (an event
-    /// scheduled at `scheduled`), is handled by the flow's receiving end now, with `at` as the
-    /// transport's `now`, instead of at an arrival event (which it still counts as).
-    /// The flow reacts ahead ([`Transport::reacts_ahead`]): its answer is what it would be
-    /// then, changes nothing the sending end or its wake-up depends on, and is admitted at
-    /// once, with that time, at the first link of the reverse route, which only such
-    /// answers reach, in the order of their arrivals (`enable_reactions`).
-    #[inline(never)]
-    fn react_ahead(&mut self, id: PacketId, f: FlowId, at: SimTime, scheduled: SimTime) {
-        // Still one of the run's events, as the arrival would have been.
-        self.events_processed += 1;
-        self.reactions_ahead += 1;
-        self.unrecorded_until = self.unrecorded_until.max(at);
-        self.counters.delivered += 1;
-        self.counters.data_delivered += 1;
-        let flow = &mut self.flows[f.index()];
-        // The flow's wake-up stays as it is: a reaction ahead does not move it.
-        if let AnyTransport::Tcp(t) = &mut flow.transport {
-            // TCP's receiver answers a data segment with its ACKs alone (`answer_data`), each
-            // put into the pool as `Step::feed` would (the segment's slot freed first): one
-            // ACK (it acknowledges every segment at once), any further one kept aside.
-            let Header::TcpData(seg) = self.pool.get(id).header else {
-                unreachable!("a reaction ahead answers a data segment")
-            };
-            self.pool.release(id);
-            let (pool, route) = (&mut self.pool, flow.paths[TcpFlow::PATH.index()].reverse);
-            let (mut first, more) = (None, &mut self.reaction_buf);
-            more.clear();
-            t.answer_data(at, &seg, |ack, size_bytes| {
-                let id = pool.alloc(Packet {
-                    flow: f,
-                    path: TcpFlow::PATH,
-                    direction: Direction::Reverse,
-                    route,
-                    hop: 0,
-                    size_bytes,
-                    header: Header::TcpAck(ack),
-                });
-                if first.is_none() {
-                    first = Some(id);
-                } else {
-                    more.push(id);
-                }
-            });
-            debug_assert_eq!(flow.transport.poll_timeout(), flow.deadline);
-            if let Some(answer) = first {
-                self.counters.created += 1;
-                self.enter_link_at(answer, at, scheduled);
-            }
-            if !self.reaction_buf.is_empty() {
-                self.enter_answers(at, scheduled);
-            }
-            return;
-        }
-        let mut answers = std::mem::take(&mut self.reaction_buf);
-        answers.clear();
-        let mut step = Step {
-            now: at,
-            warmed: self.measure.warmed_up,
-            flow: f,
-            paths: &flow.paths,
-            meters: &mut flow.meters,
-            pool: &mut self.pool,
-            transmits: &mut answers,
-            observer: &mut self.observer,
-            changes: &self.flow_changes,
-        };
-        match &mut flow.transport {
-            AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
-            other => step.feed(other, Input::Packet(id)),
-        }
-        debug_assert_eq!(
-            flow.transport.poll_timeout(),
-            flow.deadline,
-            "a reaction ahead moved the wake-up"
-        );
-        self.reaction_buf = answers;
-        self.enter_answers(at, scheduled);
-    }
-
-    /// The answers of a reaction ahead in `reaction_buf` enter the first link of their route
-    /// (`react_ahead`).
-    #[inline(never)]
-    fn enter_answers(&mut self, at: SimTime, scheduled: SimTime) {
-        let answers = std::mem::take(&mut self.reaction_buf);
-        self.counters.created += answers.len() as u64;
-        for &answer in &answers {
-            self.enter_link_at(answer, at, scheduled);
-        }
-        self.reaction_buf = answers;
-    }
-
-    /// A drop decided ahead of time reaches its time.
-    #[inline(never)]
-    fn handle_drop_ahead(&mut self, link: LinkId) {
-        let (item, cause, next) = self.links[link.index()].pop_deferred_drop();
-        if let Some((t, scheduled)) = next {
-            self.events.push_as_of(t, scheduled, Event::DropAhead(link));
-        }
-        self.drop_packet(link, item, cause);
-    }
-
-    /// Before the meters are read at the event at `time` scheduled at `scheduled`: what
-    /// happened ahead of time and comes before that event in the order of events becomes
-    /// visible (the links' admissions and the flows' wire bytes).
-    fn realize_ahead(&mut self, time: SimTime, scheduled: SimTime) {
-        for l in &mut self.links {
-            l.realize(time, scheduled);
-        }
-        for pending in &mut self.wire_ahead {
-            while let Some(c) = pending.front() {
-                if (c.at, c.scheduled) >= (time, scheduled) {
-                    break;
-                }
-                credit_wire_bytes(&mut self.flows[c.flow.index()].meters, c.path, c.bytes);
-                pending.pop_front();
-            }
-        }
-    }
-
-    /// Link `b`, the `hop`th of `item`'s route, dropped it ahead of time for its arrival at
-    /// `at`, an event scheduled at `scheduled`.
-    ///
-    /// When nothing records the drop's time (no observer, no drops table) and it comes before
-    /// the meters' next reading (`unread`, see [`Link::admit_ahead`]), its counts are all
-    /// [`Simulator::drop_packet`] would change then, so they change now, and the event is
-    /// counted without going through the queue. Otherwise the link keeps it and a `DropAhead`
-    /// event reports it at `at`.
-    #[inline(never)]
-    fn drop_ahead(
-        &mut self,
-        b: LinkId,
-        hop: usize,
-        (at, scheduled): (SimTime, SimTime),
-        item: QueueItem,
-        cause: DropCause,
-        unread: bool,
-    ) {
-        if unread && !O::ENABLED && !self.config.trace_drops {
-            // Still one of the run's events (the count in the results is the same however
-            // the drop is reported, and however the run is sliced).
-            self.events_processed += 1;
-            self.drops_folded += 1;
-            self.pool.release(item.packet);
-            self.counters.dropped += 1;
-            self.flows[item.flow.index()].meters.drops += 1;
-            return;
-        }
-        self.pool.get_mut(item.packet).hop = hop as u16;
-        let l = &mut self.links[b.index()];
-        if let Some((t, sch)) = l.defer_drop(at, scheduled, item, cause) {
-            self.events.push_as_of(t, sch, Event::DropAhead(b));
-        }
     }
 
     fn drop_packet(&mut self, link: LinkId, item: QueueItem, cause: DropCause) {
@@ -1137,7 +767,7 @@ impl<O: Observer> Simulator<O> {
         // The next arrival, if it can be handled ahead, is, after this one.
         let mut drain = false;
         if let Some((next, scheduled)) = next {
-            if self.answered_over[link.index()] && self.head_reacts_ahead(link) {
+            if self.ahead.is_answered_over(link) && self.head_reacts_ahead(link) {
                 drain = true;
             } else {
                 self.events.push_as_of(next, scheduled, Event::Arrive(link));
@@ -1171,36 +801,6 @@ impl<O: Observer> Simulator<O> {
         }
         if drain {
             self.drain_reactions(link);
-        }
-    }
-
-    /// Whether the packet at the head of `link`'s pipeline can have its arrival handled ahead
-    /// of time (see `may_react_ahead`; the packets before it have arrived).
-    #[inline(never)]
-    fn head_reacts_ahead(&self, link: LinkId) -> bool {
-        let Some((at, id, _)) = self.links[link.index()].peek_arrival() else {
-            return false;
-        };
-        let p = self.pool.get(id);
-        !p.is_feedback()
-            && p.hop as usize + 1 == self.routes[p.route.index()].len()
-            && self.may_react_at(p.flow, at)
-    }
-
-    /// Handles ahead of time the arrivals at the head of `link`'s pipeline that can be (they
-    /// went onto the pipeline when one before them could not, see `may_react_ahead`), and
-    /// schedules the arrival event of the first that cannot.
-    #[inline(never)]
-    fn drain_reactions(&mut self, link: LinkId) {
-        while let Some((at, id, scheduled)) = self.links[link.index()].peek_arrival() {
-            if !self.head_reacts_ahead(link) {
-                self.events.push_as_of(at, scheduled, Event::Arrive(link));
-                return;
-            }
-            let (_, _, lost) = self.links[link.index()].pop_arrival();
-            debug_assert!(!lost, "a link admitted ahead never fails");
-            let flow = self.pool.get(id).flow;
-            self.react_ahead(id, flow, at, scheduled);
         }
     }
 
@@ -1362,32 +962,6 @@ impl<O: Observer> Simulator<O> {
     }
 }
 
-/// Keeps the wire bytes of a data packet that leaves its first hop at `credit.at` (the packet
-/// itself went on ahead) in that link's `pending` credits, crediting those already due.
-#[inline(always)]
-fn defer_wire_credit(
-    pending: &mut Ring<WireCredit>,
-    flows: &mut [Flow],
-    now: SimTime,
-    credit: WireCredit,
-    horizon: SimTime,
-) {
-    if credit.at < horizon && pending.is_empty() {
-        // Credited by the time the meters are next read.
-        let meters = &mut flows[credit.flow.index()].meters;
-        credit_wire_bytes(meters, credit.path, credit.bytes);
-        return;
-    }
-    while let Some(c) = pending.front() {
-        if c.at >= now {
-            break;
-        }
-        credit_wire_bytes(&mut flows[c.flow.index()].meters, c.path, c.bytes);
-        pending.pop_front();
-    }
-    pending.push_back(credit);
-}
-
 /// Adds the wire bytes of a data packet that left its flow's first hop.
 #[inline]
 fn credit_wire_bytes(meters: &mut FlowMeters, path: PathId, bytes: u32) {
@@ -1395,142 +969,4 @@ fn credit_wire_bytes(meters: &mut FlowMeters, path: PathId, bytes: u32) {
     if let Some(m) = meters.path_mut(path) {
         m.counters.wire_bytes_sent += bytes as u64;
     }
-}
-
-/// Lets every link admit ahead of time that can ([`Link::enable_lookahead`]): a drop-tail
-/// link that is never a route's first hop, whose every route enters it from the same link,
-/// and that neither it nor that link ever fails or (for it) changes its loss model. Its
-/// arrivals are then exactly that link's departures, so its state at an arrival is known
-/// when the packet leaves upstream.
-fn enable_lookahead(
-    links: &mut [Link],
-    routes: &[Box<[LinkId]>],
-    link_changes: &[LinkChange],
-    loss_changes: &[LossChange],
-) {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Input {
-        Unused,
-        One(LinkId),
-        Several,
-    }
-    let mut inputs = vec![Input::Unused; links.len()];
-    for route in routes {
-        for (hop, &b) in route.iter().enumerate() {
-            let from = if hop == 0 {
-                Input::Several // a host puts packets on it at any time
-            } else {
-                Input::One(route[hop - 1])
-            };
-            let input = &mut inputs[b.index()];
-            *input = match *input {
-                Input::Unused => from,
-                same if same == from => same,
-                _ => Input::Several,
-            };
-        }
-    }
-    let mut changing = vec![false; links.len()];
-    for c in link_changes {
-        changing[c.link.index()] = true;
-    }
-    let mut loss_changing = vec![false; links.len()];
-    for c in loss_changes {
-        loss_changing[c.link.index()] = true;
-    }
-    for (i, input) in inputs.iter().enumerate() {
-        if let Input::One(a) = *input {
-            if !changing[i] && !loss_changing[i] && !changing[a.index()] {
-                links[i].enable_lookahead();
-            }
-        }
-    }
-}
-
-/// Lets the first link of a feedback route admit ahead of time when every packet it carries
-/// answers at once a packet that arrived over one link admitted ahead (`L`): the link's every
-/// route starts on it, each is the reverse route of a one-path flow whose transport reacts
-/// ahead ([`Transport::reacts_ahead`]) and whose forward route ends on `L`, and the link is a
-/// drop-tail link that never fails or changes its loss model. Its admissions then come in the
-/// order of the arrivals over `L`, each at its time, so an arrival handled ahead of time
-/// (`Simulator::react_ahead`) can admit its answer there at once. Returns, per flow, whether
-/// it reacts ahead, and per link, whether the arrivals of such a flow come over it.
-fn enable_reactions(
-    links: &mut [Link],
-    routes: &[Box<[LinkId]>],
-    flows: &[Flow],
-    link_changes: &[LinkChange],
-    loss_changes: &[LossChange],
-) -> (Vec<bool>, Vec<bool>) {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Feed {
-        Unused,
-        /// Answers to the arrivals over this link.
-        Answers(LinkId),
-        Other,
-    }
-    let mut feeds = vec![Feed::Unused; links.len()];
-    let mut mark = |b: LinkId, feed: Feed| {
-        let f = &mut feeds[b.index()];
-        *f = match *f {
-            Feed::Unused => feed,
-            same if same == feed => same,
-            _ => Feed::Other,
-        };
-    };
-    for route in routes {
-        for &b in route.iter().skip(1) {
-            mark(b, Feed::Other);
-        }
-    }
-    // Per flow: the link over which the arrivals it answers come, if it reacts ahead.
-    let answers: Vec<Option<LinkId>> = flows
-        .iter()
-        .map(|f| {
-            let [p] = f.paths.as_slice() else {
-                return None;
-            };
-            let last = *routes[p.forward.index()].last()?;
-            (f.transport.reacts_ahead() && links[last.index()].has_lookahead()).then_some(last)
-        })
-        .collect();
-    for (f, over) in flows.iter().zip(&answers) {
-        for p in &f.paths {
-            if let Some(&b) = routes[p.forward.index()].first() {
-                mark(b, Feed::Other);
-            }
-            if let Some(&b) = routes[p.reverse.index()].first() {
-                mark(b, over.map_or(Feed::Other, Feed::Answers));
-            }
-        }
-    }
-    for c in link_changes {
-        feeds[c.link.index()] = Feed::Other;
-    }
-    for c in loss_changes {
-        feeds[c.link.index()] = Feed::Other;
-    }
-    for (b, feed) in feeds.iter_mut().enumerate() {
-        if let Feed::Answers(_) = *feed {
-            if !links[b].enable_lookahead() {
-                *feed = Feed::Other;
-            }
-        }
-    }
-    let mut answered_over = vec![false; links.len()];
-    let reacts = flows
-        .iter()
-        .zip(&answers)
-        .map(|(f, over)| {
-            let reacts = over.is_some()
-                && routes[f.paths[0].reverse.index()]
-                    .first()
-                    .is_some_and(|b| matches!(feeds[b.index()], Feed::Answers(_)));
-            if let (true, Some(l)) = (reacts, over) {
-                answered_over[l.index()] = true;
-            }
-            reacts
-        })
-        .collect();
-    (reacts, answered_over)
 }
