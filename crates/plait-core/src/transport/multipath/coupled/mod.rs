@@ -12,7 +12,11 @@
 //! recovery and the timeout are per subflow.
 //!
 //! One algorithm per file with its registry declaration (`SPEC`); the built-ins are listed in
-//! the `builtin_coupled!` invocation below. [`Coupled::Uncoupled`] runs any single-path
+//! the `builtin_coupled!` invocation below. Each built-in implements only its own algorithm
+//! (`per_subflow::CoupledAlgorithm`: the ACK, and its loss and timeout rules where they are not
+//! Reno's on the subflow alone); the per-subflow forwarding that makes it a
+//! [`MultipathCongestionControl`] is written once in `per_subflow.rs`, and the window
+//! arithmetic of the loss-based ones (LIA, OLIA, BALIA) in `window.rs`. [`Coupled::Uncoupled`] runs any single-path
 //! controller on each subflow independently (scenario `cc = "uncoupled:cubic"`).
 
 use crate::registry::{AlgorithmSpec, Category, Configured, Kind};
