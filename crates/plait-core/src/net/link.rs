@@ -7,8 +7,9 @@
 //!   never changes a packet's departure once it is admitted, so the departure is computed then:
 //!   the packet starts when the link is next free (`busy_until`) and is handed to the simulator
 //!   at once with the time its last bit leaves. The queue is the list of admitted packets that
-//!   have not started yet, kept as (start time, bytes) and trimmed lazily; the link needs no
-//!   "transmission done" event at all.
+//!   have not started yet, kept as (start time, bytes) and trimmed lazily
+//!   ([`ScheduledFifo`], in `queue/droptail.rs` beside the drop-tail discipline whose rule,
+//!   [`Limit::admits`], it applies); the link needs no "transmission done" event at all.
 //! - **Event-driven** (RED, the threshold-dropper, custom disciplines), for disciplines that
 //!   look at the queue when they dequeue or drop packets already queued. The link keeps at
 //!   most one pending `TransmitDone` event: while it is transmitting and packets wait, the
@@ -36,6 +37,7 @@ use std::collections::VecDeque;
 
 use crate::ids::{NodeId, PacketId};
 use crate::net::loss::LossModel;
+use crate::net::queue::droptail::{ScheduledFifo, Waiting};
 use crate::net::queue::{Limit, Queue, QueueDisc, QueueItem};
 use crate::ring::Ring;
 use crate::rng::SimRng;
@@ -99,75 +101,6 @@ pub struct Departure {
     pub at: SimTime,
     /// When the event of that arrival is scheduled ([`Link::depart`]).
     pub scheduled: SimTime,
-}
-
-/// An admitted packet that has not started transmission.
-#[derive(Clone, Copy, Debug, Default)]
-struct Waiting {
-    /// When its transmission starts.
-    start: SimTime,
-    bytes: u32,
-}
-
-/// A FIFO queue whose departures are fixed at admission (see the module doc).
-#[derive(Debug)]
-struct ScheduledFifo {
-    limit: Limit,
-    /// Admitted packets that have not started transmission by the simulator's time, in order
-    /// (start times increasing).
-    waiting: Ring<Waiting>,
-    waiting_bytes: u64,
-    /// With admissions ahead of the simulator's time ([`Lookahead`]): how many of the first
-    /// `waiting` entries have started by the latest admission time, and their bytes. Always 0
-    /// otherwise.
-    started_ahead: usize,
-    started_ahead_bytes: u64,
-}
-
-impl ScheduledFifo {
-    /// Forgets the packets whose transmission has started by `now`.
-    #[inline]
-    fn trim(&mut self, now: SimTime) {
-        while let Some(&w) = self.waiting.front() {
-            if w.start > now {
-                break;
-            }
-            self.waiting.pop_front();
-            self.waiting_bytes -= w.bytes as u64;
-            if self.started_ahead > 0 {
-                self.started_ahead -= 1;
-                self.started_ahead_bytes -= w.bytes as u64;
-            }
-        }
-    }
-
-    /// A packet of `bytes` admitted at `arrival` waits until `start`: it joins the waiting list
-    /// and its whole wait goes into the queue integrals.
-    #[inline]
-    fn wait(&mut self, arrival: SimTime, start: SimTime, bytes: u32, counters: &mut LinkCounters) {
-        self.waiting.push_back(Waiting { start, bytes });
-        self.waiting_bytes += bytes as u64;
-        let wait = (start.0 - arrival.0) as u128;
-        counters.queue_area_packets_ns += wait;
-        counters.queue_area_bytes_ns += wait * bytes as u128;
-    }
-
-    /// The packets and bytes waiting at `at`, which is at or after every earlier admission
-    /// time and the simulator's time: the entries not started by then.
-    #[inline]
-    fn queued_at(&mut self, at: SimTime) -> (usize, u64) {
-        while let Some(w) = self.waiting.get(self.started_ahead) {
-            if w.start > at {
-                break;
-            }
-            self.started_ahead += 1;
-            self.started_ahead_bytes += w.bytes as u64;
-        }
-        (
-            self.waiting.len() - self.started_ahead,
-            self.waiting_bytes - self.started_ahead_bytes,
-        )
-    }
 }
 
 /// What became of a packet admitted ahead of the simulator's time.
@@ -323,13 +256,7 @@ impl Link {
             _ => 0,
         };
         let discipline = match queue {
-            Queue::DropTail(d) => Discipline::Scheduled(ScheduledFifo {
-                limit: d.limit(),
-                waiting: Ring::new(),
-                waiting_bytes: 0,
-                started_ahead: 0,
-                started_ahead_bytes: 0,
-            }),
+            Queue::DropTail(d) => Discipline::Scheduled(ScheduledFifo::new(d.limit())),
             other => Discipline::EventDriven(other),
         };
         Link {
@@ -600,7 +527,13 @@ impl Link {
         let start = at.max(self.busy_until);
         let mut queued_after = 0;
         if start > at {
-            f.wait(at, start, item.bytes, &mut self.counters);
+            f.wait(
+                at,
+                start,
+                item.bytes,
+                &mut self.counters.queue_area_packets_ns,
+                &mut self.counters.queue_area_bytes_ns,
+            );
             queued_after = (queued + 1) as u32;
         }
         let started = self.transmit(start, item);
@@ -820,7 +753,13 @@ impl Link {
         }
         let start = now.max(self.busy_until);
         if start > now {
-            f.wait(now, start, item.bytes, &mut self.counters);
+            f.wait(
+                now,
+                start,
+                item.bytes,
+                &mut self.counters.queue_area_packets_ns,
+                &mut self.counters.queue_area_bytes_ns,
+            );
             let queued = f.waiting.len() as u64;
             if queued > self.counters.max_queue_packets {
                 self.counters.max_queue_packets = queued;

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 use super::{limit_of, Limit, QueueDisc, QueueItem, QueueKind};
 use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
+use crate::ring::Ring;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -132,6 +133,98 @@ impl QueueDisc for DropTail {
 
     fn len_bytes(&self) -> u64 {
         self.queued_bytes
+    }
+}
+
+/// An admitted packet of a [`ScheduledFifo`] that has not started transmission.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Waiting {
+    /// When its transmission starts.
+    pub(crate) start: SimTime,
+    pub(crate) bytes: u32,
+}
+
+/// Drop-tail as a link whose departures are fixed at admission runs it (`net/link.rs`, the
+/// scheduled FIFO): the same rule as [`DropTail`] (an arrival is admitted when
+/// [`Limit::admits`] it beside the packets waiting, not counting the one in transmission), but
+/// a FIFO that decides only at arrival never changes a departure once admitted, so the link
+/// keeps, instead of the packets, when each admitted packet starts and its size, and trims
+/// them lazily. The link's test `scheduled_fifo_matches_the_event_driven_queue` checks the
+/// two forms against each other.
+#[derive(Debug)]
+pub(crate) struct ScheduledFifo {
+    pub(crate) limit: Limit,
+    /// Admitted packets that have not started transmission by the simulator's time, in order
+    /// (start times increasing).
+    pub(crate) waiting: Ring<Waiting>,
+    pub(crate) waiting_bytes: u64,
+    /// With admissions ahead of the simulator's time (`Link::admit_ahead`): how many of the
+    /// first `waiting` entries have started by the latest admission time, and their bytes.
+    /// Always 0 otherwise.
+    pub(crate) started_ahead: usize,
+    pub(crate) started_ahead_bytes: u64,
+}
+
+impl ScheduledFifo {
+    pub(crate) fn new(limit: Limit) -> Self {
+        ScheduledFifo {
+            limit,
+            waiting: Ring::new(),
+            waiting_bytes: 0,
+            started_ahead: 0,
+            started_ahead_bytes: 0,
+        }
+    }
+
+    /// Forgets the packets whose transmission has started by `now`.
+    #[inline]
+    pub(crate) fn trim(&mut self, now: SimTime) {
+        while let Some(&w) = self.waiting.front() {
+            if w.start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= w.bytes as u64;
+            if self.started_ahead > 0 {
+                self.started_ahead -= 1;
+                self.started_ahead_bytes -= w.bytes as u64;
+            }
+        }
+    }
+
+    /// A packet of `bytes` admitted at `arrival` waits until `start`: it joins the waiting list
+    /// and its whole wait goes into the queue integrals (packet·ns and byte·ns).
+    #[inline]
+    pub(crate) fn wait(
+        &mut self,
+        arrival: SimTime,
+        start: SimTime,
+        bytes: u32,
+        area_packets_ns: &mut u128,
+        area_bytes_ns: &mut u128,
+    ) {
+        self.waiting.push_back(Waiting { start, bytes });
+        self.waiting_bytes += bytes as u64;
+        let wait = (start.0 - arrival.0) as u128;
+        *area_packets_ns += wait;
+        *area_bytes_ns += wait * bytes as u128;
+    }
+
+    /// The packets and bytes waiting at `at`, which is at or after every earlier admission
+    /// time and the simulator's time: the entries not started by then.
+    #[inline]
+    pub(crate) fn queued_at(&mut self, at: SimTime) -> (usize, u64) {
+        while let Some(w) = self.waiting.get(self.started_ahead) {
+            if w.start > at {
+                break;
+            }
+            self.started_ahead += 1;
+            self.started_ahead_bytes += w.bytes as u64;
+        }
+        (
+            self.waiting.len() - self.started_ahead,
+            self.waiting_bytes - self.started_ahead_bytes,
+        )
     }
 }
 
