@@ -46,6 +46,9 @@ lint-py: $(STAMP)
 # PROPTEST_RNG_SEED to explore fresh cases.
 rust-test:
 	PROPTEST_RNG_SEED=1 $(CARGO) test --release -p plait-core -p plait-testbed
+# The core's tests again with every debug_assert! and overflow check on (profile `checked`,
+# the release build with its checks: Cargo.toml).
+	PROPTEST_RNG_SEED=1 $(CARGO) test --profile checked -q -p plait-core
 
 # Two workers: the interrupt tests mostly wait, so they overlap with the rest.
 PYTEST := $(VENV)/bin/pytest -q -n 2
