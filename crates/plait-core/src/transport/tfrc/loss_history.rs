@@ -149,10 +149,15 @@ impl LossHistory {
     }
 
     /// Sets the synthetic first loss interval of RFC 5348 §6.3.1 (`1/p` for the p at which
-    /// the equation gives the receive rate), oldest in the history. Only before a second loss
-    /// event.
+    /// the equation gives the receive rate), oldest in the history. Once, at the first loss
+    /// event; the arrival that revealed it may also have revealed later loss events (a gap
+    /// longer than an RTT), whose closed intervals are then already in the history, more
+    /// recent than this one.
     pub fn set_first_interval(&mut self, packets: f64) {
-        debug_assert!(self.closed.is_empty());
+        debug_assert!(
+            self.closed.iter().all(|c| c.lost.is_some()),
+            "a second synthetic interval"
+        );
         self.closed.push_back(Closed {
             length: packets.max(1.0),
             lost: None,

@@ -371,6 +371,34 @@ mod tests {
         assert!((1.0 / closed[0] - p).abs() < 1e-12);
     }
 
+    /// Regression: one arrival that reveals two loss events at once (a run of losses sent
+    /// over more than an RTT) seeded the synthetic first interval after the first event had
+    /// already been closed, and the debug assertion that the history held no closed interval
+    /// yet fired (seen with the `checked` profile on a random lookahead scenario). The
+    /// synthetic interval goes behind the real one, as the oldest.
+    #[test]
+    fn two_loss_events_revealed_by_one_arrival_keep_the_synthetic_interval_oldest() {
+        let mut r = receiver();
+        for i in 0..200u64 {
+            r.on_data(MS(i), i, MS(i), MS(100), 1000);
+        }
+        // Packets 200..=350 (sent from 200 to 350 ms) are lost; the third arrival after them
+        // resolves them all: the event from 200 takes the ones sent within 100 ms, 301 opens
+        // a second one.
+        for i in 351..354u64 {
+            r.on_data(MS(i), i, MS(i), MS(100), 1000);
+        }
+        assert_eq!(r.newly_lost().len(), 151);
+        assert_eq!(r.history().loss_events(), 2);
+        let closed: Vec<f64> = r.history().closed_intervals().collect();
+        assert_eq!(closed.len(), 2);
+        assert_eq!(
+            closed[0], 101.0,
+            "the real interval, packets 200..301, most recent"
+        );
+        assert!(closed[1] > 1.0, "the synthetic one, oldest: {closed:?}");
+    }
+
     #[test]
     fn a_share_filter_keeps_about_one_packet_in_n() {
         let f = ShareFilter::new(4.0, 0x1234);
