@@ -267,6 +267,9 @@ def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path, testbed_turn):
     assert flow["retransmissions"] is not None and flow["retransmissions"] >= 0
     fwd = summary["links"][0]
     assert fwd["direction"] == "forward" and fwd["max_queue_packets"] <= 100
+    # The link's window is the flow's (the emulator snapshots at the window's end, before the
+    # endpoints stop): its busy time carries the flow's goodput plus 52 header bytes a packet.
+    assert fwd["utilization"] * payload_capacity == pytest.approx(flow["goodput_bps"], rel=0.03)
     tb = summary["testbed"]
     assert tb["lateness_packets"] > 1000 and tb["lateness_p50_us"] >= 0
     assert isinstance(tb["timing_flagged"], bool)

@@ -238,34 +238,43 @@ impl Poller {
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static MARK: AtomicBool = AtomicBool::new(false);
+static END_MARK: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_stop_signal(_: libc::c_int) {
     STOP.store(true, Ordering::SeqCst);
 }
 
-extern "C" fn on_mark_signal(_: libc::c_int) {
-    MARK.store(true, Ordering::SeqCst);
+extern "C" fn on_mark_signal(signal: libc::c_int) {
+    if signal == libc::SIGUSR2 {
+        END_MARK.store(true, Ordering::SeqCst);
+    } else {
+        MARK.store(true, Ordering::SeqCst);
+    }
 }
 
-/// Makes SIGUSR1 set a flag read (and cleared) by [`take_mark`]: the emulator snapshots its
-/// counters then, at the end of the scenario's warm-up.
+/// Makes SIGUSR1 set a flag read (and cleared) by [`take_mark`] and SIGUSR2 one read by
+/// [`take_end_mark`]: the emulator snapshots its counters then, at the end of the scenario's
+/// warm-up and at the end of its window (before the endpoints are stopped, so that the window's
+/// link counters do not take in the idle time of the shutdown).
 pub fn install_mark_handler() -> io::Result<()> {
-    // SAFETY: as in install_stop_handler.
-    unsafe {
-        let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_mark_signal as *const () as usize;
-        libc::sigemptyset(&mut action.sa_mask);
-        check(libc::sigaction(
-            libc::SIGUSR1,
-            &action,
-            std::ptr::null_mut(),
-        ))?;
+    for signal in [libc::SIGUSR1, libc::SIGUSR2] {
+        // SAFETY: as in install_stop_handler.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_mark_signal as *const () as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            check(libc::sigaction(signal, &action, std::ptr::null_mut()))?;
+        }
     }
     Ok(())
 }
 
 pub fn take_mark() -> bool {
     MARK.swap(false, Ordering::SeqCst)
+}
+
+pub fn take_end_mark() -> bool {
+    END_MARK.swap(false, Ordering::SeqCst)
 }
 
 /// Makes SIGTERM and SIGINT set a flag (read with [`stop_requested`]) instead of killing the

@@ -386,6 +386,9 @@ class _Run:
         self.counters_mark = self._namespace_counters()
         self.subflows_mark = self._subflow_state()
         _sleep_until(end_at)
+        # The window's end: the emulator snapshots its counters now (SIGUSR2 -> emulator.json.end),
+        # not when it stops after the endpoints, whose shutdown would count as idle link time.
+        self.emulator.send_signal(signal.SIGUSR2)
         self.counters_end = self._namespace_counters()
         self.subflows_end = self._subflow_state()
         for _, _, p in clients:
@@ -400,6 +403,8 @@ class _Run:
         plan = self.plan
         emu = _read_json(Path(self.workdir, "emulator.json"))
         mark = _read_json(Path(self.workdir, "emulator.json.mark"))
+        # The counters at the window's end (the final stats when the snapshot is missing).
+        win = _read_json(Path(self.workdir, "emulator.json.end")) or emu
         kernel = os.uname().release
         lat = emu["lateness"]
         bottleneck = plan.bottleneck_bps()
@@ -440,8 +445,8 @@ class _Run:
             if f.subflows:
                 # TCP_INFO on an MPTCP socket is one subflow's: not the connection's counters.
                 info, before = {}, {}
-                span_s = (emu["duration_ns"] - (mark["duration_ns"] if mark else 0)) / 1e9
-                rows = _mptcp_paths(f, plan, emu, mark, span_s, timing)
+                span_s = (win["duration_ns"] - (mark["duration_ns"] if mark else 0)) / 1e9
+                rows = _mptcp_paths(f, plan, win, mark, span_s, timing)
                 _add_subflow_state(rows, f, getattr(self, "subflows_mark", {}),
                                    getattr(self, "subflows_end", {}))  # fmt: skip
                 sockets[f.name] = {"subflows": _add_subflow_timeouts(rows, c, f, plan)}
@@ -472,7 +477,7 @@ class _Run:
                     "timeouts": _since(info, before, "total_rto")
                     if info.get("total_rto") is not None
                     else _sole_sender_count(f, plan, nstat, TIMEOUT_COUNTERS),
-                    "drops": _flow_drops(emu, f.port) - _flow_drops(mark, f.port),
+                    "drops": _flow_drops(win, f.port) - _flow_drops(mark, f.port),
                     "rtt_samples": None,
                     "rtt_mean_s": info["rtt_us"] / 1e6 if info else None,
                     "rtt_min_s": info["min_rtt_us"] / 1e6 if info else None,
@@ -488,9 +493,9 @@ class _Run:
                 }
             )
         links = []
-        duration_s = emu["duration_ns"] / 1e9
+        duration_s = win["duration_ns"] / 1e9
         mark_s = mark["duration_ns"] / 1e9 if mark else 0.0
-        for i, (d, e) in enumerate(zip(plan.links, emu["links"])):
+        for i, (d, e) in enumerate(zip(plan.links, win["links"])):
             m = mark["links"][i] if mark else None
 
             def delta(key: str, e=e, m=m) -> float:
@@ -590,7 +595,7 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
-        return None if path.name.endswith(".mark") else {}
+        return None if path.name.endswith((".mark", ".end")) else {}
 
 
 def _series(name: str, infos: list, samples: list, plan: Plan) -> list[dict[str, Any]]:

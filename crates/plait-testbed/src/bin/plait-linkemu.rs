@@ -8,7 +8,8 @@
 //! configured CPU and asks for SCHED_FIFO (recorded as false when not permitted). On SIGTERM
 //! or SIGINT it writes its counters and lateness statistics as JSON to the stats file
 //! (through a temporary file and a rename) and exits 0. On SIGUSR1 it writes the same
-//! snapshot to `<stats file>.mark` and goes on (the end of the warm-up: the caller subtracts).
+//! snapshot to `<stats file>.mark` and goes on (the end of the warm-up: the caller subtracts);
+//! on SIGUSR2 to `<stats file>.end` (the end of the measurement window, before the endpoints stop).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -191,7 +192,10 @@ fn run(config_path: &str) -> Result<(), String> {
     }
 
     while !sys::stop_requested() {
-        if sys::take_mark() {
+        for (taken, suffix) in [(sys::take_mark(), "mark"), (sys::take_end_mark(), "end")] {
+            if !taken {
+                continue;
+            }
             let run = RunInfo {
                 pinned,
                 cpu: config.cpu,
@@ -205,7 +209,7 @@ fn run(config_path: &str) -> Result<(), String> {
                 spun_ns,
                 rounds,
             };
-            let path = format!("{}.mark", config.stats_file);
+            let path = format!("{}.{suffix}", config.stats_file);
             write_stats(
                 &config,
                 &mut emulator,
