@@ -1263,9 +1263,9 @@ def kernel_claims(vs: pd.DataFrame, mp: pd.DataFrame | None = None) -> list[Clai
                 "The linux profile's utilisation matches the kernel's in every measured setting",
                 f"the dumbbell grid on Linux {releases} ({m} settings measured of {len(vs)})",
                 "the kernel's mean and range over its seeds",
-                f"linux: within in {inside['linux']} of {m} settings ({strictly['linux']} inside "
-                f"the kernel's range); rfc: within in {inside['rfc']} of {m} "
-                f"({strictly['rfc']} inside the range)",
+                f"linux: inside or within {100 * tol:g} % in {inside['linux']} of {m} settings "
+                f"({strictly['linux']} inside the kernel's range); rfc: inside or within "
+                f"{100 * tol:g} % in {inside['rfc']} of {m} ({strictly['rfc']} inside the range)",
                 f"inside the kernel's [min, max] or within {100 * tol:g} % (relative) of its mean",
                 inside["linux"] == m,
                 "Each profile's mean over its seeds against the kernel's runs of the same "
