@@ -86,6 +86,18 @@ def scenario(tmp_path: Path, scenario_toml: str) -> Path:
     return path
 
 
+@pytest.fixture
+def testbed_turn():
+    """One kernel test at a time, across pytest-xdist workers: a testbed run refuses to start
+    while another holds its lock, and each needs the machine to keep time (the tests that
+    take it are marked with `needs_testbed` of _testbed_skip.py)."""
+    import fcntl
+
+    with open("/run/plait-testbed-tests.lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # waits for the other worker's test
+        yield
+
+
 @pytest.fixture(scope="module")
 def client():
     """A one-worker local Dask cluster for the tests of a module that run sweeps on it."""

@@ -13,6 +13,7 @@ import plait
 import pytest
 from plait.experiments import Options, experiments
 from plait.experiments import linux_fidelity as lf
+from plait.experiments.framework import save_figure
 from plait.report import Claim, Section, render
 
 if sys.version_info >= (3, 11):
@@ -40,11 +41,14 @@ def test_the_grid_is_the_specified_960_runs(tmp_path):
     points = math.prod(len(v) for v in g.values())
     assert points == 96
     full = Options(out=tmp_path, seeds=list(range(1, 11)))
-    assert lf.packet_runs(full) == 960
+    assert lf.settings(full) == lf.Settings()  # the defaults are the full version's
+    assert lf.packet_runs(lf.settings(full)) == 960
+    # With the MPTCP part: 2 controllers x with and without the TCP flow x 2 profiles.
+    assert lf.EXPERIMENT.runs(full) == 960 + 8 * 10
     quick = Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)
-    assert lf.scale(quick).seeds == [1, 2]
-    assert lf.scale(quick).duration < lf.scale(full).duration
-    assert lf.packet_runs(quick) == 192
+    assert lf.settings(quick).seeds == [1, 2]
+    assert lf.settings(quick).duration < lf.settings(full).duration
+    assert lf.packet_runs(lf.settings(quick)) == 192
 
 
 def test_scenario_is_the_testbed_dumbbell():
@@ -176,7 +180,7 @@ def test_utilisation_figure_with_five_equal_seeds():
     assert rfc.util_mean < rfc.util_min  # the rounding the figure must tolerate
     fig = lf.utilization_figure(summary)
     png = io.BytesIO()
-    lf._save(fig, png)
+    save_figure(fig, png)
     assert png.getvalue().startswith(b"\x89PNG")
 
 
@@ -203,22 +207,43 @@ def test_verdicts_follow_the_data():
     assert not util.agrees and "more than 3 % apart in 1 of 1" in util.plait
 
 
-def test_reproduce_makes_a_section_that_renders(tmp_path, monkeypatch, client):
-    """The whole experiment on a grid cut to one buffer, RTT and cc: a section with three
-    claims, three figures and the table, and the files beside the stored runs."""
-    monkeypatch.setattr(lf, "NS", (1, 3))
-    monkeypatch.setattr(lf, "BUFFERS", (5,))
-    monkeypatch.setattr(lf, "RTTS_MS", (20,))
-    monkeypatch.setattr(lf, "CCS", ("reno",))
-    monkeypatch.setattr(lf, "scale", lambda options: lf.Scale(3.0, 1.0, [1, 2]))
+#: The experiment cut to one buffer, RTT and cc (N = 1, 3), 3 s runs, seeds 1 and 2, the
+#: MPTCP part with Reno only: 8 dumbbell runs and 8 MPTCP runs.
+SMALL = lf.Settings(
+    seeds=[1, 2],
+    duration=3.0,
+    warmup=1.0,
+    ns=(1, 3),
+    buffers=(5,),
+    rtts_ms=(20,),
+    ccs=("reno",),
+    mptcp_ccs=("uncoupled:reno",),
+)
+
+
+def test_reproduce_makes_a_section_that_renders(tmp_path, client):
+    """The whole experiment with small settings passed in: a section with three claims (no
+    kernel runs of 3 s are stored), three figures and the tables, and the files beside the
+    stored runs."""
     options = Options(out=tmp_path / "linux-fidelity", seeds=[1, 2], where={"client": client})
-    assert lf.packet_runs(options) == 8
-    section = lf.reproduce(options)
+    assert lf.EXPERIMENT.runs(options, SMALL) == 8 + 8
+    section = lf.EXPERIMENT.reproduce(options, SMALL)
     assert isinstance(section, Section) and section.name == "linux-fidelity"
     assert len(section.claims) == 3 and all(isinstance(c, Claim) for c in section.claims)
     assert len(section.figures) == 3
-    assert section.runs["packet runs"] == 8 and section.runs["failed"] == 0
+    assert section.runs["packet runs"] == 16 and section.runs["failed"] == 0
+    assert section.runs["MPTCP packet runs (run now, stored earlier)"] == "8 (8, 0)"
+    assert section.runs["kernel runs (this run length)"] == "0 dumbbell, 0 MPTCP"
+    # The settings passed in, not the module's grid, are what ran and what the setup says.
+    assert (
+        "N = 1, 3 bulk TCP flows" in section.setup and "DropTail FIFO of 5 packets" in section.setup
+    )
+    assert "Runs of 3 s, the first 1 s discarded, over 2 seeds: 8 runs" in section.setup
     assert "not included" in section.setup
+    runs = pd.read_csv(options.out / lf.OUTPUT_FILES["runs"])
+    assert sorted(set(runs.n)) == [1, 3] and set(runs.buffer) == {5} and set(runs.cc) == {"reno"}
+    mptcp = pd.read_csv(options.out / lf.KERNEL_OUTPUT_FILES["mptcp_runs"])
+    assert set(mptcp.cc) == {"uncoupled:reno"} and len(mptcp) == 8
     for name in lf.OUTPUT_FILES.values():
         assert (options.out / name).is_file(), name
     html = render([section], "t", "g")

@@ -11,6 +11,7 @@ counters; and one 5 s run (1 s warm-up) of 6 Reno flows through 5 packets with t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -19,52 +20,35 @@ from pathlib import Path
 
 import pandas as pd
 import plait
+import plait.experiments
 import pytest
+from _testbed_skip import needs_testbed
 from plait.cli import main as plait_main
 from plait.experiments import linux_fidelity as lf
-from plait.testbed import Refusal
-from plait.testbed.runner import _binary
 
 FIXTURE = Path(__file__).parent / "data" / "linux_fidelity_kernel"
-#: The run length of the stored runs.
-SHORT = lf.Scale(4.0, 1.0, [1, 2])
+#: The run length and seeds of the stored runs.
+SHORT = lf.Settings(seeds=[1, 2], duration=4.0, warmup=1.0)
 
 
 def _records() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted((FIXTURE / "runs").glob("*.json"))]
 
 
-def _why_not_runnable() -> str | None:
-    if os.geteuid() != 0:
-        return "plait testbed needs root"
-    if not os.path.exists("/dev/net/tun"):
-        return "no /dev/net/tun in this kernel"
-    try:
-        _binary("plait-linkemu")
-        _binary("plait-tcpflow")
-    except Refusal as e:
-        return str(e)
-    return None
-
-
-needs_testbed = pytest.mark.skipif(_why_not_runnable() is not None, reason=str(_why_not_runnable()))
-
-
-@pytest.fixture
-def testbed_turn():
-    """One kernel test at a time across pytest-xdist workers (as tests/python/test_testbed.py)."""
-    import fcntl
-
-    with open("/run/plait-testbed-tests.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        yield
+def _with_settings(monkeypatch, **changes) -> None:
+    """Registers linux-fidelity with the command line's settings changed by `changes` (the
+    store of kernel runs, the stand-in for the testbed): passed in, the module not patched."""
+    experiment = lf.EXPERIMENT.with_settings(
+        lambda options: dataclasses.replace(lf.settings(options), **changes)
+    )
+    monkeypatch.setitem(plait.experiments._REGISTRY, lf.NAME, experiment)
 
 
 # -- the grid and the store's names -----------------------------------------------------------
 
 
 def test_kernel_points_are_the_simulated_grid_and_only_selects():
-    full = lf.kernel_points(lf.Scale(30.0, 5.0, list(range(1, 11))))
+    full = lf.kernel_points(lf.Settings())
     # 48 dumbbell settings + 4 MPTCP ones, 10 seeds each; the kernel has no profile.
     assert len(full) == (48 + 4) * 10
     assert len({p.name() for p in full}) == len(full)
@@ -163,6 +147,36 @@ def test_kernel_counters_are_read_when_the_testbed_gives_them():
     assert (again["timeouts"], again["fast_retransmits"]) == (3, 9)
 
 
+def test_the_testbed_timing_columns_are_declared_once():
+    """The testbed's own columns (kernel release, emulator lateness, flag) are the runner's
+    TIMING_COLUMNS: the kernel sweep's table schemas end with them, typed, and the store of
+    linux-fidelity keeps them once per run (in `testbed`), not in every row. They were written
+    out three times (runner, sweep schemas, this store)."""
+    import pyarrow as pa
+    from plait.testbed import sweep as kernel_sweep
+    from plait.testbed.runner import TIMING_COLUMNS
+
+    assert list(TIMING_COLUMNS) == [
+        "kernel", "lateness_p50_us", "lateness_p99_us", "lateness_max_us", "timing_flagged"
+    ]  # fmt: skip
+    arrow = {str: pa.large_string(), float: pa.float64(), bool: pa.bool_()}
+    for table in ("flows", "links", "paths"):
+        tail = kernel_sweep.SCHEMAS[table][-len(TIMING_COLUMNS) :]
+        assert tail == [(c, arrow[t]) for c, t in TIMING_COLUMNS.items()], table
+    record = next(r for r in _records() if r["part"] == "mptcp")
+    summary = json.loads(json.dumps(record["summary"]))
+    timing = {c: summary["testbed"][c] for c in TIMING_COLUMNS}
+    for table in ("flows", "links", "paths"):
+        summary[table] = [{**row, **timing} for row in summary[table]]
+    point = lf.KernelPoint(
+        "mptcp", tuple(record["setting"].items()), 1, record["duration_s"], record["warmup_s"]
+    )
+    stored = lf.kernel_record(point, summary, "2026-11-29T07:00:00Z")
+    for table in ("flows", "links", "paths"):
+        assert stored["summary"][table] == record["summary"][table], table
+    assert stored["kernel"] == summary["testbed"]["kernel"]
+
+
 @pytest.fixture(scope="module")
 def simulated(client):
     """The simulated side of the stored settings and one more (5 packets: not measured)."""
@@ -247,7 +261,7 @@ def test_report_sets_the_kernel_beside_both_profiles(simulated, tmp_path):
     empty = lf.versus_kernel(runs, pd.DataFrame())
     assert set(empty.kernel_status) == {"not measured"} and lf.kernel_claims(empty) == []
     # A run longer than the stored ones finds none of them.
-    assert lf._window_of(kernel, lf.Scale(30.0, 5.0, [1])).empty
+    assert lf._window_of(kernel, lf.Settings(seeds=[1])).empty
 
 
 def test_mptcp_part_beside_the_kernel(simulated, tmp_path):
@@ -343,10 +357,9 @@ def test_interrupt_keeps_the_runs_that_ended_whole(tmp_path):
 
 
 def test_cli_exits_130_on_ctrl_c_with_the_stored_runs_kept(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(lf, "KERNEL_DIR", tmp_path)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     calls: list = []
-    monkeypatch.setattr(lf, "_run_on_kernel", _fake_runner(calls, fail_at=2))
+    _with_settings(monkeypatch, kernel_store=tmp_path, kernel_run=_fake_runner(calls, fail_at=2))
     argv = ["reproduce", "linux-fidelity", "--kernel", "--seeds", "1,2", "--only", "part=dumbbell"]
     argv += ["--only", "n=1", "--only", "buffer=20", "--only", "rtt_ms=20", "--only", "cc=reno"]
     # --seeds and the full run length: the points differ from the stored 4 s ones, so the
@@ -359,7 +372,7 @@ def test_cli_exits_130_on_ctrl_c_with_the_stored_runs_kept(tmp_path, monkeypatch
 
 
 def test_kernel_refused_without_root(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(lf, "KERNEL_DIR", tmp_path / "store")
+    _with_settings(monkeypatch, kernel_store=tmp_path / "store")
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     code = plait_main(["reproduce", "linux-fidelity", "--kernel", "--seeds", "1"])
     assert code == 2
@@ -377,7 +390,7 @@ def test_kernel_refused_without_root(tmp_path, monkeypatch, capsys):
     ],
 )
 def test_kernel_usage_mistakes_are_one_line(tmp_path, monkeypatch, capsys, argv, expected):
-    monkeypatch.setattr(lf, "KERNEL_DIR", tmp_path / "store")
+    _with_settings(monkeypatch, kernel_store=tmp_path / "store")
     assert plait_main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and expected in err[0], err
@@ -392,7 +405,7 @@ def test_two_short_kernel_runs_are_measured_and_stored(tmp_path, testbed_turn):
     """Two 3 s runs (1 s warm-up) of one Reno flow through the 100-packet dumbbell, seeds 1
     and 2, through the measuring path into a temporary store."""
     points = lf.kernel_points(
-        lf.Scale(3.0, 1.0, [1, 2]),
+        lf.Settings(seeds=[1, 2], duration=3.0, warmup=1.0),
         lf.parse_only(["part=dumbbell", "n=1", "buffer=100", "rtt_ms=20", "cc=reno"]),
     )
     assert len(points) == 2

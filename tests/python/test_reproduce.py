@@ -110,10 +110,11 @@ def _shrink_parallel_tcp(monkeypatch, tmp_path):
 def _shrink_linux_fidelity(monkeypatch, tmp_path):
     from plait.experiments import linux_fidelity as lf
 
-    monkeypatch.setattr(lf, "NS", (1, 3))
-    monkeypatch.setattr(lf, "BUFFERS", (5,))
-    monkeypatch.setattr(lf, "RTTS_MS", (20,))
-    monkeypatch.setattr(lf, "scale", lambda o: lf.Scale(3.0, 1.0, list(o.seeds)))
+    _with_settings(
+        monkeypatch,
+        lf,
+        lambda o: lf.Settings(list(o.seeds), 3.0, 1.0, ns=(1, 3), buffers=(5,), rtts_ms=(20,)),
+    )
 
 
 def _shrink_yang_amer(monkeypatch, tmp_path):

@@ -188,7 +188,10 @@ def _kernel(args: argparse.Namespace) -> int:
     if not args.kernel:
         print("plait reproduce: --only: only with --kernel", file=sys.stderr)
         return 2
-    from plait.experiments import Options, linux_fidelity
+    from plait.experiments import Options, experiments, linux_fidelity
 
+    # The registered experiment's settings for these options: the simulated side's grid, run
+    # length and seeds, and the store of kernel runs.
     options = Options(out=Path(args.out), seeds=args.seeds, quick=args.quick)
-    return linux_fidelity.kernel_main(options, args.only)
+    settings = experiments()["linux-fidelity"].settings(options)
+    return linux_fidelity.kernel_main(settings, args.only)

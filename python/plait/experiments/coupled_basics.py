@@ -442,7 +442,7 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
     return data, summaries
 
 
-def setup(sc: Settings) -> str:
+def setup(data: dict, sc: Settings) -> str:
     return (
         "Packet level, scenarios in experiments/coupled-basics/. shared.toml: a two-subflow "
         "connection and one single-path flow of its ancestor controller through a 20 Mb/s "

@@ -4,9 +4,10 @@
 An experiment is declared as data (:class:`Declared`): its settings (a dataclass with the full
 version's values as defaults, and :attr:`Declared.settings` choosing them for the command
 line's options), its sweep (:attr:`Declared.measure`), its claims, figures, tables and setup
-text, each a function of the measured data. :func:`reproduce` runs it in one order: measure,
-write the tables and figures, the claims, the report section. Tests pass smaller settings in
-(``EXPERIMENT.reproduce(options, settings)``) instead of patching module globals.
+text, each a function of the measured data and the settings (`f(data, settings)`).
+:func:`reproduce` runs it in one order: measure, write the tables and figures, the claims,
+the report section. Tests pass smaller settings in (``EXPERIMENT.reproduce(options,
+settings)``) instead of patching module globals.
 """
 
 from __future__ import annotations
@@ -73,10 +74,10 @@ class Declared:
     figures: Callable[[dict, Any], list]
     #: The report's tables, (title, frame): `tables(data, settings)`.
     tables: Callable[[dict, Any], list]
-    #: The setup paragraph: `setup(settings)`.
-    setup: Callable[[Any], str]
-    #: Extra lines of the runs block after "seeds": `runs_extra(summaries)` (or None).
-    runs_extra: Callable[[dict], dict] | None = None
+    #: The setup paragraph: `setup(data, settings)`.
+    setup: Callable[[dict, Any], str]
+    #: Extra lines of the runs block after "seeds": `runs_extra(data, summaries)` (or None).
+    runs_extra: Callable[[dict, dict], dict] | None = None
 
 
 def reproduce(declared: Declared, options: Options, settings: Any = None) -> Any:
@@ -96,7 +97,7 @@ def reproduce(declared: Declared, options: Options, settings: Any = None) -> Any
         name=declared.name,
         title=declared.title,
         paper=declared.paper,
-        setup=declared.setup(settings),
+        setup=declared.setup(data, settings),
         claims=claims,
         figures=declared.figures(data, settings),
         tables=declared.tables(data, settings),
@@ -106,7 +107,7 @@ def reproduce(declared: Declared, options: Options, settings: Any = None) -> Any
             started,
             options.out / "runs",
             files,
-            extra=declared.runs_extra(summaries) if declared.runs_extra else None,
+            extra=declared.runs_extra(data, summaries) if declared.runs_extra else None,
         ),
     )
 

@@ -22,17 +22,19 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from plait.experiments import Experiment, Options, error_bars, register
+from plait.experiments import Options, error_bars
+from plait.experiments.framework import Declared, register_declared, save_figure
 from plait.output import FolderTarget, Outputs
-from plait.report import Claim, Figure, Section, figure_png
+from plait.report import Claim, Figure, figure_png
 from plait.sweeps import ProgressSink, Summary
+from plait.testbed.runner import RECOVERY_COUNTERS, TIMEOUT_COUNTERS, TIMING_COLUMNS
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "linux-fidelity"
 SCENARIO = EXPERIMENT_DIR / "scenario.toml"
@@ -70,28 +72,56 @@ TABLES = ("flows", "links")
 CEILING = {"linux": 1448 / 1500, "rfc": 1460 / 1500}
 
 
+#: The MPTCP part's grid: the subflows' (uncoupled) controller, and whether the TCP flow "tcp"
+#: (same controller, sharing the 10-packet path) runs (1) or is left out of the file (0).
+MPTCP_CCS = ("uncoupled:reno", "uncoupled:cubic")
+MPTCP_TCP = (0, 1)
+#: The committed store of the kernel's runs (see "The kernel side" below).
+KERNEL_DIR = EXPERIMENT_DIR / "kernel"
+
+
 @dataclass(frozen=True)
-class Scale:
-    """Run length and seeds of one version of the experiment."""
+class Settings:
+    """The seeds, run length and grid of both parts (the dumbbell's and the MPTCP part's; the
+    kernel side measures the same grid), and the store of kernel runs the report reads; the
+    defaults are the full version's (10 seeds of 30 s runs, the first 5 s discarded). Tests
+    pass smaller ones in (``EXPERIMENT.reproduce(options, settings)``)."""
 
-    duration: float
-    warmup: float
-    seeds: list[int]
+    seeds: list[int] = field(default_factory=lambda: list(range(1, 11)))
+    duration: float = 30.0
+    warmup: float = 5.0
+    ns: tuple[int, ...] = NS
+    buffers: tuple[int, ...] = BUFFERS
+    rtts_ms: tuple[float, ...] = RTTS_MS
+    ccs: tuple[str, ...] = CCS
+    mptcp_ccs: tuple[str, ...] = MPTCP_CCS
+    mptcp_tcps: tuple[int, ...] = MPTCP_TCP
+    #: The store of kernel runs: the report reads it, `--kernel` measures into it.
+    kernel_store: Path = KERNEL_DIR
+    #: What measures one kernel run (a :class:`KernelPoint` -> the testbed's JSON summary):
+    #: None for the testbed itself (:func:`_run_on_kernel`); a test passes a stand-in.
+    kernel_run: Callable[[KernelPoint], dict] | None = field(default=None, compare=False)
 
 
-def scale(options: Options) -> Scale:
+def settings(options: Options) -> Settings:
     """30 s runs with a 5 s warm-up over the seeds given, or (quick) 15 s runs over the first
     two seeds. The warm-up stays 5 s: the first loss episode of a flow that overshoots in slow
     start can hold out-of-order data that is delivered only seconds later, which would count
     in a window that starts earlier (goodput above the payload ceiling)."""
     if options.quick:
-        return Scale(15.0, 5.0, list(options.seeds[:2]))
-    return Scale(30.0, 5.0, list(options.seeds))
+        return Settings(list(options.seeds[:2]), duration=15.0)
+    return Settings(list(options.seeds))
 
 
-def packet_runs(options: Options) -> int:
-    settings = len(NS) * len(BUFFERS) * len(RTTS_MS) * len(CCS) * len(PROFILES)
-    return settings * len(scale(options).seeds)
+def packet_runs(sc: Settings) -> int:
+    """The dumbbell's packet-level runs: every setting with both profiles, once per seed."""
+    grid_size = len(sc.ns) * len(sc.buffers) * len(sc.rtts_ms) * len(sc.ccs) * len(PROFILES)
+    return grid_size * len(sc.seeds)
+
+
+def mptcp_packet_runs(sc: Settings) -> int:
+    """The MPTCP part's packet-level runs."""
+    return len(sc.mptcp_ccs) * len(sc.mptcp_tcps) * len(PROFILES) * len(sc.seeds)
 
 
 def bottleneck_delay_ms(rtt_ms: float) -> float:
@@ -571,13 +601,6 @@ def scatter_figure(summary: pd.DataFrame):
     return fig
 
 
-def _save(fig, path: Path) -> None:
-    import matplotlib.pyplot as plt
-
-    fig.savefig(path, dpi=110, format="png", bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-
-
 #: The files :func:`write_outputs` writes, by kind.
 OUTPUT_FILES = {
     "runs": "runs.csv",
@@ -604,8 +627,10 @@ def write_outputs(
         tx.write_bytes(folder.file(names["runs"]), runs.to_csv(index=False).encode())
         tx.write_bytes(folder.file(names["csv"]), summary.to_csv(index=False).encode())
         tx.write_text(folder.file(names["markdown"]), markdown(side_by_side(summary)))
-        tx.write_with(folder.file(names["png"]), lambda p: _save(utilization_figure(summary), p))
-        tx.write_with(folder.file(names["rto"]), lambda p: _save(rto_figure(summary), p))
+        tx.write_with(
+            folder.file(names["png"]), lambda p: save_figure(utilization_figure(summary), p)
+        )
+        tx.write_with(folder.file(names["rto"]), lambda p: save_figure(rto_figure(summary), p))
     return {kind: folder.path / name for kind, name in names.items()}
 
 
@@ -617,14 +642,8 @@ def write_outputs(
 # them on machines without root). The kernel has no profile: one kernel run per setting and
 # seed stands beside both profiles' runs of that setting and seed.
 
-#: The committed store of the kernel's runs.
-KERNEL_DIR = EXPERIMENT_DIR / "kernel"
 #: The MPTCP part's scenario: two disjoint paths a > r1 > b (10 packets) and a > r2 > b (100).
 MPTCP_SCENARIO = EXPERIMENT_DIR / "mptcp.toml"
-#: The MPTCP part's grid: the subflows' (uncoupled) controller, and whether the TCP flow "tcp"
-#: (same controller, sharing the 10-packet path) runs (1) or is left out of the file (0).
-MPTCP_CCS = ("uncoupled:reno", "uncoupled:cubic")
-MPTCP_TCP = (0, 1)
 MPTCP_SETTING = ["cc", "tcp"]
 #: The MPTCP scenario's bottleneck links, by subflow.
 MPTCP_BOTTLENECKS = ("p1", "p2")
@@ -653,14 +672,12 @@ MPTCP_MEASURES = (
     "drops_p1",
     "drops_p2",
 )
-#: The kernel's counters of a sender's namespace (the testbed summary's `testbed.nstat`, host
-#: -> {counter: growth over the window}, as plait.testbed.runner reads them): retransmission
-#: timeouts that fired (net/ipv4/tcp_timer.c, tcp_retransmit_timer), and loss-recovery
-#: episodes entered on duplicate ACKs or SACK (net/ipv4/tcp_input.c, tcp_enter_recovery), the
-#: simulator's fast retransmits. Every sender of the dumbbell is in the host `src`, and only
-#: its flows' senders, so the namespace's counts are the flows' total.
-TIMEOUT_COUNTERS = ("TcpExtTCPTimeouts",)
-RECOVERY_COUNTERS = ("TcpExtTCPSackRecovery", "TcpExtTCPRenoRecovery")
+# The kernel's counters of a sender's namespace (the testbed summary's `testbed.nstat`, host
+# -> {counter: growth over the window}, as plait.testbed.runner reads them): TIMEOUT_COUNTERS,
+# retransmission timeouts that fired, and RECOVERY_COUNTERS, loss-recovery episodes entered on
+# duplicate ACKs or SACK (the simulator's fast retransmits), both the runner's. Every sender of
+# the dumbbell is in the host `src`, and only its flows' senders, so the namespace's counts are
+# the flows' total.
 
 
 class KernelUsage(ValueError):
@@ -730,24 +747,24 @@ def _scenario_of(point: KernelPoint):
 
 
 def kernel_points(
-    sc: Scale, only: dict[str, list[str]] | None = None, parts: Sequence[str] = PARTS
+    sc: Settings, only: dict[str, list[str]] | None = None, parts: Sequence[str] = PARTS
 ) -> list[KernelPoint]:
-    """Every kernel run of the grid at run length `sc` over its seeds, in the grid's order;
-    with `only` (setting name -> values as text: `{"n": ["1", "3"], "part": ["mptcp"]}`),
-    those whose setting has each named key with one of its values."""
-    settings: list[tuple[str, dict[str, object]]] = []
+    """Every kernel run of the grid of `sc` at its run length over its seeds, in the grid's
+    order; with `only` (setting name -> values as text: `{"n": ["1", "3"], "part":
+    ["mptcp"]}`), those whose setting has each named key with one of its values."""
+    grid_points: list[tuple[str, dict[str, object]]] = []
     if "dumbbell" in parts:
-        for cc in CCS:
-            for buffer in BUFFERS:
-                for n in NS:
-                    for rtt in RTTS_MS:
-                        settings.append(
+        for cc in sc.ccs:
+            for buffer in sc.buffers:
+                for n in sc.ns:
+                    for rtt in sc.rtts_ms:
+                        grid_points.append(
                             ("dumbbell", {"buffer": buffer, "n": n, "rtt_ms": rtt, "cc": cc})
                         )
     if "mptcp" in parts:
-        for cc in MPTCP_CCS:
-            for tcp in MPTCP_TCP:
-                settings.append(("mptcp", {"cc": cc, "tcp": tcp}))
+        for cc in sc.mptcp_ccs:
+            for tcp in sc.mptcp_tcps:
+                grid_points.append(("mptcp", {"cc": cc, "tcp": tcp}))
     only = only or {}
     known = {"part", *SETTING, *MPTCP_SETTING}
     for key in only:
@@ -772,7 +789,7 @@ def kernel_points(
         return False
 
     out = []
-    for part, values in settings:
+    for part, values in grid_points:
         if all(matches(part, values, k, w) for k, w in only.items()):
             for seed in sc.seeds:
                 out.append(
@@ -825,20 +842,17 @@ def _write_atomically(path: Path, data: bytes) -> None:
             Path(tmp).unlink(missing_ok=True)
 
 
-#: Keys every testbed row repeats from the summary's `testbed` object (kept once, there).
-_TIMING_KEYS = ("kernel", "lateness_p50_us", "lateness_p99_us", "lateness_max_us", "timing_flagged")
-
-
 def kernel_record(point: KernelPoint, summary: dict, date: str) -> dict:
     """The stored form of one kernel run: what was run (part, setting, seed, scenario file,
     overrides, run length), the kernel release, the emulator's lateness and flag, the date, and
-    the testbed's JSON summary (its rows without the timing keys each repeats, its namespace
-    counters without those that did not grow)."""
+    the testbed's JSON summary (its rows without the timing columns each repeats from the
+    summary's `testbed` object, kept once there; its namespace counters without those that did
+    not grow)."""
     tb = summary["testbed"]
     slim = dict(summary)
     for table in ("flows", "links", "paths"):
         slim[table] = [
-            {k: v for k, v in row.items() if k not in _TIMING_KEYS}
+            {k: v for k, v in row.items() if k not in TIMING_COLUMNS}
             for row in summary.get(table) or []
         ]
     nstat = (summary.get("testbed") or {}).get("nstat")
@@ -1093,7 +1107,7 @@ def write_index(store: Path = KERNEL_DIR) -> Path:
     return path
 
 
-def _window_of(frame: pd.DataFrame, sc: Scale) -> pd.DataFrame:
+def _window_of(frame: pd.DataFrame, sc: Settings) -> pd.DataFrame:
     if frame.empty:
         return frame
     return frame[(frame.duration_s == sc.duration) & (frame.warmup_s == sc.warmup)]
@@ -1539,7 +1553,9 @@ def write_kernel_outputs(
             folder.file(names["markdown"]),
             kernel_markdown(kernel_table(vs, SETTING, KERNEL_TABLE_MEASURES)),
         )
-        tx.write_with(folder.file(names["png"]), lambda p: _save(kernel_utilization_figure(vs), p))
+        tx.write_with(
+            folder.file(names["png"]), lambda p: save_figure(kernel_utilization_figure(vs), p)
+        )
         tx.write_bytes(folder.file(names["mptcp_runs"]), mp_runs.to_csv(index=False).encode())
         tx.write_bytes(folder.file(names["mptcp_csv"]), mp_vs.to_csv(index=False).encode())
         tx.write_text(
@@ -1549,19 +1565,18 @@ def write_kernel_outputs(
     return {kind: folder.path / name for kind, name in names.items()}
 
 
-def kernel_main(
-    options: Options, only: Sequence[str] = (), store: Path | None = None, say=print
-) -> int:
-    """`plait reproduce linux-fidelity --kernel`: the kernel side of the grid at the run
-    length and seeds of `options` (the simulated side's), parts chosen by `only`, into the
-    committed store. Returns the exit code (2 with one line when not root or a bad --only)."""
+def kernel_main(sc: Settings, only: Sequence[str] = (), say=print) -> int:
+    """`plait reproduce linux-fidelity --kernel`: the kernel side of the grid of `sc` at its
+    run length and seeds (the simulated side's settings), parts chosen by `only`, into its
+    store (`sc.kernel_store`, the committed one by default). Returns the exit code (2 with one
+    line when not root or a bad --only)."""
     import os
     import sys as _sys
 
     from plait.testbed import Refusal
 
     try:
-        points = kernel_points(scale(options), parse_only(only))
+        points = kernel_points(sc, parse_only(only))
     except KernelUsage as e:
         print(f"plait reproduce: {e}", file=_sys.stderr)
         return 2
@@ -1575,9 +1590,9 @@ def kernel_main(
     if not points:
         print("plait reproduce: --only: no setting of the grid matches", file=_sys.stderr)
         return 2
-    store = store or KERNEL_DIR
+    store = sc.kernel_store
     try:
-        counts = measure_kernel(points, store, say=say)
+        counts = measure_kernel(points, store, say=say, run=sc.kernel_run)
     except Refusal as e:
         print(f"plait reproduce: {e}", file=_sys.stderr)
         return 2
@@ -1600,27 +1615,78 @@ def kernel_main(
 # ---- The experiment ------------------------------------------------------------------------
 
 
-def reproduce(options: Options) -> Section:
-    sc = scale(options)
-    started = time.perf_counter()
-    runs, summary_of_sweep = sweep(
-        NS,
-        BUFFERS,
-        RTTS_MS,
-        CCS,
+def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where):
+    """Both parts' sweeps (the dumbbell's stored in `out`, the MPTCP part's beside it in
+    `out`'s sibling runs-mptcp) and the kernel runs of the same run length read from
+    `sc.kernel_store`; the data by name and the sweeps' summaries by name."""
+    runs, dumbbell = sweep(
+        sc.ns,
+        sc.buffers,
+        sc.rtts_ms,
+        sc.ccs,
         PROFILES,
         duration=sc.duration,
         warmup=sc.warmup,
         seeds=sc.seeds,
-        out=options.out / "runs",
-        fresh=options.fresh,
-        progress=options.progress,
-        **options.where,
+        out=out,
+        fresh=fresh,
+        progress=progress,
+        **where,
     )
-    summary = summarize(runs)
-    files = write_outputs(runs, summary, options.out)
-    side = side_by_side(summary)
-    figures = [
+    kernel_runs, kernel_mptcp = kernel_frames(load_kernel(sc.kernel_store))
+    windows = sorted(
+        {
+            (r.duration_s, r.warmup_s)
+            for f in (kernel_runs, kernel_mptcp)
+            if not f.empty
+            for r in f.itertuples()
+        }
+    )
+    kernel_runs, kernel_mptcp = _window_of(kernel_runs, sc), _window_of(kernel_mptcp, sc)
+    mp_runs, mp_summaries = mptcp_sweep(
+        sc.mptcp_ccs,
+        sc.mptcp_tcps,
+        PROFILES,
+        duration=sc.duration,
+        warmup=sc.warmup,
+        seeds=sc.seeds,
+        out=out.parent / "runs-mptcp",
+        fresh=fresh,
+        progress=progress,
+        **where,
+    )
+    data = {
+        "runs": runs,
+        "summary": summarize(runs),
+        "kernel_runs": kernel_runs,
+        "kernel_mptcp": kernel_mptcp,
+        "windows": windows,
+        "vs": versus_kernel(runs, kernel_runs),
+        "mp_runs": mp_runs,
+        "mp_vs": versus_kernel(mp_runs, kernel_mptcp, MPTCP_SETTING, MPTCP_MEASURES),
+    }
+    summaries = {"dumbbell": dumbbell}
+    for tcp, summary in zip(sc.mptcp_tcps, mp_summaries):
+        summaries[f"mptcp tcp{tcp}"] = summary
+    return data, summaries
+
+
+def write(data: dict, sc: Settings, out: Path) -> dict[str, Path]:
+    """The dumbbell's files (:func:`write_outputs`), then the comparison with the kernel
+    (:func:`write_kernel_outputs`, as `kernel_<kind>`)."""
+    files = write_outputs(data["runs"], data["summary"], out)
+    kernel_files = write_kernel_outputs(data["vs"], data["mp_runs"], data["mp_vs"], out)
+    files.update({f"kernel_{kind}": path for kind, path in kernel_files.items()})
+    return files
+
+
+def _measured(vs: pd.DataFrame) -> int:
+    return int((vs.kernel_status == "measured").sum())
+
+
+def figures(data: dict, sc: Settings) -> list[Figure]:
+    summary, vs = data["summary"], data["vs"]
+    out = [
         Figure(
             "Utilisation against N, linux and rfc",
             "Aggregate goodput over the 10 Mb/s capacity, per base RTT and congestion "
@@ -1642,33 +1708,8 @@ def reproduce(options: Options) -> Section:
             figure_png(rto_figure(summary)),
         ),
     ]
-    kernel_runs, kernel_mptcp = kernel_frames(load_kernel(KERNEL_DIR))
-    windows = sorted(
-        {
-            (r.duration_s, r.warmup_s)
-            for f in (kernel_runs, kernel_mptcp)
-            if not f.empty
-            for r in f.itertuples()
-        }
-    )
-    kernel_runs, kernel_mptcp = _window_of(kernel_runs, sc), _window_of(kernel_mptcp, sc)
-    vs = versus_kernel(runs, kernel_runs)
-    mp_runs, mp_summaries = mptcp_sweep(
-        duration=sc.duration,
-        warmup=sc.warmup,
-        seeds=sc.seeds,
-        out=options.out / "runs-mptcp",
-        fresh=options.fresh,
-        progress=options.progress,
-        **options.where,
-    )
-    mp_vs = versus_kernel(mp_runs, kernel_mptcp, MPTCP_SETTING, MPTCP_MEASURES)
-    kernel_files = write_kernel_outputs(vs, mp_runs, mp_vs, options.out)
-    files.update({f"kernel_{kind}": path for kind, path in kernel_files.items()})
-    measured = int((vs.kernel_status == "measured").sum())
-    mp_measured = int((mp_vs.kernel_status == "measured").sum())
-    if measured:
-        figures.insert(
+    if _measured(vs):
+        out.insert(
             0,
             Figure(
                 "Utilisation: the kernel against the two profiles",
@@ -1678,15 +1719,39 @@ def reproduce(options: Options) -> Section:
                 figure_png(kernel_utilization_figure(vs)),
             ),
         )
+    return out
+
+
+def tables(data: dict, sc: Settings) -> list:
+    return [
+        (
+            "The kernel beside the linux and rfc profiles per setting: mean [lowest–highest] "
+            "over seeds",
+            kernel_table(data["vs"], SETTING, KERNEL_TABLE_MEASURES),
+        ),
+        (
+            "MPTCP over two paths (p1 10 packets, p2 100), alone (tcp 0) and beside a TCP "
+            "flow on p1 (tcp 1): mean [lowest–highest] over seeds",
+            kernel_table(data["mp_vs"], MPTCP_SETTING, MPTCP_TABLE_MEASURES),
+        ),
+        (
+            "linux and rfc profiles per setting (means over seeds)",
+            report_table(side_by_side(data["summary"])),
+        ),
+    ]
+
+
+def setup(data: dict, sc: Settings) -> str:
+    vs, mp_vs, windows = data["vs"], data["mp_vs"], data["windows"]
     stored_windows = (
         ", ".join(f"{d:g} s with {w:g} s warm-up" for d, w in windows) if windows else "none"
     )
-    setup = (
+    return (
         "Packet level (plait's simulator, scenario experiments/linux-fidelity/scenario.toml): "
-        f"N = {', '.join(map(str, NS))} bulk TCP flows from one host to another through a "
+        f"N = {', '.join(map(str, sc.ns))} bulk TCP flows from one host to another through a "
         "dumbbell: 100 Mb/s access links of 1 ms and a 10 Mb/s bottleneck whose delay makes a "
-        f"base RTT of {' or '.join(f'{r:g}' for r in RTTS_MS)} ms. The bottleneck is a "
-        f"DropTail FIFO of {', '.join(map(str, BUFFERS))} packets whose limit counts the "
+        f"base RTT of {' or '.join(f'{r:g}' for r in sc.rtts_ms)} ms. The bottleneck is a "
+        f"DropTail FIFO of {', '.join(map(str, sc.buffers))} packets whose limit counts the "
         "packet in service, as a Linux qdisc does (limit_includes_service = true). Flows start "
         "uniformly within the first 100 ms. Congestion control Reno or CUBIC, set explicitly "
         "in every run; everything else comes from the TCP profile: rfc (the RFC defaults: mss "
@@ -1695,16 +1760,17 @@ def reproduce(options: Options) -> Section:
         "ACKs with SACK compression, up to 5 us of host jitter per packet, HyStart with "
         "CUBIC); both have a 200 ms minimum RTO.\n\n"
         f"Runs of {sc.duration:g} s, the first {sc.warmup:g} s discarded, over "
-        f"{len(sc.seeds)} seeds: {packet_runs(options)} runs. Utilisation is the flows' "
+        f"{len(sc.seeds)} seeds: {packet_runs(sc)} runs. Utilisation is the flows' "
         "goodput (payload delivered in order) over the capacity; RTOs and fast retransmits "
         "are counted over all flows per second of the measurement window; distinct is the "
         "number of different results (payload bytes delivered) among the seeds.\n\n"
         "The kernel: the same scenario files, overrides and seeds run on Linux through "
         "`plait testbed` (`plait reproduce linux-fidelity --kernel`, root), one run per setting "
         "and seed (the kernel has no profile), stored in experiments/linux-fidelity/kernel/. "
-        f"Runs of this length stored: {len(kernel_runs)} of the dumbbell ({measured} of "
-        f"{len(vs)} settings measured), {len(kernel_mptcp)} of the MPTCP part ({mp_measured} "
-        f"of {len(mp_vs)}); run lengths stored: {stored_windows}. A setting without kernel "
+        f"Runs of this length stored: {len(data['kernel_runs'])} of the dumbbell "
+        f"({_measured(vs)} of {len(vs)} settings measured), {len(data['kernel_mptcp'])} of the "
+        f"MPTCP part ({_measured(mp_vs)} of {len(mp_vs)}); run lengths stored: "
+        f"{stored_windows}. A setting without kernel "
         "runs says “not measured”, and the claims against the kernel appear only when some "
         "setting was measured. Runs whose emulator did not keep time (p99 lateness above a "
         "tenth of a packet time) are counted but left out. The kernel's RTO/s and FR/s come "
@@ -1718,53 +1784,37 @@ def reproduce(options: Options) -> Section:
         "the “expected” column states the expectation under test. The Linux testbed numbers "
         "of the study that motivated this comparison are not included."
     )
-    return Section(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        setup=setup,
-        claims=claims(summary) + kernel_claims(vs, mp_vs),
-        figures=figures,
-        tables=[
-            (
-                "The kernel beside the linux and rfc profiles per setting: mean [lowest–highest] "
-                "over seeds",
-                kernel_table(vs, SETTING, KERNEL_TABLE_MEASURES),
-            ),
-            (
-                "MPTCP over two paths (p1 10 packets, p2 100), alone (tcp 0) and beside a TCP "
-                "flow on p1 (tcp 1): mean [lowest–highest] over seeds",
-                kernel_table(mp_vs, MPTCP_SETTING, MPTCP_TABLE_MEASURES),
-            ),
-            ("linux and rfc profiles per setting (means over seeds)", report_table(side)),
-        ],
-        runs={
-            "packet runs": summary_of_sweep.total,
-            "run now": summary_of_sweep.done,
-            "stored earlier": summary_of_sweep.reused,
-            "failed": summary_of_sweep.failed,
-            "MPTCP packet runs (run now, stored earlier)": (
-                f"{sum(m.total for m in mp_summaries)} ({sum(m.done for m in mp_summaries)}, "
-                f"{sum(m.reused for m in mp_summaries)})"
-            ),
-            "kernel runs (this run length)": (
-                f"{len(kernel_runs)} dumbbell, {len(kernel_mptcp)} MPTCP"
-            ),
-            "seeds": ", ".join(str(s) for s in sc.seeds),
-            "where": summary_of_sweep.cluster or "nothing to run",
-            "wall time": f"{time.perf_counter() - started:.0f} s",
-            "results": str(options.out / "runs"),
-            "tables and figures": ", ".join(str(p) for p in files.values()),
-        },
-    )
 
 
-EXPERIMENT = register(
-    Experiment(
-        name=NAME,
-        title=TITLE,
-        paper=PAPER,
-        reproduce=reproduce,
-        runs=packet_runs,
-    )
+def runs_extra(data: dict, summaries: dict) -> dict:
+    mp = [s for name, s in summaries.items() if name.startswith("mptcp")]
+    return {
+        "MPTCP packet runs (run now, stored earlier)": (
+            f"{sum(m.total for m in mp)} ({sum(m.done for m in mp)}, {sum(m.reused for m in mp)})"
+        ),
+        "kernel runs (this run length)": (
+            f"{len(data['kernel_runs'])} dumbbell, {len(data['kernel_mptcp'])} MPTCP"
+        ),
+        "where": summaries["dumbbell"].cluster or "nothing to run",
+    }
+
+
+DECLARED = Declared(
+    name=NAME,
+    title=TITLE,
+    paper=PAPER,
+    settings=settings,
+    runs=lambda sc: packet_runs(sc) + mptcp_packet_runs(sc),
+    measure=measure,
+    write=write,
+    claims=(
+        lambda data, sc: claims(data["summary"]),
+        lambda data, sc: kernel_claims(data["vs"], data["mp_vs"]),
+    ),
+    figures=figures,
+    tables=tables,
+    setup=setup,
+    runs_extra=runs_extra,
 )
+
+EXPERIMENT = register_declared(DECLARED)

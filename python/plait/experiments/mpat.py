@@ -1764,7 +1764,7 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
     return data, {k: r.summary for k, r in results.items()}
 
 
-def setup(sc: Settings) -> str:
+def setup(data: dict, sc: Settings) -> str:
     return (
         "Packet level, scenarios in experiments/mpat/. Reno with SACK, MSS 1460 bytes (§4), "
         "1500-byte packets; MPAT with the paper's random mapping of packets to windows. "

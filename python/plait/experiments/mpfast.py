@@ -480,7 +480,7 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
     return data, {k: r.summary for k, r in results.items()}
 
 
-def setup(sc: Settings) -> str:
+def setup(data: dict, sc: Settings) -> str:
     return (
         "Packet level, scenarios in experiments/mpfast/ (efficiency.toml, fairness.toml, "
         "loadbalance.toml), with the paper's common settings: SACK, 1448-byte segments, "

@@ -1159,7 +1159,7 @@ def summary_table(fr: pd.DataFrame) -> pd.DataFrame:
     return table.rename(columns=LABELS).reset_index()
 
 
-def setup(sc: Settings) -> str:
+def setup(data: dict, sc: Settings) -> str:
     return (
         "Packet level, scenarios in experiments/multfrc/ (friendliness.toml, "
         "friendliness_multcp.toml, fractional.toml, influence.toml, smoothness.toml): the "

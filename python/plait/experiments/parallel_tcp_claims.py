@@ -405,7 +405,7 @@ def tables(data: dict, sc: Settings) -> list:
     return tables
 
 
-def setup(sc: Settings) -> str:
+def setup(data: dict, sc: Settings) -> str:
     return (
         "Packet level (plait's simulator, scenario experiments/parallel-tcp/scenario.toml): "
         f"N = {sc.ns[0]}..{sc.ns[-1]} TCP-SACK connections with AIMD(1, 1/2) congestion "
@@ -438,7 +438,7 @@ DECLARED = Declared(
     figures=figures,
     tables=tables,
     setup=setup,
-    runs_extra=lambda summaries: {"where": summaries["packet"].cluster or "nothing to run"},
+    runs_extra=lambda data, summaries: {"where": summaries["packet"].cluster or "nothing to run"},
 )
 
 EXPERIMENT = register_declared(DECLARED, title="Parallel TCP sockets (Altman et al.)")

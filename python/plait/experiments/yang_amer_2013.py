@@ -577,7 +577,7 @@ DECLARED = Declared(
     tables=lambda data, sc: [
         ("Tables I and II: plait (mean, sd over seeds) and the paper", long_table(data["summary"]))
     ],
-    setup=lambda sc: SETUP,
+    setup=lambda data, sc: SETUP,
 )
 
 EXPERIMENT = register_declared(DECLARED)

@@ -30,6 +30,17 @@ NETNS_DIR = Path("/run/netns")
 PREFIX_RE = re.compile(r"^plait-(\d+)-")
 #: Bytes of a full-sized packet on the wire (1448 B payload + 52 B headers, docs/testbed.md).
 FULL_PACKET_BYTES = 1500
+#: The testbed's own columns and their types, which every row of flows, links and paths
+#: repeats from the summary's `testbed` object: the kernel release, the emulator's lateness
+#: (p50, p99, max, us) and whether it did not keep time (p99 above a tenth of a packet time).
+#: plait.testbed.sweep's table schemas and linux-fidelity's kernel store read them from here.
+TIMING_COLUMNS: dict[str, type] = {
+    "kernel": str,
+    "lateness_p50_us": float,
+    "lateness_p99_us": float,
+    "lateness_max_us": float,
+    "timing_flagged": bool,
+}
 
 
 def _binary(name: str) -> str:
@@ -410,13 +421,8 @@ class _Run:
         bottleneck = plan.bottleneck_bps()
         tx_ns = FULL_PACKET_BYTES * 8 * 1e9 / bottleneck
         flagged = lat["p99_ns"] > tx_ns / 10
-        timing = {
-            "kernel": kernel,
-            "lateness_p50_us": lat["p50_ns"] / 1e3,
-            "lateness_p99_us": lat["p99_ns"] / 1e3,
-            "lateness_max_us": lat["max_ns"] / 1e3,
-            "timing_flagged": flagged,
-        }
+        values = (kernel, lat["p50_ns"] / 1e3, lat["p99_ns"] / 1e3, lat["max_ns"] / 1e3, flagged)
+        timing = dict(zip(TIMING_COLUMNS, values))
         window_s = (plan.duration_ns - plan.warmup_ns) / 1e9
         nstat = _counter_deltas(
             getattr(self, "counters_mark", {}), getattr(self, "counters_end", {})

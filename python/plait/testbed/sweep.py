@@ -63,14 +63,8 @@ EVENTS_EXTRA_SECONDS = 2.0
 _F, _U, _S, _B = pa.float64(), pa.uint64(), pa.large_string(), pa.bool_()
 #: Marks a column of names (the simulator writes a dictionary of them).
 _NAMES = pa.dictionary(pa.int32(), pa.large_string())
-#: The testbed's own columns of each row of flows, links and paths (runner.py).
-_TIMING = [
-    ("kernel", _S),
-    ("lateness_p50_us", _F),
-    ("lateness_p99_us", _F),
-    ("lateness_max_us", _F),
-    ("timing_flagged", _B),
-]
+#: The testbed's own columns of each row of flows, links and paths (runner.TIMING_COLUMNS).
+_TIMING = [(c, {str: _S, float: _F, bool: _B}[t]) for c, t in runner.TIMING_COLUMNS.items()]
 #: Columns and types of each table: the simulator's (plait.sweeps.arrow, checked against a
 #: simulation in tests/python/test_testbed_sweep.py), then the testbed's own.
 SCHEMAS: dict[str, list[tuple[str, pa.DataType]]] = {
