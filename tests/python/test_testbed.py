@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 
 import pytest
+from _testbed_skip import needs_testbed
 from plait import _core
 from plait.testbed import Refusal, plan_scenario
-from plait.testbed.runner import NETNS_DIR, _binary, _Run
+from plait.testbed.runner import NETNS_DIR, _Run
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAIT = [sys.executable, "-m", "plait.cli"]
@@ -43,33 +44,6 @@ cc = "reno"
 src = "a"
 dst = "b"
 """
-
-
-def _why_not_runnable() -> str | None:
-    if os.geteuid() != 0:
-        return "plait testbed needs root"
-    if not os.path.exists("/dev/net/tun"):
-        return "no /dev/net/tun in this kernel"
-    try:
-        _binary("plait-linkemu")
-        _binary("plait-tcpflow")
-    except Refusal as e:
-        return str(e)
-    return None
-
-
-needs_testbed = pytest.mark.skipif(_why_not_runnable() is not None, reason=str(_why_not_runnable()))
-
-
-@pytest.fixture
-def testbed_turn():
-    """One kernel test at a time, across pytest-xdist workers: a testbed run refuses to start
-    while another holds its lock, and each needs the machine to keep time."""
-    import fcntl
-
-    with open("/run/plait-testbed-tests.lock", "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)  # waits for the other worker's test
-        yield
 
 
 def _scenario(tmp_path: Path, duration="8s", warmup="3s", buffer=100, extra="") -> Path:
@@ -112,6 +86,26 @@ def test_unsupported_scenarios_are_refused_naming_the_key(tmp_path, extra, expec
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and expected in lines[0], out.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_kernel_tests_share_one_skip_and_one_turn():
+    """The skip of the kernel tests (`needs_testbed`, _testbed_skip.py) and their turn at the
+    machine (`testbed_turn`, conftest.py) are written once: a module that wrote its own would
+    skip or wait by rules of its own (test_linux_fidelity_kernel.py had copies of both)."""
+    import ast
+
+    home = {"testbed_turn": "conftest.py", "needs_testbed": "_testbed_skip.py"}
+    home["why_not_runnable"] = home["_why_not_runnable"] = "_testbed_skip.py"
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            for name in names:
+                assert home.get(name, path.name) == path.name, f"{path.name} defines {name}"
 
 
 def test_pcap_needs_out_and_an_existing_link(tmp_path):

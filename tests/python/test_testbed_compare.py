@@ -12,11 +12,12 @@ from pathlib import Path
 
 import plait
 import pytest
+from _testbed_skip import needs_testbed
 from plait import _core
 from plait.testbed import plan_scenario
 from plait.testbed.compare import kernel_vs_simulation, simulated_starts, with_starts
 from plait.testbed.runner import TestbedResult as KernelResult
-from test_testbed import SCENARIO, _plait, needs_testbed, testbed_turn  # noqa: F401
+from test_testbed import SCENARIO, _plait
 
 STORED = Path(__file__).parent / "data" / "testbed_reno_5s.json"
 
@@ -92,7 +93,7 @@ def test_seeds_misuse_is_refused_in_one_line(tmp_path, args, expected):
 
 
 @needs_testbed
-def test_compare_writes_the_comparison_of_a_5s_reno_run(tmp_path, testbed_turn):  # noqa: F811
+def test_compare_writes_the_comparison_of_a_5s_reno_run(tmp_path, testbed_turn):
     out_dir = tmp_path / "out"
     out = _plait("testbed", "run", str(_scenario(tmp_path)), "--compare", "--out", str(out_dir),
                  "--set", "tcp.profile=linux")  # fmt: skip

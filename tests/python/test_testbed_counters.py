@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from _testbed_skip import needs_testbed
 from plait.testbed.runner import (
     _add_subflow_timeouts,
     _counter_deltas,
@@ -18,13 +19,11 @@ from plait.testbed.runner import (
     _since,
     _sole_sender_count,
 )
-from test_testbed import (  # noqa: F401
+from test_testbed import (
     SCENARIO,
     _mptcp,
     _ours,
     _plait,
-    needs_testbed,
-    testbed_turn,
 )
 
 SNMP = """Ip: Forwarding DefaultTTL InReceives
@@ -142,7 +141,7 @@ def _run(tmp_path: Path, text: str) -> dict:
 
 
 @needs_testbed
-def test_reno_over_a_20_packet_buffer_counts_its_losses(tmp_path, testbed_turn):  # noqa: F811
+def test_reno_over_a_20_packet_buffer_counts_its_losses(tmp_path, testbed_turn):
     summary = _run(tmp_path, SCENARIO.format(duration="6s", warmup="2s", buffer=20))
     (flow,) = summary["flows"]
     tb = summary["testbed"]
@@ -182,7 +181,7 @@ def test_reno_over_a_20_packet_buffer_counts_its_losses(tmp_path, testbed_turn):
 
 
 @needs_testbed
-def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):  # noqa: F811
+def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):
     # 200 KB (139 segments) in slow start from 10 segments: at most 69 in flight, well under
     # the 100-packet buffer plus the 33-packet pipe, so nothing is dropped.
     text = SCENARIO.format(duration="3s", warmup="0s", buffer=100) + 'bytes = "200KB"\n'
@@ -200,7 +199,7 @@ def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):  # no
 
 
 @needs_testbed
-def test_mptcp_counters_go_to_the_connection_and_the_host(tmp_path, testbed_turn):  # noqa: F811
+def test_mptcp_counters_go_to_the_connection_and_the_host(tmp_path, testbed_turn):
     if not os.path.isdir("/proc/sys/net/mptcp"):
         pytest.skip("this kernel has no MPTCP")
     summary = _run(tmp_path, _mptcp(duration="5s", warmup="2s"))

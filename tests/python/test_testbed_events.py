@@ -9,10 +9,11 @@ import json
 import os
 
 import pytest
+from _testbed_skip import needs_testbed
 from plait import _core
 from plait.testbed import Refusal, plan_scenario
 from plait.testbed.plan import emulator_config
-from test_testbed import SCENARIO, _mptcp, _plait, needs_testbed, testbed_turn  # noqa: F401
+from test_testbed import SCENARIO, _mptcp, _plait
 
 EVENTS = """
 [[event]]
@@ -117,7 +118,7 @@ def test_flow_events_are_refused_naming_the_key():
 @needs_testbed
 def test_reno_over_a_link_down_for_a_second_loses_packets_with_cause_down(
     tmp_path,
-    testbed_turn,  # noqa: F811
+    testbed_turn,
 ):
     p = tmp_path / "ev.toml"
     p.write_text(SCENARIO.format(duration="5s", warmup="1s", buffer=100) + EVENTS)
@@ -195,7 +196,7 @@ def test_a_sim_only_key_not_in_the_scenario_is_one_line_naming_the_file_and_entr
 @needs_testbed
 def test_reno_through_a_loss_change_loses_packets_only_while_the_new_model_holds(
     tmp_path,
-    testbed_turn,  # noqa: F811
+    testbed_turn,
 ):
     # Every 10th packet of the forward direction lost from 2 s to 3 s (then a model that drops
     # nothing); host jitter is the simulator's only and marked so: the run leaves it out and
@@ -225,7 +226,7 @@ def test_reno_through_a_loss_change_loses_packets_only_while_the_new_model_holds
 @needs_testbed
 def test_reno_through_a_threshold_dropper_holds_the_queue_near_the_threshold(
     tmp_path,
-    testbed_turn,  # noqa: F811
+    testbed_turn,
 ):
     p = tmp_path / "dropper.toml"
     p.write_text(DROPPER.replace('name = "bulk"', 'name = "bulk"\ncount = 2'))
@@ -250,7 +251,7 @@ P2_DOWN = '\n[[event]]\nat = "2s"\nlink = "p2"\naction = "down"\n'
 @needs_testbed
 def test_mptcp_moves_its_traffic_to_the_path_that_stays_up(
     tmp_path,
-    testbed_turn,  # noqa: F811
+    testbed_turn,
 ):
     if not os.path.isdir("/proc/sys/net/mptcp"):
         pytest.skip("this kernel has no MPTCP")
@@ -315,7 +316,7 @@ def _mptcp_run(tmp_path, text):
 
 
 @needs_testbed
-def test_a_subflow_that_starts_late_carries_data_from_then_on(tmp_path, testbed_turn):  # noqa: F811
+def test_a_subflow_that_starts_late_carries_data_from_then_on(tmp_path, testbed_turn):
     # Subflow 2 joins 3 s into a run whose window is 1-6 s: both paths full, path 2 for 3 s
     # and path 1 for 5 s, so 3/8 of the bytes (each path carries half when both start at 0).
     summary = _mptcp_run(
@@ -329,7 +330,7 @@ def test_a_subflow_that_starts_late_carries_data_from_then_on(tmp_path, testbed_
 
 
 @needs_testbed
-def test_a_backup_subflow_carries_nothing_while_the_other_can(tmp_path, testbed_turn):  # noqa: F811
+def test_a_backup_subflow_carries_nothing_while_the_other_can(tmp_path, testbed_turn):
     summary = _mptcp_run(
         tmp_path,
         _mptcp(duration="5s", warmup="2s").replace(

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from _testbed_skip import needs_testbed
 from plait import _core
 from plait.testbed import plan_scenario
 from plait.testbed.plan import emulator_config
-from test_testbed import SCENARIO, _plait, needs_testbed, testbed_turn  # noqa: F401
+from test_testbed import SCENARIO, _plait
 
 RED = 'queue = { kind = "red", min_th = 5, max_th = 15, packets = 50, mean_packet_size = "1500B" }'
 
@@ -59,7 +60,7 @@ def test_red_byte_mode_sizes_are_bytes_for_the_emulator():
 
 
 @needs_testbed
-def test_reno_through_a_red_bottleneck_drops_with_cause_queue(tmp_path, testbed_turn):  # noqa: F811
+def test_reno_through_a_red_bottleneck_drops_with_cause_queue(tmp_path, testbed_turn):
     p = tmp_path / "red.toml"
     p.write_text(_red_scenario("6s", "2s"))
     out = _plait("testbed", "run", str(p), "--json", str(tmp_path / "r.json"))

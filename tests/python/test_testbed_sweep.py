@@ -21,13 +21,14 @@ import plait
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from _testbed_skip import needs_testbed
 from plait import __version__, _core
 from plait.sweeps import load, open_results
 from plait.sweeps.spec import run_key
 from plait.testbed import Refusal
 from plait.testbed import sweep as kernel_sweep
 from plait.testbed.runner import TestbedResult as KernelResult
-from test_testbed import PLAIT, ROOT, SCENARIO, _ours, _plait, needs_testbed, testbed_turn  # noqa: F401
+from test_testbed import PLAIT, ROOT, SCENARIO, _ours, _plait
 
 GRID = """
 [sweep]
@@ -337,7 +338,7 @@ def test_kernel_tables_have_the_simulators_columns_and_types():
 
 
 @needs_testbed
-def test_a_2_point_sweep_on_the_kernel_stops_on_ctrl_c_and_resumes(tmp_path, testbed_turn):  # noqa: F811
+def test_a_2_point_sweep_on_the_kernel_stops_on_ctrl_c_and_resumes(tmp_path, testbed_turn):
     p = _sweep_file(tmp_path, duration="3s", warmup="1s")
     out = tmp_path / "o"
     cmd = [*PLAIT, "sweep", str(p), "--testbed", "--out", str(out)]
