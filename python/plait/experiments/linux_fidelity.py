@@ -1619,20 +1619,15 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
     """Both parts' sweeps (the dumbbell's stored in `out`, the MPTCP part's beside it in
     `out`'s sibling runs-mptcp) and the kernel runs of the same run length read from
     `sc.kernel_store`; the data by name and the sweeps' summaries by name."""
-    runs, dumbbell = sweep(
-        sc.ns,
-        sc.buffers,
-        sc.rtts_ms,
-        sc.ccs,
-        PROFILES,
+    common = dict(
         duration=sc.duration,
         warmup=sc.warmup,
         seeds=sc.seeds,
-        out=out,
         fresh=fresh,
         progress=progress,
         **where,
     )
+    runs, dumbbell = sweep(sc.ns, sc.buffers, sc.rtts_ms, sc.ccs, PROFILES, out=out, **common)
     kernel_runs, kernel_mptcp = kernel_frames(load_kernel(sc.kernel_store))
     windows = sorted(
         {
@@ -1644,16 +1639,7 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
     )
     kernel_runs, kernel_mptcp = _window_of(kernel_runs, sc), _window_of(kernel_mptcp, sc)
     mp_runs, mp_summaries = mptcp_sweep(
-        sc.mptcp_ccs,
-        sc.mptcp_tcps,
-        PROFILES,
-        duration=sc.duration,
-        warmup=sc.warmup,
-        seeds=sc.seeds,
-        out=out.parent / "runs-mptcp",
-        fresh=fresh,
-        progress=progress,
-        **where,
+        sc.mptcp_ccs, sc.mptcp_tcps, PROFILES, out=out.parent / "runs-mptcp", **common
     )
     data = {
         "runs": runs,
