@@ -1,6 +1,8 @@
 # Two entry points for a fresh clone (see README.md):
 #   make run   - install what is needed, build, reproduce the parallel-TCP paper (HTML report)
-#   make test  - install what is needed, build, run every check and test
+#   make test  - install what is needed, build, run every check and the tests but the slow ones
+# and, for CI (.ci/run) and before a merge:
+#   make test-full - the same with every test: the Python tests marked `slow` too
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.deps-stamp
@@ -13,7 +15,7 @@ export VIRTUAL_ENV := $(abspath $(VENV))
 export PIP_QUIET := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench golden docs clean
+.PHONY: run test test-full build lint lint-rust lint-py rust-checks py-checks rust-test py-test bench golden docs clean
 
 $(STAMP): pyproject.toml Makefile
 	python3 -m venv $(VENV)
@@ -52,9 +54,13 @@ rust-test:
 
 # Two workers: the interrupt tests mostly wait, so they overlap with the rest.
 PYTEST := $(VENV)/bin/pytest -q -n 2
+# `make test` leaves out the Python tests marked `slow` (pyproject.toml: the kernel testbed's
+# runs of seconds of real time, each experiment through the command line with its default
+# seeds); `make test-full` clears this and runs them too. Every Rust test and check runs in both.
+PYTEST_SELECT := -m "not slow"
 
 py-test: build
-	$(PYTEST)
+	$(PYTEST) $(PYTEST_SELECT)
 
 # The Rust checks (compiling, two cores) and the Python checks (mostly waiting on subprocesses
 # and interrupts) run side by side; each one's output is printed whole when it ends (make -O).
@@ -63,13 +69,16 @@ SYNC := $(if $(filter 3.%,$(MAKE_VERSION)),,-O)
 test: build
 	$(MAKE) --no-print-directory -j2 $(SYNC) rust-checks py-checks
 
+test-full: build
+	$(MAKE) --no-print-directory -j2 $(SYNC) rust-checks py-checks PYTEST_SELECT=
+
 rust-checks:
 	$(MAKE) --no-print-directory lint-rust
 	$(MAKE) --no-print-directory rust-test
 
-# Run by `test` after `build`.
+# Run by `test` and `test-full` after `build`.
 py-checks: lint-py
-	$(PYTEST)
+	$(PYTEST) $(PYTEST_SELECT)
 
 # Regenerates tests/golden/*.json from tests/golden/*.toml. Only for a change that alters
 # simulation results on purpose; its note says which fields changed and why.

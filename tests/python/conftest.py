@@ -98,9 +98,11 @@ def testbed_turn():
         yield
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def client():
-    """A one-worker local Dask cluster for the tests of a module that run sweeps on it."""
+    """A one-worker local Dask cluster for the tests that run sweeps on it, started once per
+    test process (each pytest-xdist worker has its own) rather than once per module: nine
+    modules use it, and each start and stop cost about a second."""
     distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(
         n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"

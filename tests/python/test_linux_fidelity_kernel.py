@@ -400,6 +400,7 @@ def test_kernel_usage_mistakes_are_one_line(tmp_path, monkeypatch, capsys, argv,
 # -- one real measurement ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_two_short_kernel_runs_are_measured_and_stored(tmp_path, testbed_turn):
     """Two 3 s runs (1 s warm-up) of one Reno flow through the 100-packet dumbbell, seeds 1

@@ -247,7 +247,17 @@ def test_every_experiment_is_tested_end_to_end():
     assert set(SHRINK) == set(MODULES)
 
 
-@pytest.mark.parametrize("name", list(SHRINK))
+#: Run here by `make test`: the README's experiment and the quickest. The other five are run
+#: end to end by their own quicker tests (test_<name>.py, two seeds through the Python API) and
+#: here, through the command line with the default seeds, by `make test-full` (marked slow:
+#: 43 of this file's 56 s on 2 cores).
+FAST_END_TO_END = {"parallel-tcp", "linux-fidelity"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n if n in FAST_END_TO_END else pytest.param(n, marks=pytest.mark.slow) for n in SHRINK],
+)
 def test_reproduce_end_to_end_with_default_options(name, tmp_path, monkeypatch, capsys, client):
     """`plait reproduce NAME` in a fresh folder, default options but the shortened runs: exit 0,
     a report with every claim given a verdict, and the stored runs."""

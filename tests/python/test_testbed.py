@@ -285,6 +285,7 @@ def test_one_reno_flow_fills_a_100_packet_buffer_link(tmp_path, testbed_turn):
     assert not [n for n in _ours() if n.startswith("plait-")]
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_random_loss_on_the_link_is_counted_as_loss(tmp_path, testbed_turn):
     extra = 'delay = "10ms"\nloss = { kind = "bernoulli", p = 0.01 }'
@@ -318,6 +319,7 @@ def _pcap_records(path: Path) -> tuple[int, list[tuple[int, bytes]]]:
     return linktype, out
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_pcap_holds_what_crossed_the_link_with_real_headers(tmp_path, testbed_turn):
     p = _scenario(tmp_path, duration="3s", warmup="1s")
@@ -507,6 +509,7 @@ def test_mptcp_plan_gives_each_subflow_its_own_address_pair_and_route():
     assert routes[("10.99.0.2", "10.99.201.1")] == ["p2b:reverse", "p2:reverse"]
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_mptcp_over_two_disjoint_paths_uses_both(tmp_path, testbed_turn):
     if not os.path.isdir("/proc/sys/net/mptcp"):

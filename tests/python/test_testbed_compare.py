@@ -92,6 +92,7 @@ def test_seeds_misuse_is_refused_in_one_line(tmp_path, args, expected):
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_compare_writes_the_comparison_of_a_5s_reno_run(tmp_path, testbed_turn):
     out_dir = tmp_path / "out"

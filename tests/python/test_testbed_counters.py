@@ -140,6 +140,7 @@ def _run(tmp_path: Path, text: str) -> dict:
     return json.loads((tmp_path / "r.json").read_text())
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_reno_over_a_20_packet_buffer_counts_its_losses(tmp_path, testbed_turn):
     summary = _run(tmp_path, SCENARIO.format(duration="6s", warmup="2s", buffer=20))
@@ -180,6 +181,7 @@ def test_reno_over_a_20_packet_buffer_counts_its_losses(tmp_path, testbed_turn):
     assert not [n for n in _ours() if n.startswith("plait-")]
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):
     # 200 KB (139 segments) in slow start from 10 segments: at most 69 in flight, well under
@@ -198,6 +200,7 @@ def test_a_transfer_without_drops_shows_no_losses(tmp_path, testbed_turn):
     assert not [n for n in _ours() if n.startswith("plait-")]
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_mptcp_counters_go_to_the_connection_and_the_host(tmp_path, testbed_turn):
     if not os.path.isdir("/proc/sys/net/mptcp"):

@@ -115,6 +115,7 @@ def test_flow_events_are_refused_naming_the_key():
         plan_scenario(canonical, 1)
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_reno_over_a_link_down_for_a_second_loses_packets_with_cause_down(
     tmp_path,
@@ -193,6 +194,7 @@ def test_a_sim_only_key_not_in_the_scenario_is_one_line_naming_the_file_and_entr
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_reno_through_a_loss_change_loses_packets_only_while_the_new_model_holds(
     tmp_path,
@@ -223,6 +225,7 @@ def test_reno_through_a_loss_change_loses_packets_only_while_the_new_model_holds
     )
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_reno_through_a_threshold_dropper_holds_the_queue_near_the_threshold(
     tmp_path,
@@ -248,6 +251,7 @@ def test_reno_through_a_threshold_dropper_holds_the_queue_near_the_threshold(
 P2_DOWN = '\n[[event]]\nat = "2s"\nlink = "p2"\naction = "down"\n'
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_mptcp_moves_its_traffic_to_the_path_that_stays_up(
     tmp_path,
@@ -315,6 +319,7 @@ def _mptcp_run(tmp_path, text):
     return summary
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_a_subflow_that_starts_late_carries_data_from_then_on(tmp_path, testbed_turn):
     # Subflow 2 joins 3 s into a run whose window is 1-6 s: both paths full, path 2 for 3 s
@@ -329,6 +334,7 @@ def test_a_subflow_that_starts_late_carries_data_from_then_on(tmp_path, testbed_
     assert 0.15 < two["wire_share"] < 0.42 and one["wire_share"] > 0.58
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_a_backup_subflow_carries_nothing_while_the_other_can(tmp_path, testbed_turn):
     summary = _mptcp_run(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from _testbed_skip import needs_testbed
 from plait import _core
 from plait.testbed import plan_scenario
@@ -59,6 +60,7 @@ def test_red_byte_mode_sizes_are_bytes_for_the_emulator():
     }
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_reno_through_a_red_bottleneck_drops_with_cause_queue(tmp_path, testbed_turn):
     p = tmp_path / "red.toml"

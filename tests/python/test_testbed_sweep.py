@@ -337,6 +337,7 @@ def test_kernel_tables_have_the_simulators_columns_and_types():
 # -- on the kernel ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_testbed
 def test_a_2_point_sweep_on_the_kernel_stops_on_ctrl_c_and_resumes(tmp_path, testbed_turn):
     p = _sweep_file(tmp_path, duration="3s", warmup="1s")
