@@ -11,7 +11,7 @@ use plait_core::packet::{CustomHeader, Header};
 use plait_core::sim::build;
 use plait_core::trace::{Recorder, TraceEvent};
 use plait_core::transport::{
-    AnyTransport, Direction, EventBuffer, Transmit, Transport, TransportEvent, TransportStats,
+    AnyTransport, Direction, Outbox, Transmit, Transport, TransportEvent, TransportStats,
 };
 use plait_core::SimTime;
 
@@ -24,36 +24,40 @@ struct Echo {
     active: bool,
     next_send: Option<SimTime>,
     seq: u64,
-    to_send: Vec<Transmit>,
     received: u64,
     echoes: u64,
-    events: EventBuffer,
 }
 
 impl Transport for Echo {
     fn kind(&self) -> &'static str {
         "echo"
     }
-    fn handle_start(&mut self, now: SimTime) {
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         self.active = true;
         self.next_send = Some(now);
-        self.handle_timeout(now);
+        self.handle_timeout(now, out);
     }
-    fn handle_stop(&mut self, _now: SimTime) {
+    fn handle_stop(&mut self, _now: SimTime, _out: &mut Outbox<'_>) {
         self.active = false;
         self.next_send = None;
     }
-    fn handle_packet(&mut self, now: SimTime, path: PathId, direction: Direction, header: &Header) {
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        path: PathId,
+        direction: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
         let Header::Custom(h) = header else {
             panic!("a foreign header reached the echo transport")
         };
         match direction {
             Direction::Forward => {
                 self.received += 1;
-                self.events
-                    .push(TransportEvent::Delivered { path, bytes: SIZE });
+                out.report(TransportEvent::Delivered { path, bytes: SIZE });
                 // Echo the sequence number and the send time back.
-                self.to_send.push(Transmit {
+                out.send(Transmit {
                     path,
                     direction: Direction::Reverse,
                     size_bytes: ECHO,
@@ -63,13 +67,13 @@ impl Transport for Echo {
             Direction::Reverse => {
                 self.echoes += 1;
                 let rtt = now - SimTime(h.words[1]);
-                self.events.push(TransportEvent::RttSample { path, rtt });
+                out.report(TransportEvent::RttSample { path, rtt });
             }
         }
     }
-    fn handle_timeout(&mut self, now: SimTime) {
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         while self.active && self.next_send.is_some_and(|t| t <= now) {
-            self.to_send.push(Transmit {
+            out.send(Transmit {
                 path: PathId(0),
                 direction: Direction::Forward,
                 size_bytes: SIZE,
@@ -81,18 +85,8 @@ impl Transport for Echo {
             self.next_send = Some(now + INTERVAL);
         }
     }
-    fn poll_transmit(&mut self, _now: SimTime) -> Option<Transmit> {
-        if self.to_send.is_empty() {
-            None
-        } else {
-            Some(self.to_send.remove(0))
-        }
-    }
     fn poll_timeout(&self) -> Option<SimTime> {
         self.next_send
-    }
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        self.events.pop()
     }
     fn stats(&self) -> TransportStats {
         TransportStats {

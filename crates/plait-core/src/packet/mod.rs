@@ -1,6 +1,6 @@
 //! Packets as they cross the network.
 //!
-//! Packets live in a pool owned by the simulator ([`crate::sim`]) and events refer to them by
+//! Packets live in a pool ([`pool`]) owned by the simulator ([`crate::sim`]) and events refer to them by
 //! [`PacketId`](crate::ids::PacketId), so an event entry stays small. The route is carried in
 //! the packet (`route`, `hop`), so forwarding is an index lookup. What a packet carries is its
 //! [`Header`], one variant per protocol's header, each header defined in a file of its own here
@@ -9,6 +9,7 @@
 
 pub mod datagram;
 pub mod mptcp;
+pub mod pool;
 pub mod tcp;
 pub mod tfrc;
 
@@ -56,6 +57,23 @@ pub enum Header {
     Datagram(DatagramHeader),
     /// A header of a custom transport.
     Custom(CustomHeader),
+}
+
+/// One path of a flow: the route its data takes and the route its feedback takes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowPath {
+    pub forward: RouteId,
+    pub reverse: RouteId,
+}
+
+impl FlowPath {
+    #[inline]
+    pub fn route(&self, direction: Direction) -> RouteId {
+        match direction {
+            Direction::Forward => self.forward,
+            Direction::Reverse => self.reverse,
+        }
+    }
 }
 
 /// A packet on the wire.

@@ -25,17 +25,17 @@
 use super::flow::Flow;
 #[cfg(doc)]
 use super::RunConfig;
-use super::{credit_wire_bytes, Input, LinkChange, LossChange, RoutePlace, Simulator, Step};
+use super::{
+    credit_wire_bytes, feed, record_event, Input, LinkChange, LossChange, RoutePlace, Simulator,
+};
 use crate::event::Event;
 use crate::ids::{FlowId, LinkId, PacketId, PathId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
-use crate::packet::{Header, Packet};
 use crate::ring::Ring;
 use crate::time::SimTime;
 use crate::trace::Observer;
-use crate::transport::tcp::TcpFlow;
-use crate::transport::{AnyTransport, Direction, Transport};
+use crate::transport::{AnyTransport, Transport};
 
 /// The state of the work done ahead of time (see the module doc).
 pub(super) struct Ahead {
@@ -304,60 +304,54 @@ impl<O: Observer> Simulator<O> {
         self.counters.delivered += 1;
         self.counters.data_delivered += 1;
         let flow = &mut self.flows[f.index()];
-        // The flow's wake-up stays as it is: a reaction ahead does not move it.
-        if let AnyTransport::Tcp(t) = &mut flow.transport {
-            // TCP's receiver answers a data segment with its ACKs alone (`answer_data`), each
-            // put into the pool as `Step::feed` would (the segment's slot freed first): one
-            // ACK (it acknowledges every segment at once), any further one kept aside.
-            let Header::TcpData(seg) = self.pool.get(id).header else {
-                unreachable!("a reaction ahead answers a data segment")
-            };
-            self.pool.release(id);
-            let (pool, route) = (&mut self.pool, flow.paths[TcpFlow::PATH.index()].reverse);
-            let (mut first, more) = (None, &mut self.ahead.reaction_buf);
-            more.clear();
-            t.answer_data(at, &seg, |ack, size_bytes| {
-                let id = pool.alloc(Packet {
-                    flow: f,
-                    path: TcpFlow::PATH,
-                    direction: Direction::Reverse,
-                    route,
-                    hop: 0,
-                    size_bytes,
-                    header: Header::TcpAck(ack),
-                });
-                if first.is_none() {
-                    first = Some(id);
-                } else {
-                    more.push(id);
-                }
-            });
-            debug_assert_eq!(flow.transport.poll_timeout(), flow.deadline);
-            if let Some(answer) = first {
-                self.counters.created += 1;
-                self.enter_link_at(answer, at, scheduled);
-            }
-            if !self.ahead.reaction_buf.is_empty() {
-                self.enter_answers(at, scheduled);
-            }
-            return;
-        }
+        // The flow's wake-up stays as it is: a reaction ahead does not move it. Its answers
+        // (ACKs) go into `reaction_buf`; it reports nothing (`Transport::reacts_ahead`).
         let mut answers = std::mem::take(&mut self.ahead.reaction_buf);
         answers.clear();
-        let mut step = Step {
-            now: at,
-            warmed: self.measure.warmed_up,
-            flow: f,
-            paths: &flow.paths,
-            meters: &mut flow.meters,
-            pool: &mut self.pool,
-            transmits: &mut answers,
-            observer: &mut self.observer,
-            changes: &self.flow_changes,
-        };
+        let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
+        let (pool, events) = (&mut self.pool, &mut self.event_buf);
         match &mut flow.transport {
-            AnyTransport::Datagram(t) => step.feed(t, Input::Packet(id)),
-            other => step.feed(other, Input::Packet(id)),
+            AnyTransport::Tcp(t) => feed(
+                t,
+                at,
+                Input::Packet(id),
+                f,
+                paths,
+                pool,
+                &mut answers,
+                events,
+                changes,
+            ),
+            AnyTransport::Datagram(t) => feed(
+                t,
+                at,
+                Input::Packet(id),
+                f,
+                paths,
+                pool,
+                &mut answers,
+                events,
+                changes,
+            ),
+            other => feed(
+                other,
+                at,
+                Input::Packet(id),
+                f,
+                paths,
+                pool,
+                &mut answers,
+                events,
+                changes,
+            ),
+        }
+        if !self.event_buf.is_empty() {
+            // Not expected of a transport that reacts ahead; recorded at the arrival's time.
+            let warmed = self.measure.warmed_up;
+            for &e in &self.event_buf {
+                record_event(e, at, f, warmed, &mut flow.meters, &mut self.observer);
+            }
+            self.event_buf.clear();
         }
         debug_assert_eq!(
             flow.transport.poll_timeout(),

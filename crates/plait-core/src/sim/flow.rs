@@ -1,26 +1,10 @@
 //! A flow in the simulator: its transport, its paths and its meters.
 
 use crate::ids::{NodeId, PathId, RouteId};
+pub use crate::packet::FlowPath;
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::transport::{AnyTransport, Direction, Transport};
-
-/// One path of a flow: the route its data takes and the route its feedback takes back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlowPath {
-    pub forward: RouteId,
-    pub reverse: RouteId,
-}
-
-impl FlowPath {
-    #[inline]
-    pub fn route(&self, direction: Direction) -> RouteId {
-        match direction {
-            Direction::Forward => self.forward,
-            Direction::Reverse => self.reverse,
-        }
-    }
-}
 
 pub struct Flow {
     pub name: String,

@@ -6,9 +6,10 @@
 //! an event, so the event queue holds a few entries per link rather than one per packet.
 //!
 //! The loop knows no protocol: each flow is a [`Transport`](crate::transport::Transport) and
-//! the driver follows the contract in [`crate::transport`]: after every `handle_*` it drains
-//! `poll_transmit` and `poll_event`, re-arms the flow's one wake-up from `poll_timeout`, and
-//! puts the transmits on the routes of their paths. A flow's wake-up is cancelled lazily: the
+//! the driver follows the contract in [`crate::transport`]: it hands every input to the
+//! transport with an [`Outbox`] (the packets it sends go straight into the pool), then records
+//! the events reported, re-arms the flow's one wake-up from `poll_timeout`, and puts the
+//! packets sent on the routes of their paths. A flow's wake-up is cancelled lazily: the
 //! flow remembers the earliest wake-up it has in the queue and ignores any other.
 //!
 //! What is done ahead of time (admissions down a route, arrivals handled when admitted) is in
@@ -19,26 +20,24 @@ pub mod budget;
 pub mod build;
 pub mod flow;
 mod measure;
-mod pool;
 
 use crate::event::{Event, EventQueue};
 
 use crate::ids::{FlowId, LinkId, PacketId, PathId, RouteId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
-use crate::packet::{Header, Packet};
+use crate::packet::pool::PacketPool;
+use crate::packet::Packet;
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
-use crate::transport::tcp::TcpFlow;
-use crate::transport::{AnyTransport, Direction, FlowChange, Transport, TransportEvent};
+use crate::transport::{AnyTransport, Direction, FlowChange, Outbox, Transport, TransportEvent};
 use ahead::Ahead;
 use measure::Measurements;
 
 pub use build::build;
-use flow::{Flow, FlowPath};
-use pool::PacketPool;
+use flow::Flow;
 
 /// Packet accounting for the whole run: `created = delivered + dropped + in_flight`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,148 +61,93 @@ enum Input {
     Change(u32),
 }
 
-/// What the driver touches while a transport handles an input: the flow's measurements (all
-/// of the flow but its transport), the packet pool and the observer.
-struct Step<'a, O> {
+/// Hands `input` to the transport `t` of flow `flow`, with an outbox writing the packets it
+/// sends into `pool` (their slots appended to `sent`) and its events onto `events`. A packet
+/// that arrived is read out of its slot and the slot freed first, so that the first packet sent
+/// in response takes it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn feed<T: Transport + ?Sized>(
+    t: &mut T,
     now: SimTime,
-    warmed: bool,
+    input: Input,
     flow: FlowId,
-    paths: &'a [FlowPath],
-    meters: &'a mut FlowMeters,
-    pool: &'a mut PacketPool,
-    transmits: &'a mut Vec<PacketId>,
-    observer: &'a mut O,
-    changes: &'a [FlowSettingChange],
+    paths: &[flow::FlowPath],
+    pool: &mut PacketPool,
+    sent: &mut Vec<PacketId>,
+    events: &mut Vec<TransportEvent>,
+    changes: &[FlowSettingChange],
+) {
+    match input {
+        Input::Packet(id) => {
+            let p = pool.get(id);
+            let (path, direction, header) = (p.path, p.direction, p.header);
+            pool.release(id);
+            let mut out = Outbox::new(flow, paths, pool, sent, events);
+            t.handle_packet(now, path, direction, &header, &mut out);
+        }
+        Input::Timeout => t.handle_timeout(now, &mut Outbox::new(flow, paths, pool, sent, events)),
+        Input::Start => t.handle_start(now, &mut Outbox::new(flow, paths, pool, sent, events)),
+        Input::Stop => t.handle_stop(now, &mut Outbox::new(flow, paths, pool, sent, events)),
+        Input::Change(i) => t.handle_change(
+            now,
+            &changes[i as usize].change,
+            &mut Outbox::new(flow, paths, pool, sent, events),
+        ),
+    }
 }
 
-impl<O: Observer> Step<'_, O> {
-    /// Hands `input` to the transport, drains its transmits (into the pool) and its events;
-    /// returns its next wake-up.
-    #[inline(always)]
-    fn run<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input) -> Option<SimTime> {
-        self.feed(t, input);
-        t.poll_timeout()
-    }
-
-    /// [`Step::run`] for the ACK in slot `id`, which arrived at a TCP flow that answers ACKs
-    /// directly ([`TcpFlow::take_ack`], untraced): the same transmits, events and meters,
-    /// without the transport's generic rounds.
-    #[inline(always)]
-    fn run_tcp_ack(&mut self, t: &mut TcpFlow, id: PacketId) -> Option<SimTime> {
-        debug_assert!(!O::ENABLED);
-        let now = self.now;
-        let Header::TcpAck(ack) = &self.pool.get(id).header else {
-            unreachable!("run_tcp_ack with an ACK")
-        };
-        let (warmed, meters) = (self.warmed, &mut *self.meters);
-        t.take_ack(now, ack, |rtt| {
-            record_rtt(meters, warmed, TcpFlow::PATH, rtt)
-        });
-        self.pool.release(id);
-        let (pool, transmits, flow) = (&mut *self.pool, &mut *self.transmits, self.flow);
-        let route = self.paths[TcpFlow::PATH.index()].forward;
-        t.send_after_ack(now, |seg, size_bytes| {
-            count_data_sent(meters, TcpFlow::PATH);
-            transmits.push(pool.alloc(Packet {
-                flow,
-                path: TcpFlow::PATH,
-                direction: Direction::Forward,
-                route,
-                hop: 0,
-                size_bytes,
-                header: Header::TcpData(seg),
-            }));
-        });
-        while let Some(event) = t.poll_event() {
-            self.on_event(event);
+/// Records an event a transport reported while handling an input at `time`: into the flow's
+/// meters (`warmed`: the warm-up has ended) and to the observer.
+#[inline(always)]
+fn record_event<O: Observer>(
+    event: TransportEvent,
+    time: SimTime,
+    flow: FlowId,
+    warmed: bool,
+    meters: &mut FlowMeters,
+    observer: &mut O,
+) {
+    match event {
+        TransportEvent::RttSample { path, rtt } => {
+            record_rtt(meters, warmed, path, rtt);
+            if O::ENABLED {
+                observer.on_event(&TraceEvent::RttSample { time, flow, rtt });
+            }
         }
-        t.poll_timeout()
-    }
-
-    /// [`Step::run`] without asking for the wake-up.
-    #[inline(always)]
-    fn feed<T: Transport + ?Sized>(&mut self, t: &mut T, input: Input) {
-        let now = self.now;
-        match input {
-            Input::Packet(id) => {
-                let p = self.pool.get(id);
-                t.handle_packet(now, p.path, p.direction, &p.header);
-                self.pool.release(id);
+        TransportEvent::Finished => {
+            if meters.completed_at.is_none() {
+                meters.completed_at = Some(time);
             }
-            Input::Timeout => t.handle_timeout(now),
-            Input::Start => t.handle_start(now),
-            Input::Stop => t.handle_stop(now),
-            Input::Change(i) => t.handle_change(now, &self.changes[i as usize].change),
         }
-        while let Some(x) = t.poll_transmit(now) {
-            if x.direction == Direction::Forward {
-                count_data_sent(self.meters, x.path);
+        TransportEvent::Cwnd { cwnd_bytes, .. } => {
+            if O::ENABLED {
+                observer.on_event(&TraceEvent::Cwnd {
+                    time,
+                    flow,
+                    cwnd_bytes,
+                });
             }
-            // Into the pool now (one copy of the header); onto the first link after the
-            // wake-up is re-armed.
-            self.transmits.push(self.pool.alloc(Packet {
-                flow: self.flow,
-                path: x.path,
-                direction: x.direction,
-                route: self.paths[x.path.index()].route(x.direction),
-                hop: 0,
-                size_bytes: x.size_bytes,
-                header: x.header,
-            }));
         }
-        while let Some(event) = t.poll_event() {
-            self.on_event(event);
+        TransportEvent::Delivered { bytes, .. } => {
+            if O::ENABLED {
+                observer.on_event(&TraceEvent::Delivered { time, flow, bytes });
+            }
         }
-    }
-
-    #[inline(always)]
-    fn on_event(&mut self, event: TransportEvent) {
-        let (time, flow) = (self.now, self.flow);
-        match event {
-            TransportEvent::RttSample { path, rtt } => {
-                record_rtt(self.meters, self.warmed, path, rtt);
-                if O::ENABLED {
-                    self.observer
-                        .on_event(&TraceEvent::RttSample { time, flow, rtt });
-                }
+        TransportEvent::Loss { path } => {
+            if let Some(m) = meters.path_mut(path) {
+                m.counters.fast_retransmits += 1;
             }
-            TransportEvent::Finished => {
-                if self.meters.completed_at.is_none() {
-                    self.meters.completed_at = Some(time);
-                }
+            if O::ENABLED {
+                observer.on_event(&TraceEvent::Loss { time, flow, path });
             }
-            TransportEvent::Cwnd { cwnd_bytes, .. } => {
-                if O::ENABLED {
-                    self.observer.on_event(&TraceEvent::Cwnd {
-                        time,
-                        flow,
-                        cwnd_bytes,
-                    });
-                }
+        }
+        TransportEvent::Timeout { path } => {
+            if let Some(m) = meters.path_mut(path) {
+                m.counters.timeouts += 1;
             }
-            TransportEvent::Delivered { bytes, .. } => {
-                if O::ENABLED {
-                    self.observer
-                        .on_event(&TraceEvent::Delivered { time, flow, bytes });
-                }
-            }
-            TransportEvent::Loss { path } => {
-                if let Some(m) = self.meters.path_mut(path) {
-                    m.counters.fast_retransmits += 1;
-                }
-                if O::ENABLED {
-                    self.observer
-                        .on_event(&TraceEvent::Loss { time, flow, path });
-                }
-            }
-            TransportEvent::Timeout { path } => {
-                if let Some(m) = self.meters.path_mut(path) {
-                    m.counters.timeouts += 1;
-                }
-                if O::ENABLED {
-                    self.observer
-                        .on_event(&TraceEvent::Timeout { time, flow, path });
-                }
+            if O::ENABLED {
+                observer.on_event(&TraceEvent::Timeout { time, flow, path });
             }
         }
     }
@@ -293,6 +237,8 @@ pub struct Simulator<O: Observer = NoTrace> {
     events_processed: u64,
     dropped_buf: Vec<QueueItem>,
     transmit_buf: Vec<PacketId>,
+    /// The events a transport reported while handling its last input.
+    event_buf: Vec<TransportEvent>,
     measure: Measurements,
     finished: bool,
     flow_changes: Vec<FlowSettingChange>,
@@ -407,6 +353,7 @@ impl<O: Observer> Simulator<O> {
             events_processed: 0,
             dropped_buf: Vec::new(),
             transmit_buf: Vec::new(),
+            event_buf: Vec::new(),
             measure,
             finished: false,
             flow_changes,
@@ -442,6 +389,7 @@ impl<O: Observer> Simulator<O> {
             events_processed: self.events_processed,
             dropped_buf: self.dropped_buf,
             transmit_buf: self.transmit_buf,
+            event_buf: self.event_buf,
             measure: self.measure,
             finished: self.finished,
             flow_changes: self.flow_changes,
@@ -818,42 +766,40 @@ impl<O: Observer> Simulator<O> {
     }
 
     /// One input to flow `f`'s transport, and the driver's half of the contract after it:
-    /// drain the transmits (into the pool) and the events, re-arm the flow's wake-up, then put
-    /// the transmits on the first link of their routes, in the order they were polled.
+    /// record the events, re-arm the flow's wake-up, then put the packets sent on the first
+    /// link of their routes, in the order they were sent.
     #[inline(always)]
     fn handle(&mut self, f: FlowId, input: Input) {
         let now = self.now;
         let flow = &mut self.flows[f.index()];
         self.transmit_buf.clear();
-        let mut step = Step {
-            now,
-            warmed: self.measure.warmed_up,
-            flow: f,
-            paths: &flow.paths,
-            meters: &mut flow.meters,
-            pool: &mut self.pool,
-            transmits: &mut self.transmit_buf,
-            observer: &mut self.observer,
-            changes: &self.flow_changes,
-        };
-        // One dispatch per input: the calls inside `run` are static for the built-ins.
-        let deadline = match &mut flow.transport {
-            AnyTransport::Tcp(t) => match input {
-                Input::Packet(id)
-                    if !O::ENABLED
-                        && t.answers_acks_directly()
-                        && matches!(step.pool.get(id).header, Header::TcpAck(_)) =>
-                {
-                    step.run_tcp_ack(t, id)
-                }
-                _ => step.run(t, input),
-            },
-            AnyTransport::Datagram(t) => step.run(t, input),
-            AnyTransport::Mptcp(t) => step.run(&mut **t, input),
-            AnyTransport::Tfrc(t) => step.run(&mut **t, input),
-            AnyTransport::Mpat(t) => step.run(&mut **t, input),
-            AnyTransport::Custom(t) => step.run(&mut **t, input),
-        };
+        let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
+        let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
+        // One dispatch per input: the calls inside `feed` are static for the built-ins.
+        match &mut flow.transport {
+            AnyTransport::Tcp(t) => feed(t, now, input, f, paths, pool, sent, events, changes),
+            AnyTransport::Datagram(t) => feed(t, now, input, f, paths, pool, sent, events, changes),
+            AnyTransport::Mptcp(t) => {
+                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+            }
+            AnyTransport::Tfrc(t) => {
+                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+            }
+            AnyTransport::Mpat(t) => {
+                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+            }
+            AnyTransport::Custom(t) => {
+                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+            }
+        }
+        if !self.event_buf.is_empty() {
+            let warmed = self.measure.warmed_up;
+            for &e in &self.event_buf {
+                record_event(e, now, f, warmed, &mut flow.meters, &mut self.observer);
+            }
+            self.event_buf.clear();
+        }
+        let deadline = flow.transport.poll_timeout();
         self.counters.created += self.transmit_buf.len() as u64;
         flow.deadline = deadline;
         if let Some(t) = deadline {
@@ -867,6 +813,10 @@ impl<O: Observer> Simulator<O> {
         // Putting packets on links calls no transport, so the buffer stays as it is meanwhile.
         for i in 0..self.transmit_buf.len() {
             let id = self.transmit_buf[i];
+            let p = self.pool.get(id);
+            if p.direction == Direction::Forward {
+                count_data_sent(&mut self.flows[f.index()].meters, p.path);
+            }
             self.enter_link(id);
         }
     }

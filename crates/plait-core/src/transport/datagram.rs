@@ -1,7 +1,7 @@
 //! A datagram flow as a [`Transport`]: a source (constant bit rate, on/off) that sends UDP
 //! datagrams on path 0 when it wakes, and a sink that counts what arrives. No feedback.
 
-use super::{Direction, Transmit, Transport, TransportEvent, TransportStats};
+use super::{Direction, Outbox, Transmit, Transport, TransportEvent, TransportStats};
 use crate::app::DatagramSource;
 use crate::ids::PathId;
 use crate::packet::{DatagramHeader, Header, UDP_IP_HEADER_BYTES};
@@ -16,11 +16,9 @@ pub struct DatagramFlow {
     /// The source's next wake-up (never before the time it was asked for).
     next_wake: Option<SimTime>,
     next_seq: u64,
-    pending: Option<Transmit>,
     received_packets: u64,
     received_bytes: u64,
     tracing: bool,
-    event: Option<TransportEvent>,
 }
 
 impl DatagramFlow {
@@ -30,11 +28,9 @@ impl DatagramFlow {
             active: false,
             next_wake: None,
             next_seq: 0,
-            pending: None,
             received_packets: 0,
             received_bytes: 0,
             tracing: false,
-            event: None,
         }
     }
 
@@ -54,12 +50,13 @@ impl DatagramFlow {
         self.received_bytes
     }
 
-    fn wake(&mut self, now: SimTime) {
+    /// The source wakes at `now`: it sends a datagram if its pattern says so.
+    fn wake(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         let wake = self.source.wake(now);
         self.next_wake = Some(wake.next.max(now));
         if wake.send {
             let size = self.source.packet_bytes();
-            self.pending = Some(Transmit {
+            out.send(Transmit {
                 path: PATH,
                 direction: Direction::Forward,
                 size_bytes: size,
@@ -81,22 +78,29 @@ impl Transport for DatagramFlow {
         }
     }
 
-    fn handle_start(&mut self, now: SimTime) {
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         self.active = true;
-        self.wake(now);
+        self.wake(now, out);
     }
 
-    fn handle_stop(&mut self, _now: SimTime) {
+    fn handle_stop(&mut self, _now: SimTime, _out: &mut Outbox<'_>) {
         self.active = false;
         self.next_wake = None;
     }
 
-    fn handle_packet(&mut self, _now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
+    fn handle_packet(
+        &mut self,
+        _now: SimTime,
+        _path: PathId,
+        _dir: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
         if let Header::Datagram(d) = header {
             self.received_packets += 1;
             self.received_bytes += d.len as u64;
             if self.tracing {
-                self.event = Some(TransportEvent::Delivered {
+                out.report(TransportEvent::Delivered {
                     path: PATH,
                     bytes: d.len,
                 });
@@ -104,22 +108,14 @@ impl Transport for DatagramFlow {
         }
     }
 
-    fn handle_timeout(&mut self, now: SimTime) {
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         if self.active && self.next_wake.is_some_and(|t| t <= now) {
-            self.wake(now);
+            self.wake(now, out);
         }
-    }
-
-    fn poll_transmit(&mut self, _now: SimTime) -> Option<Transmit> {
-        self.pending.take()
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
         self.next_wake
-    }
-
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        self.event.take()
     }
 
     fn set_tracing(&mut self, enabled: bool) {

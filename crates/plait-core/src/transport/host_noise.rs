@@ -27,7 +27,7 @@ use rand::Rng;
 
 use crate::rng::SimRng;
 use crate::time::SimTime;
-use crate::transport::{Direction, Transmit};
+use crate::transport::{Direction, Outbox, Transmit};
 
 /// The settings of [`HostNoise`]; all zero is off.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -128,18 +128,21 @@ impl HostNoise {
     }
 
     /// Admits every packet `emit` yields at `now` (end 0 for the forward direction, 1 for
-    /// the reverse), then returns the next packet due: a transport's `poll_transmit` through
+    /// the reverse), then sends into `out` every packet due: a transport's sending through
     /// the noise.
-    pub fn pass(
+    pub fn relay(
         &mut self,
         now: SimTime,
         mut emit: impl FnMut() -> Option<Transmit>,
-    ) -> Option<Transmit> {
+        out: &mut Outbox<'_>,
+    ) {
         while let Some(x) = emit() {
             let end = usize::from(x.direction == Direction::Reverse);
             self.admit(now, end, x);
         }
-        self.poll(now)
+        while let Some(x) = self.poll(now) {
+            out.send(x);
+        }
     }
 
     /// The next packet due by `now`, earliest release first (end 0 first on a tie).

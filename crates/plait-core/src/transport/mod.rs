@@ -4,18 +4,20 @@
 //! connection ([`multipath`]), a TFRC, MulTFRC or CP flow ([`tfrc`]), an MPAT aggregate
 //! ([`aggregate`]) and a datagram flow ([`datagram`]) each are one object holding both ends of
 //! a flow (the source and the sink), fed packets and timeouts by the driver, and asked for
-//! what to send. Their headers are plain data in [`crate::packet`], which imports no
-//! transport. The driver (`crate::sim`) knows no protocol. Its contract, after every
-//! `handle_*` call on a transport:
+//! what they send. Their headers are plain data in [`crate::packet`], which imports no
+//! transport. The driver (`crate::sim`) knows no protocol. Its contract:
 //!
-//! 1. drain [`Transport::poll_transmit`] until `None` (each [`Transmit`] names the path and the
-//!    direction it leaves on, its size on the wire and its header);
-//! 2. drain [`Transport::poll_event`] (delivered bytes, RTT samples, window changes, losses,
-//!    timeouts, completion) into the flow's measurements and the observer;
-//! 3. re-arm the transport's one wake-up from [`Transport::poll_timeout`]: a deadline earlier
+//! 1. every input is one `handle_*` call with an [`Outbox`]; the transport puts into it, as it
+//!    goes, every packet it sends in response ([`Outbox::send`]: the path, the direction, the
+//!    size on the wire and the header) and everything it reports ([`Outbox::report`]:
+//!    delivered bytes, RTT samples, window changes, losses, timeouts, completion). Nothing is
+//!    sent or reported between inputs;
+//! 2. after the call the driver records the events into the flow's measurements and the
+//!    observer, in the order reported;
+//! 3. re-arms the transport's one wake-up from [`Transport::poll_timeout`]: a deadline earlier
 //!    than the one already queued is pushed, later ones wait for the queued wake-up, at which
 //!    the driver calls [`Transport::handle_timeout`] and asks again;
-//! 4. put the transmits on their routes, in the order they were polled.
+//! 4. puts the packets on their routes, in the order they were sent.
 //!
 //! A transport never reads a clock or schedules anything itself; `now` comes with every call.
 //! Packets travelling [`Direction::Forward`] go from the flow's source to its sink and carry
@@ -30,6 +32,7 @@ pub mod cc;
 pub mod datagram;
 pub mod host_noise;
 pub mod multipath;
+pub mod outbox;
 pub mod rtt;
 pub mod tcp;
 pub mod tfrc;
@@ -42,6 +45,8 @@ use datagram::DatagramFlow;
 use multipath::MptcpFlow;
 use tcp::TcpFlow;
 use tfrc::TfrcFlow;
+
+pub use outbox::{Capture, Outbox};
 
 /// A packet a transport wants sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,37 +75,6 @@ pub enum TransportEvent {
     Timeout { path: PathId },
     /// Every byte of a finite transfer has been acknowledged.
     Finished,
-}
-
-/// Events waiting for [`Transport::poll_event`]: pushed while handling an input, drained by
-/// the driver right after. Cheaper than a ring for that pattern: a push appends, a poll reads
-/// forward, and the buffer empties (keeping its memory) when the last event has been read.
-#[derive(Clone, Debug, Default)]
-pub struct EventBuffer {
-    events: Vec<TransportEvent>,
-    read: usize,
-}
-
-impl EventBuffer {
-    #[inline]
-    pub fn push(&mut self, event: TransportEvent) {
-        self.events.push(event);
-    }
-
-    #[inline]
-    pub fn pop(&mut self) -> Option<TransportEvent> {
-        match self.events.get(self.read) {
-            Some(&e) => {
-                self.read += 1;
-                Some(e)
-            }
-            None => {
-                self.events.clear();
-                self.read = 0;
-                None
-            }
-        }
-    }
 }
 
 /// A setting of a flow changed during the run (a scenario `[[event]]` naming the flow, or
@@ -150,33 +124,34 @@ pub trait Transport {
     /// The flow's kind as results name it (`"tcp"`, `"cbr"`, ...).
     fn kind(&self) -> &'static str;
     /// The flow starts: the application begins sending.
-    fn handle_start(&mut self, now: SimTime);
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>);
     /// The flow stops: the application sends nothing new.
-    fn handle_stop(&mut self, now: SimTime);
+    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>);
     /// A packet of this flow reached the end of `path` travelling `direction`.
-    fn handle_packet(&mut self, now: SimTime, path: PathId, direction: Direction, header: &Header);
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        path: PathId,
+        direction: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    );
     /// A setting changes during the run; transports without it ignore the change (the
     /// scenario reader only lets through changes the flow's kind has).
-    fn handle_change(&mut self, _now: SimTime, _change: &FlowChange) {}
+    fn handle_change(&mut self, _now: SimTime, _change: &FlowChange, _out: &mut Outbox<'_>) {}
     /// The wake-up from [`Transport::poll_timeout`] is due (or a stale one fired: a transport
     /// must ignore a call before its deadline).
-    fn handle_timeout(&mut self, now: SimTime);
-    /// The next packet to send now, if any.
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit>;
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>);
     /// The earliest time the transport wants `handle_timeout`.
     fn poll_timeout(&self) -> Option<SimTime>;
-    /// The next thing to report, if any.
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        None
-    }
     /// Whether the driver may hand the transport a packet that reaches the flow's receiving
     /// end (`Direction::Forward`) before the simulated time of its arrival, with that time as
     /// `now` (it does so only when nothing can tell the difference; see `docs/architecture.md`,
     /// "Reactions ahead of time"). A transport may say so only if, for the whole run, the
     /// handling of such a packet
     /// - depends on nothing but the packets that reached the receiving end before it and on
-    ///   `now`, and changes nothing that the sending end, `poll_timeout` or `poll_event`
-    ///   depend on;
+    ///   `now`, and changes nothing that the sending end or `poll_timeout` depend on, and
+    ///   reports no event;
     /// - sends at once whatever it sends in response (on the reverse route), and the
     ///   receiving end sends nothing at any other time (no timer of its own).
     ///
@@ -293,35 +268,34 @@ impl Transport for AnyTransport {
         dispatch!(self, t => t.kind())
     }
     #[inline]
-    fn handle_start(&mut self, now: SimTime) {
-        dispatch!(self, t => t.handle_start(now))
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        dispatch!(self, t => t.handle_start(now, out))
     }
     #[inline]
-    fn handle_stop(&mut self, now: SimTime) {
-        dispatch!(self, t => t.handle_stop(now))
+    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        dispatch!(self, t => t.handle_stop(now, out))
     }
     #[inline]
-    fn handle_packet(&mut self, now: SimTime, path: PathId, direction: Direction, header: &Header) {
-        dispatch!(self, t => t.handle_packet(now, path, direction, header))
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        path: PathId,
+        direction: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
+        dispatch!(self, t => t.handle_packet(now, path, direction, header, out))
     }
     #[inline]
-    fn handle_timeout(&mut self, now: SimTime) {
-        dispatch!(self, t => t.handle_timeout(now))
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        dispatch!(self, t => t.handle_timeout(now, out))
     }
-    fn handle_change(&mut self, now: SimTime, change: &FlowChange) {
-        dispatch!(self, t => t.handle_change(now, change))
-    }
-    #[inline]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        dispatch!(self, t => t.poll_transmit(now))
+    fn handle_change(&mut self, now: SimTime, change: &FlowChange, out: &mut Outbox<'_>) {
+        dispatch!(self, t => t.handle_change(now, change, out))
     }
     #[inline]
     fn poll_timeout(&self) -> Option<SimTime> {
         dispatch!(self, t => t.poll_timeout())
-    }
-    #[inline]
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        dispatch!(self, t => t.poll_event())
     }
     fn reacts_ahead(&self) -> bool {
         dispatch!(self, t => t.reacts_ahead())

@@ -47,7 +47,7 @@ use crate::transport::host_noise::HostNoise;
 use crate::transport::multipath::data_receiver::DataReceiver;
 use crate::transport::tcp::{CoreEvent, StopMode, TcpConfig, TcpCore, TcpReceiver};
 use crate::transport::{
-    ApplicationStats, Direction, EventBuffer, FlowChange, PathState, Transmit, Transport,
+    ApplicationStats, Direction, FlowChange, Outbox, PathState, Transmit, Transport,
     TransportEvent, TransportStats,
 };
 
@@ -153,7 +153,7 @@ pub struct MpatFlow {
     outbox: VecDeque<Transmit>,
     /// Run the send loop at the next `poll_transmit`.
     send_pending: bool,
-    events: EventBuffer,
+    events: Vec<TransportEvent>,
     /// Windows that may have room for new data: every window an input touched since it last
     /// refused some (a window's room changes only with its own ACKs and timer).
     open: Vec<usize>,
@@ -238,7 +238,7 @@ impl MpatFlow {
             tracing: false,
             outbox: VecDeque::new(),
             send_pending: false,
-            events: EventBuffer::default(),
+            events: Vec::new(),
             open: Vec::with_capacity(n),
             listed: vec![false; n],
             touched: Vec::with_capacity(n),
@@ -690,12 +690,8 @@ impl MpatFlow {
     }
 }
 
-impl Transport for MpatFlow {
-    fn kind(&self) -> &'static str {
-        "mpat"
-    }
-
-    fn handle_start(&mut self, now: SimTime) {
+impl MpatFlow {
+    fn on_start(&mut self, now: SimTime) {
         self.started = true;
         for j in 0..self.windows.len() {
             self.touch(j);
@@ -706,7 +702,7 @@ impl Transport for MpatFlow {
         self.send_pending = true;
     }
 
-    fn handle_stop(&mut self, _now: SimTime) {
+    fn on_stop(&mut self, _now: SimTime) {
         match self.stop_mode {
             StopMode::Finish => self.closed = true,
             StopMode::Abort => self.aborted = true,
@@ -716,11 +712,7 @@ impl Transport for MpatFlow {
         }
     }
 
-    fn set_tracing(&mut self, enabled: bool) {
-        self.tracing = enabled;
-    }
-
-    fn handle_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
+    fn on_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
         let j = path.index();
         if j >= self.windows.len() {
             return;
@@ -735,7 +727,7 @@ impl Transport for MpatFlow {
         }
     }
 
-    fn handle_timeout(&mut self, now: SimTime) {
+    fn on_timeout(&mut self, now: SimTime) {
         // A wake-up for a packet the host noise releases, and no window's: nothing to do
         // here (`poll_transmit` releases it), and no pass over every window.
         if self.noise.is_some() && self.earliest.is_none_or(|t| t > now) {
@@ -780,19 +772,71 @@ impl Transport for MpatFlow {
         self.send_pending = true;
     }
 
-    fn handle_change(&mut self, _now: SimTime, change: &FlowChange) {
+    fn on_change(&mut self, _now: SimTime, change: &FlowChange) {
         if let FlowChange::Shares(shares) = change {
             self.set_shares(shares);
         }
     }
 
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        let Some(mut noise) = self.noise.take() else {
-            return self.poll_ends(now);
-        };
-        let next = noise.pass(now, || self.poll_ends(now));
-        self.noise = Some(noise);
-        next
+    /// Puts what the ends send now into the outbox (through the host noise, if any), then
+    /// what the flow reports.
+    fn flush(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        match self.noise.take() {
+            None => {
+                while let Some(x) = self.poll_ends(now) {
+                    out.send(x);
+                }
+            }
+            Some(mut noise) => {
+                noise.relay(now, || self.poll_ends(now), out);
+                self.noise = Some(noise);
+            }
+        }
+        for e in self.events.drain(..) {
+            out.report(e);
+        }
+    }
+}
+
+impl Transport for MpatFlow {
+    fn kind(&self) -> &'static str {
+        "mpat"
+    }
+
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_start(now);
+        self.flush(now, out);
+    }
+
+    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_stop(now);
+        self.flush(now, out);
+    }
+
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        path: PathId,
+        _dir: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
+        self.on_packet(now, path, _dir, header);
+        self.flush(now, out);
+    }
+
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_timeout(now);
+        self.flush(now, out);
+    }
+
+    fn handle_change(&mut self, now: SimTime, change: &FlowChange, out: &mut Outbox<'_>) {
+        self.on_change(now, change);
+        self.flush(now, out);
+    }
+
+    fn set_tracing(&mut self, enabled: bool) {
+        self.tracing = enabled;
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -807,10 +851,6 @@ impl Transport for MpatFlow {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        self.events.pop()
     }
 
     fn stats(&self) -> TransportStats {

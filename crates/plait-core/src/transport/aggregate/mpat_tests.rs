@@ -40,6 +40,7 @@ use crate::rng::rng_from_seed;
 use crate::time::Rate;
 use crate::transport::cc::Reno;
 use crate::transport::multipath::connection::mptcp_tests::Ranges;
+use crate::transport::Capture;
 
 /// What the network does to the aggregate's packets.
 #[derive(Clone, Debug, Default)]
@@ -123,6 +124,8 @@ struct Harness {
     model_outstanding: Vec<u64>,
     started: bool,
     log: Log,
+    /// What the aggregate sends and reports while it handles an input.
+    out: Capture,
 }
 
 impl Harness {
@@ -177,6 +180,7 @@ impl Harness {
             model_next: vec![0; n],
             model_outstanding: vec![0; n],
             started: false,
+            out: Capture::new(n),
             log: Log {
                 reduced: vec![false; n],
                 ..Log::default()
@@ -217,7 +221,8 @@ impl Harness {
     fn start(&mut self) {
         if !self.started {
             self.started = true;
-            self.flow.handle_start(self.now);
+            let (flow, now) = (&mut self.flow, self.now);
+            self.out.with(|out| flow.handle_start(now, out));
             self.drain();
             self.check();
         }
@@ -263,12 +268,15 @@ impl Harness {
                 }
                 _ => Direction::Reverse,
             };
-            self.flow
-                .handle_packet(self.now, PathId::from_index(p.window), direction, &p.header);
+            let (flow, now) = (&mut self.flow, self.now);
+            self.out.with(|out| {
+                flow.handle_packet(now, PathId::from_index(p.window), direction, &p.header, out)
+            });
             Some((p.window, direction))
         } else {
             self.now = timer_at.unwrap();
-            self.flow.handle_timeout(self.now);
+            let (flow, now) = (&mut self.flow, self.now);
+            self.out.with(|out| flow.handle_timeout(now, out));
             None
         }
     }
@@ -350,14 +358,32 @@ impl Harness {
         );
     }
 
-    /// Every transmit, then every event, as the driver takes them.
+    /// Every packet the input sent, in order, replayed against the model (the events wait for
+    /// `check_losses`).
     fn drain(&mut self) {
-        // The send loop starts from the flows' outstanding bytes as the input left them.
+        let transmits = self.out.take_transmits();
+        // The send loop started from the flows' outstanding bytes as the input left them: what
+        // they are now less the new data sent (each segment's mapping names its flow).
         for (i, f) in self.flow.flows.iter().enumerate() {
             self.model_outstanding[i] = f.outstanding;
-            assert_eq!(f.next, self.model_next[i]);
         }
-        while let Some(t) = self.flow.poll_transmit(self.now) {
+        let mut highest = self.win_highest.clone();
+        for t in &transmits {
+            if let (Direction::Forward, Header::TcpData(seg)) = (t.direction, t.header) {
+                let j = t.path.index();
+                if seg.seq >= highest[j] {
+                    highest[j] = seg.seq + u64::from(seg.len);
+                    if let Some(m) = self.flow.windows[j]
+                        .mappings
+                        .iter()
+                        .find(|m| m.window_seq == seg.seq)
+                    {
+                        self.model_outstanding[m.flow] -= u64::from(m.len);
+                    }
+                }
+            }
+        }
+        for t in transmits {
             let j = t.path.index();
             assert!(j < self.weights.len());
             match (t.direction, t.header) {
@@ -370,12 +396,14 @@ impl Harness {
             }
             self.send(j, t.header, t.size_bytes);
         }
-        // The replay ends where the aggregate's own count does.
+        // The replay ends where the aggregate's own counts do: its next byte of every flow
+        // (the model's is kept from the start of the run).
         for (i, f) in self.flow.flows.iter().enumerate() {
             assert_eq!(
                 f.outstanding, self.model_outstanding[i],
                 "flow {i}'s outstanding bytes"
             );
+            assert_eq!(f.next, self.model_next[i], "flow {i}'s next byte");
         }
     }
 
@@ -477,7 +505,7 @@ impl Harness {
 
     /// A loss of window j reduces window j alone, to at most half its flight.
     fn check_losses(&mut self, before: &[WindowState]) {
-        while let Some(e) = self.flow.poll_event() {
+        for e in self.out.take_events() {
             match e {
                 TransportEvent::Loss { path } | TransportEvent::Timeout { path } => {
                     if matches!(e, TransportEvent::Loss { .. }) {
@@ -668,8 +696,9 @@ fn backlogged_flows_get_their_shares() {
 fn shares_changed_mid_run_take_effect() {
     let mut h = Harness::new(&[1.0, 1.0], Mapping::Random, None, 5, Script::default());
     h.start();
-    h.flow
-        .handle_change(SimTime::ZERO, &FlowChange::Shares(vec![4.0, 1.0]));
+    let flow = &mut h.flow;
+    h.out
+        .with(|out| flow.handle_change(SimTime::ZERO, &FlowChange::Shares(vec![4.0, 1.0]), out));
     h.weights = vec![4.0, 1.0];
     h.drain();
     h.check();

@@ -54,7 +54,7 @@ use crate::transport::cc::CongestionControl;
 use crate::transport::host_noise::HostNoise;
 use crate::transport::tcp::{RecoveryPhase, StopMode, TcpConfig, TcpCore, TcpReceiver};
 use crate::transport::{
-    Direction, EventBuffer, PathState, Transmit, Transport, TransportEvent, TransportStats,
+    Direction, Outbox, PathState, Transmit, Transport, TransportEvent, TransportStats,
 };
 
 use super::coupled::{Coupled, MultipathCongestionControl, SubflowController};
@@ -229,7 +229,7 @@ pub struct MptcpFlow {
     tracing: bool,
     send_pending: bool,
     outbox: VecDeque<Transmit>,
-    events: EventBuffer,
+    events: Vec<TransportEvent>,
     views: Vec<SubflowView>,
     stats: ConnectionStats,
     window_blocked_since: Option<SimTime>,
@@ -303,7 +303,7 @@ impl MptcpFlow {
             tracing: false,
             send_pending: false,
             outbox: VecDeque::new(),
-            events: EventBuffer::default(),
+            events: Vec::new(),
             views: vec![SubflowView::default(); n],
             stats: ConnectionStats::default(),
             window_blocked_since: None,
@@ -1092,18 +1092,14 @@ impl CongestionControl for SubflowControllerRef<'_> {
     fn on_retransmission_timeout(&mut self, _: SimTime, _: u64) {}
 }
 
-impl Transport for MptcpFlow {
-    fn kind(&self) -> &'static str {
-        "mptcp"
-    }
-
-    fn handle_start(&mut self, now: SimTime) {
+impl MptcpFlow {
+    fn on_start(&mut self, now: SimTime) {
         self.started_at = Some(now);
         self.join_subflows(now);
         self.send_pending = true;
     }
 
-    fn handle_stop(&mut self, _now: SimTime) {
+    fn on_stop(&mut self, _now: SimTime) {
         match self.stop_mode {
             StopMode::Finish => {
                 self.closed_at.get_or_insert(self.data_nxt);
@@ -1112,11 +1108,7 @@ impl Transport for MptcpFlow {
         }
     }
 
-    fn set_tracing(&mut self, enabled: bool) {
-        self.tracing = enabled;
-    }
-
-    fn handle_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
+    fn on_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
         let i = path.index();
         if i >= self.subflows.len() {
             return;
@@ -1130,7 +1122,7 @@ impl Transport for MptcpFlow {
         }
     }
 
-    fn handle_timeout(&mut self, now: SimTime) {
+    fn on_timeout(&mut self, now: SimTime) {
         self.join_subflows(now);
         let active = self.is_active();
         for i in 0..self.subflows.len() {
@@ -1167,13 +1159,60 @@ impl Transport for MptcpFlow {
         }
     }
 
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        let Some(mut noise) = self.noise.take() else {
-            return self.poll_ends(now);
-        };
-        let next = noise.pass(now, || self.poll_ends(now));
-        self.noise = Some(noise);
-        next
+    /// Puts what the ends send now into the outbox (through the host noise, if any), then
+    /// what the flow reports.
+    fn flush(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        match self.noise.take() {
+            None => {
+                while let Some(x) = self.poll_ends(now) {
+                    out.send(x);
+                }
+            }
+            Some(mut noise) => {
+                noise.relay(now, || self.poll_ends(now), out);
+                self.noise = Some(noise);
+            }
+        }
+        for e in self.events.drain(..) {
+            out.report(e);
+        }
+    }
+}
+
+impl Transport for MptcpFlow {
+    fn kind(&self) -> &'static str {
+        "mptcp"
+    }
+
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_start(now);
+        self.flush(now, out);
+    }
+
+    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_stop(now);
+        self.flush(now, out);
+    }
+
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        path: PathId,
+        _dir: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
+        self.on_packet(now, path, _dir, header);
+        self.flush(now, out);
+    }
+
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_timeout(now);
+        self.flush(now, out);
+    }
+
+    fn set_tracing(&mut self, enabled: bool) {
+        self.tracing = enabled;
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -1197,10 +1236,6 @@ impl Transport for MptcpFlow {
         }
         consider(self.noise.as_ref().and_then(|n| n.next_release()));
         any.then_some(earliest)
-    }
-
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        self.events.pop()
     }
 
     fn stats(&self) -> TransportStats {

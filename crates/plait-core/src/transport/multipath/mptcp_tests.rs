@@ -44,6 +44,7 @@ use crate::transport::multipath::scheduler::min_rtt::MinRtt;
 use crate::transport::multipath::scheduler::redundant::Redundant;
 use crate::transport::multipath::scheduler::round_robin::RoundRobin;
 use crate::transport::multipath::scheduler::SchedulerOptions;
+use crate::transport::Capture;
 
 /// Disjoint half-open byte ranges, merged when they touch.
 #[derive(Clone, Debug, Default)]
@@ -222,6 +223,8 @@ struct Harness {
     last_data_ack_sent: u64,
     last_data_una: u64,
     log: Log,
+    /// What the connection sends and reports while it handles an input.
+    out: Capture,
 }
 
 impl Harness {
@@ -248,6 +251,7 @@ impl Harness {
             expected_duplicates: 0,
             last_data_ack_sent: 0,
             last_data_una: 0,
+            out: Capture::new(n),
             log: Log::default(),
         }
     }
@@ -259,7 +263,8 @@ impl Harness {
 
     /// Runs until every byte is delivered and DATA_ACKed, checking after every input.
     fn run(mut self) -> Self {
-        self.flow.handle_start(self.now);
+        let (flow, now) = (&mut self.flow, self.now);
+        self.out.with(|out| flow.handle_start(now, out));
         self.drain();
         self.check();
         while !self.is_complete() {
@@ -292,11 +297,14 @@ impl Harness {
             assert!(p.at >= self.now, "time went backwards");
             self.now = p.at;
             self.arrive(&p);
-            self.flow
-                .handle_packet(self.now, PathId::from_index(p.path), p.direction, &p.header);
+            let (flow, now) = (&mut self.flow, self.now);
+            self.out.with(|out| {
+                flow.handle_packet(now, PathId::from_index(p.path), p.direction, &p.header, out)
+            });
         } else {
             self.now = timer_at.unwrap();
-            self.flow.handle_timeout(self.now);
+            let (flow, now) = (&mut self.flow, self.now);
+            self.out.with(|out| flow.handle_timeout(now, out));
         }
         assert!(self.now < TIME_LIMIT, "no completion by {TIME_LIMIT:?}");
     }
@@ -376,9 +384,9 @@ impl Harness {
         self.network.insert(k, packet);
     }
 
-    /// Every transmit, then every event, as the driver takes them.
+    /// Every packet the input sent, then every event it reported, in order.
     fn drain(&mut self) {
-        while let Some(t) = self.flow.poll_transmit(self.now) {
+        for t in self.out.take_transmits() {
             let i = t.path.index();
             assert!(i < self.paths.len());
             match (t.direction, t.header) {
@@ -391,7 +399,7 @@ impl Harness {
             }
             self.send(i, t.direction, t.header, t.size_bytes);
         }
-        while let Some(e) = self.flow.poll_event() {
+        for e in self.out.take_events() {
             match e {
                 TransportEvent::Finished => {
                     self.log.finished_events += 1;

@@ -2,21 +2,21 @@
 //! and a bulk source of finite or unbounded size) at the flow's source, a receiver at its sink,
 //! on path 0.
 //!
-//! It keeps the driver's work per packet small: after a data segment arrives only the receiver
-//! can have something to send, after an ACK only the sender, so `poll_transmit` asks only the
-//! end that handled an input (the other's state did not change). Before the start and after
+//! It keeps the work per packet small: after a data segment arrives only the receiver can have
+//! something to send, after an ACK only the sender, so each input asks only the end that
+//! handled it (the other's state did not change) and puts what it sends into the outbox. Before the start and after
 //! the stop what the sender does depends on [`StopMode`]: by default it sends no new data but
 //! goes on repairing what is in flight (retransmissions, its timer) until all of it is
 //! acknowledged; [`StopMode::Abort`] silences it at once (no retransmission, no timer). ACKs
 //! still update it either way.
 
 use crate::ids::PathId;
-use crate::packet::{AckSegment, DataSegment, Header};
+use crate::packet::{AckSegment, Header};
 use crate::time::SimTime;
 use crate::transport::cc::Controller;
 use crate::transport::host_noise::HostNoise;
 use crate::transport::{
-    Direction, EventBuffer, PathState, Transmit, Transport, TransportEvent, TransportStats,
+    Direction, Outbox, PathState, Transmit, Transport, TransportEvent, TransportStats,
 };
 
 use super::{TcpReceiver, TcpSender};
@@ -57,13 +57,8 @@ pub struct TcpFlow {
     /// Aborted: the sender is silent.
     stopped: bool,
     stop_mode: StopMode,
-    /// The sender handled an input since it last had nothing to send.
-    poll_sender: bool,
-    /// The receiver handled an input since it last had nothing to send.
-    poll_receiver: bool,
     finished: bool,
     tracing: bool,
-    events: EventBuffer,
     /// Host timing noise: packets wait here until their release time.
     noise: Option<Box<HostNoise>>,
 }
@@ -80,11 +75,8 @@ impl TcpFlow {
             started: false,
             stopped: false,
             stop_mode: StopMode::default(),
-            poll_sender: false,
-            poll_receiver: false,
             finished: false,
             tracing: false,
-            events: EventBuffer::default(),
             noise: None,
         }
     }
@@ -95,92 +87,19 @@ impl TcpFlow {
         self
     }
 
-    /// The next packet of either end, as the sender and receiver produce it.
+    /// The segments the sender sends now, in order: until it has nothing to send or the
+    /// last one filled the window (nothing reaches the sender before its next input, so it
+    /// would find nothing more to send).
     #[inline(always)]
-    fn poll_ends(&mut self, now: SimTime) -> Option<Transmit> {
-        if self.poll_sender {
-            if self.is_active() {
-                if let Some(seg) = self.sender.poll_transmit(now) {
-                    // Nothing reaches the sender before its next poll: when this segment
-                    // filled the window, that poll would find nothing to send.
-                    self.poll_sender = !self.sender.window_filled();
-                    return Some(Transmit {
-                        path: PATH,
-                        direction: Direction::Forward,
-                        size_bytes: seg.len + self.header_bytes,
-                        header: Header::TcpData(seg),
-                    });
-                }
-            }
-            self.poll_sender = false;
-        }
-        if self.poll_receiver {
-            if let Some(ack) = self.receiver.poll_transmit(now) {
-                self.poll_receiver = self.receiver.ack_pending();
-                return Some(Transmit {
-                    path: PATH,
-                    direction: Direction::Reverse,
-                    size_bytes: self.header_bytes + ack.sack.option_bytes(),
-                    header: Header::TcpAck(ack),
-                });
-            }
-            self.poll_receiver = false;
-        }
-        None
-    }
-
-    /// A data segment arrived at `now` at a flow that reacts ahead
-    /// ([`Transport::reacts_ahead`]): the receiver handles it and hands each ACK it owes to
-    /// `answer`, with its size on the wire. This is what handling the segment as an input and
-    /// polling the flow until it has nothing to send gives, without the rounds of the
-    /// generic contract: untraced the segment reports no event, and between inputs the sender
-    /// has nothing to send (each input's polling drained it), so only the receiver answers.
-    #[inline(always)]
-    pub(crate) fn answer_data(
-        &mut self,
-        now: SimTime,
-        seg: &DataSegment,
-        mut answer: impl FnMut(AckSegment, u32),
-    ) {
-        debug_assert!(self.reacts_ahead() && !self.poll_sender && !self.poll_receiver);
-        self.receiver.handle_data(now, seg);
-        while let Some(ack) = self.receiver.poll_transmit(now) {
-            answer(ack, self.header_bytes + ack.sack.option_bytes());
-        }
-    }
-
-    /// Whether an ACK can be handled by [`TcpFlow::answer_ack`]: untraced, without host noise.
-    #[inline(always)]
-    pub(crate) fn answers_acks_directly(&self) -> bool {
-        !self.tracing && self.noise.is_none()
-    }
-
-    /// An ACK arrived at `now` at a flow that [answers ACKs
-    /// directly](TcpFlow::answers_acks_directly): the sender handles it and hands its RTT
-    /// sample, if any, to `rtt_sample`; the other events it reports (a fast retransmit, the
-    /// end of the transfer) wait in the event buffer. Then [`TcpFlow::send_after_ack`].
-    /// Together they do what handling the ACK as an input and polling the flow until it has
-    /// nothing to send does, the RTT sample apart (reported at once instead of after the
-    /// segments): between inputs the receiver has nothing to send (each input's polling
-    /// drained it), so only the sender answers an ACK.
-    #[inline(always)]
-    pub(crate) fn take_ack(
-        &mut self,
-        now: SimTime,
-        ack: &AckSegment,
-        mut rtt_sample: impl FnMut(SimTime),
-    ) {
-        debug_assert!(self.answers_acks_directly() && !self.poll_sender && !self.poll_receiver);
-        self.handle_ack(now, ack, |_, rtt| rtt_sample(rtt));
-    }
-
-    /// After [`TcpFlow::take_ack`]: hands each segment the sender sends to `send`, with its
-    /// size on the wire (`poll_ends` with only the sender to poll).
-    #[inline(always)]
-    pub(crate) fn send_after_ack(&mut self, now: SimTime, mut send: impl FnMut(DataSegment, u32)) {
+    fn send_data(&mut self, now: SimTime, mut send: impl FnMut(Transmit)) {
         if self.is_active() {
             while let Some(seg) = self.sender.poll_transmit(now) {
-                send(seg, seg.len + self.header_bytes);
+                send(Transmit {
+                    path: PATH,
+                    direction: Direction::Forward,
+                    size_bytes: seg.len + self.header_bytes,
+                    header: Header::TcpData(seg),
+                });
                 if self.sender.window_filled() {
                     break;
                 }
@@ -188,28 +107,64 @@ impl TcpFlow {
         }
     }
 
-    /// The sender's handling of an ACK and what the flow reports of it, the RTT sample to
-    /// `on_rtt` (with the event buffer), first.
+    /// The ACKs the receiver owes now, in order.
     #[inline(always)]
-    fn handle_ack(
-        &mut self,
-        now: SimTime,
-        ack: &AckSegment,
-        on_rtt: impl FnOnce(&mut EventBuffer, SimTime),
-    ) {
+    fn send_acks(&mut self, now: SimTime, mut send: impl FnMut(Transmit)) {
+        while let Some(ack) = self.receiver.poll_transmit(now) {
+            send(Transmit {
+                path: PATH,
+                direction: Direction::Reverse,
+                size_bytes: self.header_bytes + ack.sack.option_bytes(),
+                header: Header::TcpAck(ack),
+            });
+        }
+    }
+
+    /// What the ends send after an input, the sender's (if `sender`) then the receiver's (if
+    /// `receiver`): into the outbox, or, with host noise, into the noise and out when due.
+    #[inline(always)]
+    fn flush(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
+        let Some(mut noise) = self.noise.take() else {
+            if sender {
+                self.send_data(now, |x| out.send(x));
+            }
+            if receiver {
+                self.send_acks(now, |x| out.send(x));
+            }
+            return;
+        };
+        let mut admit = |x: Transmit| {
+            let end = usize::from(x.direction == Direction::Reverse);
+            noise.admit(now, end, x);
+        };
+        if sender {
+            self.send_data(now, &mut admit);
+        }
+        if receiver {
+            self.send_acks(now, &mut admit);
+        }
+        while let Some(x) = noise.poll(now) {
+            out.send(x);
+        }
+        self.noise = Some(noise);
+    }
+
+    /// The sender's handling of an ACK and what the flow reports of it, the RTT sample first.
+    #[inline(always)]
+    fn handle_ack(&mut self, now: SimTime, ack: &AckSegment, out: &mut Outbox<'_>) {
         let fast_retransmits = self.sender.stats().fast_retransmits;
         let outcome = self.sender.handle_ack(now, ack);
         if let Some(rtt) = outcome.rtt {
-            on_rtt(&mut self.events, rtt);
+            out.report(TransportEvent::RttSample { path: PATH, rtt });
         }
         if self.sender.stats().fast_retransmits > fast_retransmits {
-            self.events.push(TransportEvent::Loss { path: PATH });
+            out.report(TransportEvent::Loss { path: PATH });
         }
         if !self.finished && self.sender.is_finished() {
             self.finished = true;
-            self.events.push(TransportEvent::Finished);
+            out.report(TransportEvent::Finished);
         }
-        self.cwnd_event();
+        self.cwnd_event(out);
         // The receiver of a bulk flow measures no RTT of its own; Linux's receiver
         // estimates one from timestamps. The sender's smoothed RTT stands for it.
         if outcome.rtt.is_some() {
@@ -236,15 +191,15 @@ impl TcpFlow {
     }
 
     #[inline]
-    fn cwnd_event(&mut self) {
+    fn cwnd_event(&self, out: &mut Outbox<'_>) {
         if self.tracing {
-            self.push_cwnd();
+            self.push_cwnd(out);
         }
     }
 
     #[inline(never)]
-    fn push_cwnd(&mut self) {
-        self.events.push(TransportEvent::Cwnd {
+    fn push_cwnd(&self, out: &mut Outbox<'_>) {
+        out.report(TransportEvent::Cwnd {
             path: PATH,
             cwnd_bytes: self.sender.cwnd(),
         });
@@ -256,17 +211,19 @@ impl Transport for TcpFlow {
         "tcp"
     }
 
-    fn handle_start(&mut self, _now: SimTime) {
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         self.started = true;
-        self.poll_sender = true;
-        self.poll_receiver = true;
+        self.flush(now, true, true, out);
     }
 
-    fn handle_stop(&mut self, _now: SimTime) {
+    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         match self.stop_mode {
             StopMode::Finish => self.sender.close(),
             StopMode::Abort => self.stopped = true,
         }
+        // Nothing to send after a stop (the sender only stops sending) but what host noise
+        // holds when due.
+        self.flush(now, false, false, out);
     }
 
     fn set_tracing(&mut self, enabled: bool) {
@@ -281,54 +238,46 @@ impl Transport for TcpFlow {
     }
 
     #[inline(always)]
-    fn handle_packet(&mut self, now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        _path: PathId,
+        _dir: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
         match header {
             Header::TcpData(seg) => {
                 self.receiver.handle_data(now, seg);
                 if self.tracing {
-                    self.events.push(TransportEvent::Delivered {
+                    out.report(TransportEvent::Delivered {
                         path: PATH,
                         bytes: seg.len,
                     });
                 }
-                self.poll_receiver = true;
+                self.flush(now, false, true, out);
             }
             Header::TcpAck(ack) => {
-                self.handle_ack(now, ack, |events, rtt| {
-                    events.push(TransportEvent::RttSample { path: PATH, rtt })
-                });
-                self.poll_sender = true;
+                self.handle_ack(now, ack, out);
+                self.flush(now, true, false, out);
             }
             _ => {}
         }
     }
 
-    fn handle_timeout(&mut self, now: SimTime) {
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         if self.is_active() && self.sender.poll_timeout().is_some_and(|t| t <= now) {
             let timeouts = self.sender.stats().timeouts;
             self.sender.handle_timeout(now);
             if self.sender.stats().timeouts > timeouts {
-                self.events.push(TransportEvent::Timeout { path: PATH });
-                self.cwnd_event();
+                out.report(TransportEvent::Timeout { path: PATH });
+                self.cwnd_event(out);
             }
         }
         if self.receiver.poll_timeout().is_some_and(|t| t <= now) {
             self.receiver.handle_timeout(now);
         }
-        self.poll_sender = true;
-        self.poll_receiver = true;
-    }
-
-    #[inline(always)]
-    fn poll_transmit(&mut self, now: SimTime) -> Option<Transmit> {
-        if self.noise.is_none() {
-            return self.poll_ends(now);
-        }
-        while let Some(x) = self.poll_ends(now) {
-            let end = usize::from(x.direction == Direction::Reverse);
-            self.noise.as_mut().expect("checked").admit(now, end, x);
-        }
-        self.noise.as_mut().expect("checked").poll(now)
+        self.flush(now, true, true, out);
     }
 
     #[inline(always)]
@@ -346,11 +295,6 @@ impl Transport for TcpFlow {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
-    }
-
-    #[inline(always)]
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        self.events.pop()
     }
 
     fn stats(&self) -> TransportStats {

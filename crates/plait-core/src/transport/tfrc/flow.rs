@@ -19,8 +19,7 @@ use crate::ids::PathId;
 use crate::packet::Header;
 use crate::time::SimTime;
 use crate::transport::{
-    Direction, EventBuffer, FlowChange, PathState, Transmit, Transport, TransportEvent,
-    TransportStats,
+    Direction, FlowChange, Outbox, PathState, Transmit, Transport, TransportEvent, TransportStats,
 };
 
 const PATH: PathId = PathId(0);
@@ -67,7 +66,7 @@ pub struct TfrcFlow {
     retransmissions: u64,
     finished: bool,
     pending: VecDeque<Transmit>,
-    events: EventBuffer,
+    events: Vec<TransportEvent>,
     tracing: bool,
 }
 
@@ -101,7 +100,7 @@ impl TfrcFlow {
             retransmissions: 0,
             finished: false,
             pending: VecDeque::new(),
-            events: EventBuffer::default(),
+            events: Vec::new(),
             tracing: false,
         }
     }
@@ -320,24 +319,20 @@ impl TfrcFlow {
     }
 }
 
-impl Transport for TfrcFlow {
-    fn kind(&self) -> &'static str {
-        self.kind
-    }
-
-    fn handle_start(&mut self, now: SimTime) {
+impl TfrcFlow {
+    fn on_start(&mut self, now: SimTime) {
         self.sending = true;
         self.send_due(now);
     }
 
-    fn handle_stop(&mut self, _now: SimTime) {
+    fn on_stop(&mut self, _now: SimTime) {
         self.sending = false;
         if !self.config.reliable {
             self.resend.clear();
         }
     }
 
-    fn handle_packet(&mut self, now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
+    fn on_packet(&mut self, now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
         match header {
             Header::TfrcData(d) => self.on_data(now, d),
             Header::TfrcFeedback(f) => self.on_feedback(now, f),
@@ -346,7 +341,7 @@ impl Transport for TfrcFlow {
         }
     }
 
-    fn handle_timeout(&mut self, now: SimTime) {
+    fn on_timeout(&mut self, now: SimTime) {
         if self.receiver.is_report_due(now) {
             if let Some(r) = self.receiver.on_report_timer(now) {
                 self.feedback(r);
@@ -359,7 +354,7 @@ impl Transport for TfrcFlow {
         self.send_due(now);
     }
 
-    fn handle_change(&mut self, now: SimTime, change: &FlowChange) {
+    fn on_change(&mut self, now: SimTime, change: &FlowChange) {
         if let FlowChange::Flows(n) = *change {
             self.sender.set_flows(n);
             self.receiver.set_flows(n);
@@ -367,8 +362,53 @@ impl Transport for TfrcFlow {
         }
     }
 
-    fn poll_transmit(&mut self, _now: SimTime) -> Option<Transmit> {
-        self.pending.pop_front()
+    /// Puts what the ends send now into the outbox (through the host noise, if any), then
+    /// what the flow reports.
+    fn flush(&mut self, _now: SimTime, out: &mut Outbox<'_>) {
+        for x in self.pending.drain(..) {
+            out.send(x);
+        }
+        for e in self.events.drain(..) {
+            out.report(e);
+        }
+    }
+}
+
+impl Transport for TfrcFlow {
+    fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_start(now);
+        self.flush(now, out);
+    }
+
+    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_stop(now);
+        self.flush(now, out);
+    }
+
+    fn handle_packet(
+        &mut self,
+        now: SimTime,
+        _path: PathId,
+        _dir: Direction,
+        header: &Header,
+        out: &mut Outbox<'_>,
+    ) {
+        self.on_packet(now, _path, _dir, header);
+        self.flush(now, out);
+    }
+
+    fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        self.on_timeout(now);
+        self.flush(now, out);
+    }
+
+    fn handle_change(&mut self, now: SimTime, change: &FlowChange, out: &mut Outbox<'_>) {
+        self.on_change(now, change);
+        self.flush(now, out);
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -382,10 +422,6 @@ impl Transport for TfrcFlow {
         .into_iter()
         .flatten()
         .min()
-    }
-
-    fn poll_event(&mut self) -> Option<TransportEvent> {
-        self.events.pop()
     }
 
     fn set_tracing(&mut self, enabled: bool) {

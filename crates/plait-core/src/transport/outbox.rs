@@ -1,0 +1,225 @@
+//! The outbox: where a transport puts what it sends and reports while it handles an input.
+//!
+//! A transport is handed an [`Outbox`] with every input (`handle_*`, see the contract in
+//! [`crate::transport`]) and writes into it as it goes, the shape of smoltcp's
+//! `dispatch(emit)` and neqo's `Output`: [`Outbox::send`] puts a packet straight into the run's
+//! packet pool, on the route of its path (one copy of its header, no queue in between), and
+//! [`Outbox::report`] notes an event for the flow's measurements and the observer. The driver
+//! reads both once the transport returns: the packets enter the first link of their routes in
+//! the order they were sent, after the events are recorded and the wake-up is re-armed.
+//!
+//! Outside the simulator (unit tests, harnesses) a [`Capture`] holds what an outbox writes
+//! and hands it back as [`Transmit`]s and [`TransportEvent`]s.
+
+use crate::ids::{FlowId, PacketId, PathId, RouteId};
+use crate::packet::pool::PacketPool;
+use crate::packet::{FlowPath, Packet};
+
+use super::{Transmit, TransportEvent};
+
+/// What a transport sends and reports while it handles one input.
+pub struct Outbox<'a> {
+    flow: FlowId,
+    paths: &'a [FlowPath],
+    pool: &'a mut PacketPool,
+    sent: &'a mut Vec<PacketId>,
+    events: &'a mut Vec<TransportEvent>,
+}
+
+impl<'a> Outbox<'a> {
+    /// An outbox for flow `flow`, whose paths' routes are `paths`: packets go into `pool`
+    /// (their slots appended to `sent`), events onto `events`.
+    #[inline(always)]
+    pub(crate) fn new(
+        flow: FlowId,
+        paths: &'a [FlowPath],
+        pool: &'a mut PacketPool,
+        sent: &'a mut Vec<PacketId>,
+        events: &'a mut Vec<TransportEvent>,
+    ) -> Self {
+        Outbox {
+            flow,
+            paths,
+            pool,
+            sent,
+            events,
+        }
+    }
+
+    /// Sends a packet: it leaves on the route of its path in its direction, after every packet
+    /// sent before it in this input.
+    ///
+    /// # Panics
+    /// When the path is not one of the flow's paths (a transport bug).
+    #[inline(always)]
+    pub fn send(&mut self, x: Transmit) {
+        let route = self.paths[x.path.index()].route(x.direction);
+        let id = self.pool.alloc(Packet {
+            flow: self.flow,
+            path: x.path,
+            direction: x.direction,
+            route,
+            hop: 0,
+            size_bytes: x.size_bytes,
+            header: x.header,
+        });
+        self.sent.push(id);
+    }
+
+    /// Reports an event (measurements, tracing), after every event reported before it.
+    #[inline(always)]
+    pub fn report(&mut self, event: TransportEvent) {
+        self.events.push(event);
+    }
+
+    /// Packets sent so far in this input.
+    #[inline]
+    pub fn sent(&self) -> usize {
+        self.sent.len()
+    }
+}
+
+/// An outbox's storage outside the simulator: runs a transport's `handle_*` and gives back
+/// what it sent and reported, in order.
+#[derive(Debug)]
+pub struct Capture {
+    paths: Vec<FlowPath>,
+    pool: PacketPool,
+    sent: Vec<PacketId>,
+    events: Vec<TransportEvent>,
+}
+
+impl Capture {
+    /// Storage for a transport with `paths` paths.
+    pub fn new(paths: usize) -> Self {
+        Capture {
+            paths: (0..paths)
+                .map(|i| FlowPath {
+                    forward: RouteId::from_index(2 * i),
+                    reverse: RouteId::from_index(2 * i + 1),
+                })
+                .collect(),
+            pool: PacketPool::default(),
+            sent: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// Runs `f` with an outbox writing here (what it writes adds to what is held).
+    pub fn with<R>(&mut self, f: impl FnOnce(&mut Outbox<'_>) -> R) -> R {
+        let mut out = Outbox::new(
+            FlowId::from_index(0),
+            &self.paths,
+            &mut self.pool,
+            &mut self.sent,
+            &mut self.events,
+        );
+        f(&mut out)
+    }
+
+    /// The packets sent since the last call, in order.
+    pub fn take_transmits(&mut self) -> Vec<Transmit> {
+        let pool = &mut self.pool;
+        self.sent
+            .drain(..)
+            .map(|id| {
+                let p = pool.free(id);
+                Transmit {
+                    path: p.path,
+                    direction: p.direction,
+                    size_bytes: p.size_bytes,
+                    header: p.header,
+                }
+            })
+            .collect()
+    }
+
+    /// The events reported since the last call, in order.
+    pub fn take_events(&mut self) -> Vec<TransportEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// The route a packet sent on `path` in `direction` took (for checks in tests).
+    pub fn route(&self, path: PathId, direction: super::Direction) -> RouteId {
+        self.paths[path.index()].route(direction)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{CustomHeader, Header};
+    use crate::transport::Direction;
+
+    fn transmit(path: usize, direction: Direction, word: u64) -> Transmit {
+        Transmit {
+            path: PathId::from_index(path),
+            direction,
+            size_bytes: 100 + word as u32,
+            header: Header::Custom(CustomHeader {
+                words: [word, 0, 0, 0],
+            }),
+        }
+    }
+
+    #[test]
+    fn packets_and_events_come_back_in_the_order_they_were_written() {
+        let mut c = Capture::new(2);
+        c.with(|out| {
+            out.send(transmit(1, Direction::Forward, 1));
+            out.report(TransportEvent::Finished);
+            out.send(transmit(0, Direction::Reverse, 2));
+            out.report(TransportEvent::Loss {
+                path: PathId::from_index(1),
+            });
+            assert_eq!(out.sent(), 2);
+        });
+        let xs = c.take_transmits();
+        assert_eq!(
+            xs,
+            vec![
+                transmit(1, Direction::Forward, 1),
+                transmit(0, Direction::Reverse, 2)
+            ]
+        );
+        assert_eq!(
+            c.take_events(),
+            vec![
+                TransportEvent::Finished,
+                TransportEvent::Loss {
+                    path: PathId::from_index(1)
+                }
+            ]
+        );
+        assert!(c.take_transmits().is_empty() && c.take_events().is_empty());
+    }
+
+    #[test]
+    fn a_packet_takes_the_route_of_its_path_and_direction() {
+        let paths = [
+            FlowPath {
+                forward: RouteId::from_index(7),
+                reverse: RouteId::from_index(3),
+            },
+            FlowPath {
+                forward: RouteId::from_index(5),
+                reverse: RouteId::from_index(9),
+            },
+        ];
+        let (mut pool, mut sent, mut events) = (PacketPool::default(), Vec::new(), Vec::new());
+        let mut out = Outbox::new(
+            FlowId::from_index(4),
+            &paths,
+            &mut pool,
+            &mut sent,
+            &mut events,
+        );
+        out.send(transmit(1, Direction::Reverse, 0));
+        out.send(transmit(0, Direction::Forward, 0));
+        let routes: Vec<_> = sent.iter().map(|&id| pool.get(id).route.index()).collect();
+        assert_eq!(routes, vec![9, 7]);
+        assert!(sent
+            .iter()
+            .all(|&id| pool.get(id).flow == FlowId::from_index(4) && pool.get(id).hop == 0));
+    }
+}
