@@ -22,6 +22,7 @@ pub mod ids;
 pub mod model;
 pub mod net;
 pub mod packet;
+pub mod protocol;
 pub mod registry;
 pub mod ring;
 pub mod rng;

@@ -1,18 +1,8 @@
 //! Constant-bit-rate datagram source: one packet every `8 · packet_bytes / rate` seconds,
 //! the fractional nanoseconds carried so that the long-run rate is exact.
 
-use super::{Datagrams, SourceKind, Wake, PACKET_SIZE};
-use crate::registry::{AlgorithmSpec, Param};
+use super::{Datagrams, Wake};
 use crate::time::{Rate, SimTime};
-
-/// The registry declaration of the constant-bit-rate source.
-pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
-    name: "cbr",
-    summary: "constant bit rate: packets of packet_size sent evenly at rate",
-    params: &[Param::rate("rate", "sending rate"), PACKET_SIZE],
-    finish: None,
-    build: |params, _| Cbr::new(params.rate("rate"), params.size("packet_size") as u32).into(),
-};
 
 #[derive(Clone, Debug)]
 pub struct Cbr {

@@ -6,38 +6,11 @@
 
 use rand_distr::{Distribution, Exp, Pareto};
 
-use super::{Datagrams, SourceKind, Wake, PACKET_SIZE};
+use super::{Datagrams, Wake};
 /// The distribution of a period's length: a parameter's value, so the registry's.
 pub use crate::registry::Period;
-use crate::registry::{AlgorithmSpec, Param};
 use crate::rng::SimRng;
 use crate::time::{Rate, SimTime};
-
-/// The registry declaration of the on/off source.
-pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
-    name: "onoff",
-    summary: "sends at rate during on periods and nothing during off periods",
-    params: &[
-        Param::rate("rate", "rate while on"),
-        PACKET_SIZE,
-        Param::period(
-            "on",
-            "on-period distribution: { exponential = MEAN } or { pareto = MEAN, shape = K }",
-        ),
-        Param::period("off", "off-period distribution, in the same forms as on"),
-    ],
-    finish: None,
-    build: |params, context| {
-        OnOff::new(
-            params.rate("rate"),
-            params.size("packet_size") as u32,
-            params.period("on"),
-            params.period("off"),
-            context.rng,
-        )
-        .into()
-    },
-};
 
 /// A period's length drawn from its distribution.
 fn draw(period: &Period, rng: &mut SimRng) -> SimTime {

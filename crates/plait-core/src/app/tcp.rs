@@ -7,15 +7,12 @@
 //! this source: they are the parameters declared [`in_section`](crate::registry::Param::in_section).
 //! Their declared defaults are [`TcpConfig::default`] (a test holds them equal).
 
-use super::{Source, SourceKind};
-use crate::registry::{AlgorithmSpec, Origin, Param, ParamIssue, Params, Scalar, Value};
+use crate::registry::{Origin, ParamIssue, Params, Value};
 use crate::time::SimTime;
 use crate::transport::cc::CcSpec;
-use crate::transport::cc::Connection;
-use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
+use crate::transport::host_noise::HostNoiseConfig;
 use crate::transport::tcp::{
-    DelayedAckStyle, RecoveryWindow, RtoFormula, SsthreshBasis, StopMode, TcpConfig, TcpProfile,
-    TcpReceiver, TcpSender,
+    DelayedAckStyle, RecoveryWindow, RtoFormula, SsthreshBasis, TcpConfig, TcpProfile,
 };
 use crate::units::format_duration;
 
@@ -188,42 +185,6 @@ macro_rules! tcp_connection_params {
 }
 pub use tcp_connection_params;
 
-/// The registry declaration of the TCP source.
-pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
-    name: "tcp",
-    summary: "a TCP connection, bulk or of a given size",
-    params: tcp_connection_params![
-        Param::controller(
-            "cc",
-            "congestion controller: a name, or a table { name = \"...\", <parameters> }",
-        )
-        .default(Scalar::Name("reno")),
-        Param::size("bytes", "size of the transfer")
-            .at_least(1.0)
-            .unset("a long-lived flow"),
-    ],
-    finish: Some(finish),
-    build: |params, context| {
-        let config = config(params);
-        let noise = host_noise(params);
-        let cc = params.controller("cc");
-        let controller = cc.build(Connection {
-            mss: config.mss,
-            initial_window: config.initial_window,
-            profile: config.profile,
-        });
-        Source::Tcp {
-            sender: Box::new(TcpSender::new(config, controller, params.opt_size("bytes"))),
-            receiver: Box::new(TcpReceiver::new(&config)),
-            cc: cc.name(),
-            stop_mode: StopMode::from_name(params.choice("on_stop")).expect("a declared mode"),
-            noise: noise
-                .is_on()
-                .then(|| Box::new(HostNoise::new(noise, context.rng))),
-        }
-    },
-};
-
 /// The host timing noise of validated TCP-connection parameters (`host_jitter`,
 /// `host_stall_rate`, `host_stall_duration`), shared by every source built on them (TCP, MPTCP
 /// subflows, MPAT windows).
@@ -340,42 +301,4 @@ pub(crate) fn finish(params: &mut Params) -> Result<(), ParamIssue> {
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::registry::Value;
-
-    #[test]
-    fn declared_defaults_are_the_tcp_defaults() {
-        let params = SPEC.check(&[]).unwrap();
-        assert_eq!(config(&params), TcpConfig::default());
-        assert_eq!(params.controller("cc").name(), "reno");
-        assert_eq!(params.opt_size("bytes"), None);
-    }
-
-    #[test]
-    fn conflicts_blame_the_setting_given() {
-        let err = |given: &[(&str, Value)]| SPEC.check(given).unwrap_err();
-        let e = err(&[("min_rto", Value::Duration(SimTime::from_secs(90)))]);
-        assert_eq!(e.param.as_deref(), Some("min_rto"));
-        assert_eq!(e.message, "min_rto (90s) must not exceed max_rto (60s)");
-        let e = err(&[("max_rto", Value::Duration(SimTime::from_millis(100)))]);
-        assert_eq!(e.param.as_deref(), Some("max_rto"));
-        let e = err(&[
-            ("min_rto", Value::Duration(SimTime::from_secs(2))),
-            ("max_rto", Value::Duration(SimTime::from_secs(1))),
-        ]);
-        assert_eq!(e.param.as_deref(), Some("min_rto"));
-        let e = err(&[
-            ("mss", Value::Size(9000)),
-            ("receive_buffer", Value::Size(100)),
-        ]);
-        assert_eq!(e.param.as_deref(), Some("receive_buffer"));
-        assert_eq!(
-            e.message,
-            "receive_buffer (100 bytes) must hold at least one mss (9000 bytes)"
-        );
-    }
 }

@@ -1,9 +1,10 @@
-//! A TFRC flow as a traffic source (RFC 5348; see [`crate::transport::tfrc`]): a rate-based
-//! sender following the TCP throughput equation, and its receiver. The MulTFRC and CP sources
-//! ([`super::multfrc`], [`super::cp`]) share its parameters and add n.
+//! The parameters and the assembly of a TFRC-family flow (RFC 5348; see
+//! [`crate::transport::tfrc`]): a rate-based sender following the TCP throughput equation,
+//! and its receiver. The TFRC, MulTFRC and CP protocols (`crate::protocol::{tfrc, multfrc,
+//! cp}`) declare them; MulTFRC and CP add n.
 
-use super::{Source, SourceContext, SourceKind};
-use crate::registry::{AlgorithmSpec, ParamIssue, Params};
+use crate::registry::{ParamIssue, Params};
+use crate::rng::SimRng;
 use crate::transport::tfrc::{
     FlowConfig, RateEquation, SenderConfig, ShareFilter, TfrcFlow, TfrcReceiver, TfrcSender,
 };
@@ -61,18 +62,8 @@ macro_rules! tfrc_params {
 }
 pub use tfrc_params;
 
-/// The registry declaration of the TFRC source.
-pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
-    name: "tfrc",
-    summary: "TCP-friendly rate control: the rate of one TCP flow from the loss event rate and \
-              RTT (RFC 5348)",
-    params: tfrc_params![],
-    finish: Some(finish),
-    build: |params, context| build(params, context, "tfrc", RateEquation::Tfrc),
-};
-
 /// The checks every TFRC-family source makes.
-pub(crate) fn finish(params: &mut Params) -> Result<(), ParamIssue> {
+pub fn finish(params: &mut Params) -> Result<(), ParamIssue> {
     if params.is_given("bytes") && !params.bool("reliable") {
         return Err(ParamIssue::at(
             "bytes",
@@ -92,16 +83,17 @@ pub(crate) fn finish(params: &mut Params) -> Result<(), ParamIssue> {
     Ok(())
 }
 
-/// A TFRC-family flow following `equation`.
-pub(crate) fn build(
+/// A TFRC-family flow following `equation`, called `kind` in results; CP draws its share
+/// filter's key from `rng`.
+pub fn flow(
     params: &Params,
-    mut context: SourceContext,
+    rng: &mut SimRng,
     kind: &'static str,
     equation: RateEquation,
-) -> Source {
+) -> TfrcFlow {
     let segment_bytes = params.size("segment_size") as u32;
     let share = match equation {
-        RateEquation::Cp { flows } => Some(ShareFilter::new(flows, context.rng.gen())),
+        RateEquation::Cp { flows } => Some(ShareFilter::new(flows, rng.gen())),
         _ => None,
     };
     let sender = TfrcSender::new(
@@ -124,5 +116,5 @@ pub(crate) fn build(
         reliable: params.bool("reliable"),
         app_bytes: params.opt_size("bytes"),
     };
-    Source::Tfrc(Box::new(TfrcFlow::new(kind, config, sender, receiver)))
+    TfrcFlow::new(kind, config, sender, receiver)
 }

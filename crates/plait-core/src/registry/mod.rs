@@ -12,7 +12,7 @@
 //! | controller | [`crate::transport::cc::REGISTRY`] | [`Controller`](crate::transport::cc::Controller) |
 //! | queue | [`crate::net::queue::REGISTRY`] | [`Queue`](crate::net::queue::Queue) |
 //! | loss | [`crate::net::loss::REGISTRY`] | [`LossModel`](crate::net::loss::LossModel) |
-//! | source | [`crate::app::REGISTRY`] | [`Source`](crate::app::Source) |
+//! | source | [`crate::protocol::REGISTRY`] | [`Built`](crate::protocol::Built) (the flow's transport) |
 //! | coupled | [`crate::transport::multipath::coupled::REGISTRY`] | [`Coupled`](crate::transport::multipath::coupled::Coupled) |
 //! | scheduler | [`crate::transport::multipath::scheduler::REGISTRY`] | [`Scheduler`](crate::transport::multipath::scheduler::Scheduler) |
 //!
@@ -122,7 +122,7 @@ pub struct QueueKind;
 #[derive(Debug)]
 pub struct LossKind;
 
-/// Traffic sources as a registry category (registered by `app`).
+/// Flow kinds as a registry category: each protocol's source (registered by `protocol`).
 #[derive(Debug)]
 pub struct SourceKind;
 

@@ -2,12 +2,13 @@
 //! algorithm builds.
 
 use super::*;
-use crate::app::{SourceContext, SourceKind};
 use crate::net::loss::LossKind;
 use crate::net::queue::{LinkInfo, QueueKind};
+use crate::protocol::{FlowContext, SourceKind};
 use crate::rng::rng_from_seed;
 use crate::time::{Rate, SimTime};
 use crate::transport::cc::{CongestionControl, Connection, ControllerKind};
+use crate::transport::Transport;
 
 /// Every declaration of every category.
 fn all() -> Vec<Entry> {
@@ -173,10 +174,12 @@ fn every_algorithm_builds_from_its_defaults() {
         assert_eq!(configured(spec).build(()).kind_name(), spec.name);
     }
     for spec in SourceKind::registry() {
-        let context = SourceContext {
-            rng: rng_from_seed(1),
-        };
-        configured(spec).build(context);
+        // MPTCP and MPAT need the paths the scenario reader reads: they say which.
+        let context = FlowContext::new(rng_from_seed(1));
+        match configured(spec).build(context) {
+            Ok(built) => assert_eq!(built.transport.kind(), spec.name),
+            Err(missing) => assert!(["subflows", "shares"].contains(&missing.key)),
+        }
     }
 }
 

@@ -6,7 +6,6 @@
 
 use serde::Serialize;
 
-use super::schema::settings_section;
 use crate::registry::{Category, Default, Entry, Param, ParamType, Scalar};
 use crate::units::{format_duration, format_rate, format_size};
 
@@ -119,11 +118,16 @@ fn param_info(entry: Entry, p: &Param) -> ParamInfo {
             ParamType::Choice(options) => Some(options.iter().map(|o| o.to_string()).collect()),
             _ => None,
         },
-        section: p
-            .in_section
-            .then(|| settings_section(entry.name).to_string()),
+        section: p.in_section.then(|| section_of(entry.name).to_string()),
         description: p.doc.to_string(),
     }
+}
+
+/// The section that gives a source's `in_section` parameters their defaults (its protocol's).
+fn section_of(source: &str) -> &'static str {
+    crate::protocol::find(source)
+        .and_then(|p| p.section)
+        .expect("a source with parameters in a section names the section")
 }
 
 /// A size as a scenario would write it: a plain number of bytes, or with a binary unit when
@@ -212,7 +216,7 @@ pub fn reference_block(name: &str) -> Option<String> {
             out.push_str(&format!(
                 "\nAnd every key of [`[{0}]`](#{0}-optional) ({shared} settings), which overrides \
                  the section for this flow.\n",
-                settings_section(entry.name)
+                section_of(entry.name)
             ));
         }
         out.push('\n');

@@ -5,15 +5,12 @@
 //! algorithms a scenario names (controllers, queues, loss models, sources) are their registry
 //! declarations (`crate::registry`), which `catalog` describes for `plait list`.
 
-use crate::app::SourceSpec;
 use crate::ids::LinkId;
 use crate::net::loss::LossSpec;
 use crate::net::queue::QueueSpec;
+use crate::protocol::SourceSpec;
 use crate::registry::Value;
 use crate::time::{Rate, SimTime};
-use crate::transport::cc::CcSpec;
-use crate::transport::multipath::coupled::CoupledSpec;
-use crate::transport::multipath::scheduler::SchedulerSpec;
 
 /// A validated scenario, ready to be built into a simulator.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,43 +162,9 @@ pub struct FlowSpec {
     pub shares: Option<Vec<f64>>,
 }
 
-/// The multipath part of an MPTCP flow (`kind = "mptcp"`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MultipathSpec {
-    pub cc: CoupledChoice,
-    pub scheduler: SchedulerSpec,
-    /// One per path, in order.
-    pub subflows: Vec<SubflowSpec>,
-}
-
-/// An MPTCP flow's congestion control.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CoupledChoice {
-    /// A coupled controller (`cc = "lia"`).
-    Coupled(CoupledSpec),
-    /// A single-path controller on each subflow (`cc = "uncoupled:cubic"`).
-    Uncoupled(CcSpec),
-}
-
-impl CoupledChoice {
-    /// The name results show: `lia`, `uncoupled:cubic`.
-    pub fn name(&self) -> String {
-        match self {
-            CoupledChoice::Coupled(c) => c.name().to_string(),
-            CoupledChoice::Uncoupled(c) => format!("uncoupled:{}", c.name()),
-        }
-    }
-}
-
-/// One subflow of an MPTCP flow.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SubflowSpec {
-    /// The nodes from `src` to `dst` as written (`None`: the shortest path).
-    pub route: Option<Vec<String>>,
-    /// When it joins, after the flow starts.
-    pub start: SimTime,
-    pub backup: bool,
-}
+/// The multipath part of a flow whose protocol has one path per subflow, with its controller
+/// and subflows: declared by the MPTCP protocol.
+pub use crate::protocol::{CoupledChoice, MultipathSpec, SubflowSpec};
 
 /// A path resolved to link directions, numbered as the simulator numbers them: each link's
 /// `from -> to` direction, then its `to -> from` direction if it is duplex, in file order.
@@ -216,37 +179,36 @@ pub struct PathSpec {
 
 // ---- Names and defaults of the schema -------------------------------------------------------
 
-/// The top-level sections. A section named after a source (`tcp`) gives defaults for the
-/// source's parameters declared `in_section` (its connection settings), for every flow of that
-/// kind. `[sweep]` belongs to the sweep runner (`plait sweep`), which reads it; a scenario run
-/// alone ignores it, so a sweep file is also a scenario. `[testbed]` belongs to `plait testbed`
-/// (its `sim_only` keys, which the kernel testbed leaves out); the simulator checks and ignores it.
-pub(crate) const SECTIONS: &[&str] = &[
-    "simulation",
-    "tcp",
-    "node",
-    "link",
-    "flow",
-    "event",
-    "sweep",
-    "testbed",
-];
-
-/// The section that gives a source's parameters declared `in_section` their defaults: the
-/// source's own (`[tcp]` for `tcp`), except that MPTCP subflows and MPAT windows are TCP
-/// connections, whose defaults come from `[tcp]`.
-pub(crate) fn settings_section(source: &'static str) -> &'static str {
-    match source {
-        "mptcp" | "mpat" => "tcp",
-        other => other,
-    }
+/// The top-level sections: `[simulation]`, then the sections that give protocols' settings
+/// their defaults (`[tcp]` gives the parameters TCP declares `in_section`, for every flow of a
+/// protocol that names the section: TCP, MPTCP's subflows, MPAT's windows), then the rest.
+/// `[sweep]` belongs to the sweep runner (`plait sweep`), which reads it; a scenario run alone
+/// ignores it, so a sweep file is also a scenario. `[testbed]` belongs to `plait testbed` (its
+/// `sim_only` keys, which the kernel testbed leaves out); the simulator checks and ignores it.
+pub(crate) fn sections() -> Vec<&'static str> {
+    let mut all = vec!["simulation"];
+    all.extend(crate::protocol::sections());
+    all.extend(["node", "link", "flow", "event", "sweep", "testbed"]);
+    all
 }
 
-pub(crate) const EVENT_KEYS: &[&str] = &["at", "link", "action", "loss", "flow", "n", "shares"];
-/// The keys of a link event and of a flow event.
+/// The keys of a link event and of a loss event.
 pub(crate) const LINK_EVENT_KEYS: &[&str] = &["at", "link", "action"];
 pub(crate) const LOSS_EVENT_KEYS: &[&str] = &["at", "link", "loss"];
-pub(crate) const FLOW_EVENT_KEYS: &[&str] = &["at", "flow", "n", "shares"];
+
+/// The keys of a flow event: the flow, and the settings the protocols let change.
+pub(crate) fn flow_event_keys() -> Vec<&'static str> {
+    let mut keys = vec!["at", "flow"];
+    keys.extend(crate::protocol::setting_keys());
+    keys
+}
+
+/// Every key an event may have, whatever it is.
+pub(crate) fn event_keys() -> Vec<&'static str> {
+    let mut keys = vec!["at", "link", "action", "loss", "flow"];
+    keys.extend(crate::protocol::setting_keys());
+    keys
+}
 
 /// The section the sweep runner reads and the simulator ignores.
 pub(crate) const SWEEP_SECTION: &str = "sweep";

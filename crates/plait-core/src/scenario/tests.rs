@@ -3,9 +3,10 @@
 
 use super::*;
 use crate::app::onoff::Period;
-use crate::app::{tcp, SourceSpec};
+use crate::app::tcp;
 use crate::ids::LinkId;
 use crate::net::queue::{Limit, QueueSpec, RedSpec};
+use crate::protocol::SourceSpec;
 use crate::registry::Value;
 use crate::time::{Rate, SimTime};
 use crate::transport::cc::CcSpec;
@@ -167,7 +168,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
             flow,
             &FlowSpec {
                 name: format!("bulk.{i}"),
-                kind: configured::<crate::app::SourceKind>("tcp", &[]),
+                kind: configured::<crate::protocol::SourceKind>("tcp", &[]),
                 src: "src".to_string(),
                 dst: "dst".to_string(),
                 start: StartSpec::Uniform(SimTime::ZERO, SimTime::from_secs(4)),
@@ -1473,7 +1474,7 @@ fn catalog_names_only_sections_a_scenario_accepts() {
             if let Some(section) = &p.section {
                 named += 1;
                 assert!(
-                    schema::SECTIONS.contains(&section.as_str()),
+                    schema::sections().contains(&section.as_str()),
                     "{} {}: section [{section}] is not a scenario section",
                     entry.name,
                     p.name

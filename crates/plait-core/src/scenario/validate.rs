@@ -13,7 +13,7 @@ use toml::{Table, Value};
 use super::algorithm::{self, Section};
 use super::schema::*;
 use super::tree::{did_you_mean, index, join, listing, unknown_field, Fields, Issue};
-use crate::app::SourceKind;
+use crate::protocol::{Paths, SourceKind};
 use crate::transport::multipath::coupled::CoupledKind;
 use crate::transport::multipath::scheduler::{SchedulerKind, SchedulerSpec, MAX_SUBFLOWS};
 use crate::units::{
@@ -29,15 +29,16 @@ use crate::net::loss::{LossKind, LossSpec};
 use crate::net::queue::{QueueKind, QueueSpec};
 use crate::net::routing::{path_from_nodes, shortest_path};
 use crate::net::topology::{NodeRole, Topology as Graph};
-use crate::registry::{find, ParamType, Params};
+use crate::registry::{find, Params};
 use crate::time::SimTime;
 
 /// Validates the whole tree.
 pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
     let top = Fields::new("", root);
     for key in root.keys() {
-        if !SECTIONS.contains(&key.as_str()) {
-            return Err(unknown_field(key, key, SECTIONS, "section"));
+        let sections = sections();
+        if !sections.contains(&key.as_str()) {
+            return Err(unknown_field(key, key, &sections, "section"));
         }
     }
     if let Some(sweep) = root.get(SWEEP_SECTION) {
@@ -273,7 +274,7 @@ fn events(
     let mut events: Vec<(LinkEventSpec, String)> = Vec::new();
     for (path, table) in &top.array_of_tables("event")? {
         let entry = Fields::new(path, table);
-        entry.check_keys(EVENT_KEYS)?;
+        entry.check_keys(&event_keys())?;
         if entry.has("flow") || entry.has("loss") {
             continue;
         }
@@ -373,12 +374,15 @@ fn flow_events(
             if entry.has(key) {
                 return Err(Issue::new(
                     entry.at(key),
-                    "an event changes a link (at, link, action) or a flow's setting (at, flow, \
-                     n or shares), not both",
+                    format!(
+                        "an event changes a link (at, link, action) or a flow's setting (at, \
+                         flow, {}), not both",
+                        crate::protocol::setting_keys().join(" or ")
+                    ),
                 ));
             }
         }
-        entry.check_keys(FLOW_EVENT_KEYS)?;
+        entry.check_keys(&flow_event_keys())?;
         let at = event_time(&entry, sim)?;
         let name = entry.req("flow", "a flow name", name_value)?;
         let Some(flow) = flows.iter().find(|f| f.name == name) else {
@@ -393,83 +397,119 @@ fn flow_events(
             ));
         };
         let kind = flow.kind.name();
-        if entry.has("shares") {
-            if entry.has("n") {
+        let protocol = crate::protocol::of(&flow.kind);
+        let keys = crate::protocol::setting_keys();
+        let given: Vec<&'static str> = keys.iter().copied().filter(|k| entry.has(k)).collect();
+        let Some(&key) = given.first() else {
+            let needs: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{k} for {} flows", protocol_names(k)))
+                .collect();
+            return Err(Issue::new(
+                path,
+                format!(
+                    "a flow event needs the setting it changes ({})",
+                    needs.join(", ")
+                ),
+            ));
+        };
+        if given.len() > 1 {
+            return Err(Issue::new(
+                entry.at(key),
+                format!(
+                    "a flow event changes one setting: {}, not {}",
+                    given.join(" or "),
+                    if given.len() == 2 { "both" } else { "several" }
+                ),
+            ));
+        }
+        if !protocol.settings.contains(&key) {
+            return Err(Issue::new(
+                entry.at(key),
+                format!(
+                    "flow '{name}' is a {kind} flow; {key} can change only for {} flows",
+                    protocol_names(key)
+                ),
+            ));
+        }
+        let change = if protocol.paths == Paths::Shares && key == "shares" {
+            let current = flow.shares.as_ref().map_or(0, Vec::len);
+            let shares = shares(&entry, key)?;
+            if shares.len() != current {
                 return Err(Issue::new(
-                    entry.at("n"),
-                    "a flow event changes one setting: n or shares, not both",
-                ));
-            }
-            let Some(current) = flow.shares.as_ref() else {
-                return Err(Issue::new(
-                    entry.at("shares"),
+                    entry.at(key),
                     format!(
-                        "flow '{name}' is a {kind} flow; shares can change only for mpat flows"
-                    ),
-                ));
-            };
-            let shares = shares(&entry, "shares")?;
-            if shares.len() != current.len() {
-                return Err(Issue::new(
-                    entry.at("shares"),
-                    format!(
-                        "flow '{name}' has {} application flows; give {} shares, got {}",
-                        current.len(),
-                        current.len(),
+                        "flow '{name}' has {current} application flows; give {current} shares, \
+                         got {}",
                         shares.len()
                     ),
                 ));
             }
-            events.push(FlowEventSpec {
-                at,
-                flow: name,
-                change: crate::transport::FlowChange::Shares(shares),
-            });
-            continue;
-        }
-        let Some(n) = entry.opt("n", number_value)? else {
-            return Err(Issue::new(
-                path,
-                "a flow event needs the setting it changes (n for multfrc and cp flows, shares \
-                 for mpat flows)",
-            ));
-        };
-        let least = match kind {
-            "multfrc" => 0.0,
-            "cp" => 1.0,
-            other => {
-                return Err(Issue::new(
-                    entry.at("n"),
-                    format!(
-                        "flow '{name}' is a {other} flow; n can change only for multfrc and cp \
-                         flows"
-                    ),
-                ))
-            }
-        };
-        let valid = if kind == "cp" { n >= least } else { n > least };
-        if !n.is_finite() || !valid {
-            let bound = if kind == "cp" {
-                "at least 1"
-            } else {
-                "greater than 0"
+            crate::transport::FlowChange::Shares(shares)
+        } else {
+            let range = protocol
+                .source
+                .param(key)
+                .expect("a number setting is a declared parameter")
+                .range;
+            let Some(n) = entry.opt(key, number_value)? else {
+                unreachable!("the key is given");
             };
-            return Err(Issue::new(
-                entry.at("n"),
-                format!(
-                    "must be {bound} for a {kind} flow, got {}",
-                    format_number(n)
-                ),
-            ));
-        }
+            if !n.is_finite() || !range.contains(n) {
+                return Err(Issue::new(
+                    entry.at(key),
+                    format!(
+                        "must be {} for a {kind} flow, got {}",
+                        bound_text(&range, n),
+                        format_number(n)
+                    ),
+                ));
+            }
+            crate::transport::FlowChange::Flows(n)
+        };
         events.push(FlowEventSpec {
             at,
             flow: name,
-            change: crate::transport::FlowChange::Flows(n),
+            change,
         });
     }
     events.sort_by_key(|e| e.at);
     Ok(events)
+}
+
+/// The protocols whose flows may change setting `key`, as a message names them: `multfrc and
+/// cp`.
+fn protocol_names(key: &str) -> String {
+    let names: Vec<&str> = crate::protocol::changing(key)
+        .iter()
+        .map(|p| p.name())
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
+/// The bound of `range` that `x` is outside, as a message says it: `at least 1`, `greater than
+/// 0` (the lower one for a value that is not a number).
+fn bound_text(range: &crate::registry::Range, x: f64) -> String {
+    use crate::registry::Bound;
+    let below = x.is_nan()
+        || match range.min {
+            Bound::Inclusive(m) => x < m,
+            Bound::Exclusive(m) => x <= m,
+            Bound::Unbounded => false,
+        };
+    let (bound, inclusive, exclusive) = if below || range.max == Bound::Unbounded {
+        (range.min, "at least", "greater than")
+    } else {
+        (range.max, "at most", "less than")
+    };
+    match bound {
+        Bound::Inclusive(m) => format!("{inclusive} {}", format_number(m)),
+        Bound::Exclusive(m) => format!("{exclusive} {}", format_number(m)),
+        Bound::Unbounded => "a number".to_string(),
+    }
 }
 
 fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {
@@ -524,14 +564,13 @@ fn simulation(top: &Fields) -> Result<SimulationSpec, Issue> {
 
 // ---- Source sections ([tcp]) ---------------------------------------------------------------
 
-/// The sections named after a source (`[tcp]`): for each, the defaults it gives for the
-/// source's parameters declared `in_section`, read and checked like a flow's.
+/// The sections the protocols name for their settings (`[tcp]`, named after the protocol that
+/// declares them): for each, the defaults it gives for the parameters declared `in_section`,
+/// read and checked like a flow's.
 fn source_sections(top: &Fields) -> Result<Vec<(&'static str, Params)>, Issue> {
     let mut sections = Vec::new();
-    for &name in SECTIONS {
-        let Some(spec) = find::<SourceKind>(name) else {
-            continue;
-        };
+    for name in crate::protocol::sections() {
+        let spec = find::<SourceKind>(name).expect("a section is named after a protocol");
         let keys: Vec<&str> = spec
             .params
             .iter()
@@ -857,6 +896,10 @@ fn flow(
     topology: &Topology,
     warnings: &mut Vec<Issue>,
 ) -> Result<Vec<FlowSpec>, Issue> {
+    let more: Vec<(&str, &[&'static str])> = crate::protocol::PROTOCOLS
+        .iter()
+        .map(|p| (p.name(), p.paths.keys()))
+        .collect();
     let source = algorithm::choose_with::<SourceKind>(
         entry,
         "kind",
@@ -864,10 +907,10 @@ fn flow(
         "flows",
         None,
         FLOW_COMMON_KEYS,
-        &[("mptcp", MPTCP_FLOW_KEYS), ("mpat", MPAT_FLOW_KEYS)],
+        &more,
     )?;
-    let is_mptcp = source.name == "mptcp";
-    let shares = if source.name == "mpat" {
+    let protocol = crate::protocol::find(source.name).expect("every source is a protocol's");
+    let shares = if protocol.paths == Paths::Shares {
         Some(shares(entry, "shares")?)
     } else {
         None
@@ -919,21 +962,26 @@ fn flow(
             ));
         }
     }
-    if is_mptcp && entry.has("route") {
+    if protocol.paths == Paths::Subflows && entry.has("route") {
         return Err(Issue::new(
             entry.at("route"),
-            "an mptcp flow gives a route per subflow: subflows = [{ route = [...] }, ...]",
+            format!(
+                "an {} flow gives a route per subflow: subflows = [{{ route = [...] }}, ...]",
+                source.name
+            ),
         ));
     }
     let route = route(entry, topology, src_id, dst_id)?;
-    // The MPTCP source's subflows are TCP: the `[tcp]` section gives them their defaults.
-    let section_name = settings_section(source.name);
-    let section = sections
-        .iter()
-        .find(|(name, _)| *name == section_name)
-        .map(|(name, params)| Section { path: name, params });
+    // The section the protocol names gives its settings their defaults (`[tcp]`, for MPTCP's
+    // subflows and MPAT's windows too: they are TCP connections).
+    let section = protocol.section.and_then(|wanted| {
+        sections
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map(|(name, params)| Section { path: name, params })
+    });
     let kind = algorithm::read(entry, source, section.as_ref())?;
-    if is_mptcp {
+    if protocol.paths == Paths::Subflows {
         let ends = Ends {
             src: &src,
             dst: &dst,
@@ -981,13 +1029,10 @@ fn flow(
         Some(ids) => topology.links_along(&ids.iter().rev().copied().collect::<Vec<_>>()),
         None => topology.shortest_path(dst_id, src_id),
     };
-    // A source with a congestion controller is acknowledged, and a rate-based one gets
-    // feedback: its ACKs or reports need a way back.
-    let acknowledged = source.params.iter().any(|p| p.ty == ParamType::Controller)
-        || matches!(source.name, "tfrc" | "multfrc" | "cp");
+    // A protocol whose receiving end answers (ACKs, feedback reports) needs a way back.
     let reverse = match back {
         Some(links) => links,
-        None if !acknowledged => Vec::new(),
+        None if !protocol.feedback => Vec::new(),
         None => {
             let message = match &route {
                 Some(_) => format!(
@@ -1029,10 +1074,8 @@ fn flow(
         .collect())
 }
 
-/// The keys an MPAT aggregate takes besides its source's parameters.
-const MPAT_FLOW_KEYS: &[&str] = &["shares"];
-
-/// An MPAT aggregate's `shares` (at `key`): 1 to `MAX_FLOWS` positive, finite weights.
+/// The weights of a flow of [`Paths::Shares`] (an MPAT aggregate) at `key`: 1 to
+/// `MAX_SHARES` positive, finite weights.
 fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
     let expected = "a list of positive weights, one per application flow (e.g. [1, 2, 3])";
     let Some(value) = entry.get(key) else {
@@ -1047,7 +1090,7 @@ fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
             format!("expected {expected}, got {}", describe(value)),
         ));
     };
-    let max = crate::app::mpat::MAX_FLOWS;
+    let max = crate::protocol::MAX_SHARES;
     if items.is_empty() || items.len() > max {
         return Err(Issue::new(
             entry.at(key),
@@ -1083,8 +1126,6 @@ fn shares(entry: &Fields, key: &str) -> Result<Vec<f64>, Issue> {
     Ok(out)
 }
 
-/// The keys an MPTCP flow takes besides its source's parameters.
-const MPTCP_FLOW_KEYS: &[&str] = &["cc", "scheduler", "subflows"];
 /// The keys of one entry of `subflows`.
 const SUBFLOW_KEYS: &[&str] = &["route", "start", "backup"];
 

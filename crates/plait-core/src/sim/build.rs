@@ -7,25 +7,16 @@
 
 use std::collections::HashMap;
 
-use crate::app::{Source, SourceContext};
 use crate::ids::{LinkId, NodeId, RouteId};
 use crate::net::link::Link;
 use crate::net::queue::LinkInfo;
 use crate::net::topology::{NodeRole, Topology};
+use crate::protocol::{Built, FlowContext};
 use crate::rng::RngStreams;
-use crate::scenario::{CoupledChoice, MultipathSpec};
 use crate::scenario::{NodeKind, PathSpec, Scenario, ScenarioError, StartSpec};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
-use crate::transport::cc::Connection;
-use crate::transport::datagram::DatagramFlow;
-use crate::transport::host_noise::{HostNoise, HostNoiseConfig};
-use crate::transport::multipath::coupled::{Coupled, MultipathConnection, Uncoupled};
-use crate::transport::multipath::scheduler::SchedulerContext;
-use crate::transport::multipath::{MptcpConfig, MptcpFlow, SubflowConfig};
-use crate::transport::tcp::StopMode;
-use crate::transport::tcp::TcpFlow;
-use crate::transport::{AnyTransport, Transport};
+use crate::transport::Transport;
 use rand::Rng;
 
 use super::flow::{Flow, FlowPath};
@@ -175,76 +166,18 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
                 })
             }
         };
-        let context = SourceContext {
+        // The protocol builds the flow's transport from its parameters, its streams and what
+        // the scenario reader read for its paths.
+        let context = FlowContext {
             rng: streams.stream_of(&["flow.", &f.name, ".", f.kind.name()]),
+            host: streams.stream_of(&["flow.", &f.name, ".host"]),
+            multipath: f.multipath.clone(),
+            shares: f.shares.clone(),
         };
-        let (cc, transport) = match f.kind.build(context) {
-            Source::Tcp {
-                sender,
-                receiver,
-                cc,
-                stop_mode,
-                noise,
-            } => (
-                cc.to_string(),
-                AnyTransport::Tcp(
-                    TcpFlow::new(*sender, *receiver)
-                        .with_stop_mode(stop_mode)
-                        .with_host_noise(noise),
-                ),
-            ),
-            Source::Datagram(source) => (
-                String::new(),
-                AnyTransport::Datagram(DatagramFlow::new(source)),
-            ),
-            Source::Mptcp {
-                config,
-                stop_mode,
-                trace_picks,
-                noise,
-            } => {
-                let Some(multipath) = f.multipath.as_ref() else {
-                    return Err(err(
-                        format!("flow '{}'.subflows", f.name),
-                        "an mptcp flow needs its subflows".into(),
-                    ));
-                };
-                let mut flow = mptcp_flow(*config, stop_mode, multipath)
-                    .with_host_noise(host_noise(noise, &streams, &f.name));
-                if trace_picks {
-                    flow = flow.with_pick_log();
-                }
-                (multipath.cc.name(), AnyTransport::Mptcp(Box::new(flow)))
-            }
-            Source::Tfrc(flow) => (String::new(), AnyTransport::Tfrc(flow)),
-            Source::Mpat {
-                mut config,
-                cc,
-                stop_mode,
-                rng,
-                noise,
-            } => {
-                let Some(shares) = f.shares.clone() else {
-                    return Err(err(
-                        format!("flow '{}'.shares", f.name),
-                        "an mpat flow needs its shares".into(),
-                    ));
-                };
-                config.shares = shares;
-                let tcp = config.tcp;
-                let controller = || {
-                    cc.build(Connection {
-                        mss: tcp.mss,
-                        initial_window: tcp.initial_window,
-                        profile: tcp.profile,
-                    })
-                };
-                let flow = crate::transport::aggregate::MpatFlow::new(*config, controller, rng)
-                    .with_stop_mode(stop_mode)
-                    .with_host_noise(host_noise(noise, &streams, &f.name));
-                (cc.name().to_string(), AnyTransport::Mpat(Box::new(flow)))
-            }
-        };
+        let Built { transport, cc } = f
+            .kind
+            .build(context)
+            .map_err(|m| err(format!("flow '{}'.{}", f.name, m.key), m.message))?;
         flows.push(Flow {
             name: f.name.clone(),
             kind: transport.kind(),
@@ -327,54 +260,4 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
         },
         crate::trace::NoTrace,
     ))
-}
-
-/// The host timing noise of a flow whose own stream serves something else (or nothing): drawn
-/// from its `flow.<name>.host` stream; `None` when the settings delay nothing.
-fn host_noise(config: HostNoiseConfig, streams: &RngStreams, name: &str) -> Option<Box<HostNoise>> {
-    config.is_on().then(|| {
-        Box::new(HostNoise::new(
-            config,
-            streams.stream_of(&["flow.", name, ".host"]),
-        ))
-    })
-}
-
-/// An MPTCP connection from its source's settings and its flow's multipath part.
-fn mptcp_flow(
-    mut config: MptcpConfig,
-    stop_mode: StopMode,
-    multipath: &MultipathSpec,
-) -> MptcpFlow {
-    config.subflows = multipath
-        .subflows
-        .iter()
-        .map(|s| SubflowConfig {
-            start: s.start,
-            backup: s.backup,
-        })
-        .collect();
-    let n = config.subflows.len();
-    let cc = match &multipath.cc {
-        CoupledChoice::Coupled(spec) => spec.build(MultipathConnection {
-            subflows: n,
-            mss: config.tcp.mss,
-            initial_window: config.tcp.initial_window,
-            profile: config.tcp.profile,
-        }),
-        CoupledChoice::Uncoupled(spec) => Coupled::Uncoupled(Uncoupled {
-            controllers: (0..n)
-                .map(|_| {
-                    spec.build(Connection {
-                        mss: config.tcp.mss,
-                        initial_window: config.tcp.initial_window,
-                        profile: config.tcp.profile,
-                    })
-                })
-                .collect(),
-            mss: config.tcp.mss,
-        }),
-    };
-    let scheduler = multipath.scheduler.build(SchedulerContext { subflows: n });
-    MptcpFlow::new(config, cc, scheduler).with_stop_mode(stop_mode)
 }

@@ -3,14 +3,25 @@
 //! j, the packets lost per loss event, counted by the receiver. See
 //! [`crate::model::multfrc`] for the equation and [`crate::transport::tfrc`] for the protocol.
 
-use super::tfrc::{build, finish, tfrc_params};
-use super::SourceKind;
+use super::tfrc::built;
+use super::{Paths, ProtocolSpec};
+use crate::app::tfrc::{finish, tfrc_params};
 use crate::model::multfrc::{Form, Options};
 use crate::registry::{AlgorithmSpec, Param, Scalar};
 use crate::transport::tfrc::RateEquation;
 
+/// The declaration of MulTFRC: a rate-based flow with feedback whose n may change during the
+/// run.
+pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
+    source: SPEC,
+    section: None,
+    paths: Paths::One,
+    feedback: true,
+    settings: &["n"],
+};
+
 /// The registry declaration of the MulTFRC source.
-pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
+const SPEC: AlgorithmSpec<super::SourceKind> = AlgorithmSpec {
     name: "multfrc",
     summary: "MulTFRC: TFRC with the throughput equation of n TCP flows, n a positive real \
               (Damjanovic and Welzl 2009)",
@@ -44,6 +55,6 @@ pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
                 refine: params.bool("refine_j"),
             },
         };
-        build(params, context, "multfrc", equation)
+        built(params, context, "multfrc", equation)
     },
 };

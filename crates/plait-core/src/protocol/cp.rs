@@ -10,20 +10,30 @@
 //! lost packets as well; loss events, intervals and discounting are TFRC's, over the share's
 //! packets; the RTT, slow start and the rest of the sender are TFRC's. n ≥ 1, as CP assumes.
 
-use super::tfrc::{build, finish, tfrc_params};
-use super::SourceKind;
+use super::tfrc::built;
+use super::{Paths, ProtocolSpec};
+use crate::app::tfrc::{finish, tfrc_params};
 use crate::registry::{AlgorithmSpec, Param};
 use crate::transport::tfrc::RateEquation;
 
+/// The declaration of CP: a rate-based flow with feedback whose n may change during the run.
+pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
+    source: SPEC,
+    section: None,
+    paths: Paths::One,
+    feedback: true,
+    settings: &["n"],
+};
+
 /// The registry declaration of the CP source.
-pub const SPEC: AlgorithmSpec<SourceKind> = AlgorithmSpec {
+const SPEC: AlgorithmSpec<super::SourceKind> = AlgorithmSpec {
     name: "cp",
     summary: "CP: n times TFRC's rate, over the loss event rate of one flow share (Ott, Sparks, \
               Mayer-Patel 2004)",
     params: tfrc_params![Param::number("n", "number of flow shares (at least 1)").at_least(1.0),],
     finish: Some(finish),
     build: |params, context| {
-        build(
+        built(
             params,
             context,
             "cp",
