@@ -228,8 +228,6 @@ pub struct MptcpFlow {
     finished: bool,
     tracing: bool,
     send_pending: bool,
-    outbox: VecDeque<Transmit>,
-    events: Vec<TransportEvent>,
     views: Vec<SubflowView>,
     stats: ConnectionStats,
     window_blocked_since: Option<SimTime>,
@@ -302,8 +300,6 @@ impl MptcpFlow {
             finished: false,
             tracing: false,
             send_pending: false,
-            outbox: VecDeque::new(),
-            events: Vec::new(),
             views: vec![SubflowView::default(); n],
             stats: ConnectionStats::default(),
             window_blocked_since: None,
@@ -406,7 +402,7 @@ impl MptcpFlow {
     }
 
     /// Records subflow `i`'s window for the time average.
-    fn note_cwnd(&mut self, now: SimTime, i: usize) {
+    fn note_cwnd(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         let cwnd = self.cc.cwnd(i);
         let s = &mut self.subflows[i];
         if s.established {
@@ -418,7 +414,7 @@ impl MptcpFlow {
         s.cwnd_since = now;
         s.stats.cwnd_max_bytes = s.stats.cwnd_max_bytes.max(cwnd);
         if self.tracing {
-            self.events.push(TransportEvent::Cwnd {
+            io.report(TransportEvent::Cwnd {
                 path: PathId::from_index(i),
                 cwnd_bytes: cwnd,
             });
@@ -443,12 +439,12 @@ impl MptcpFlow {
     }
 
     /// A data segment reached the receiving end of subflow `i`.
-    fn receive_data(&mut self, now: SimTime, i: usize, segment: &DataSegment) {
+    fn receive_data(&mut self, now: SimTime, i: usize, segment: &DataSegment, io: &mut Io<'_, '_>) {
         let s = &mut self.subflows[i];
         let in_order = s.receiver.handle_data(now, segment);
         s.poll_receiver = true;
         if self.tracing {
-            self.events.push(TransportEvent::Delivered {
+            io.report(TransportEvent::Delivered {
                 path: PathId::from_index(i),
                 bytes: segment.len,
             });
@@ -508,7 +504,7 @@ impl MptcpFlow {
     }
 
     /// An ACK reached the sending end of subflow `i`.
-    fn receive_ack(&mut self, now: SimTime, i: usize, ack: &MptcpAck) {
+    fn receive_ack(&mut self, now: SimTime, i: usize, ack: &MptcpAck, io: &mut Io<'_, '_>) {
         let s = &mut self.subflows[i];
         s.potentially_failed = false;
         let fast_retransmits = s.core.stats().fast_retransmits;
@@ -522,13 +518,13 @@ impl MptcpFlow {
         );
         let path = PathId::from_index(i);
         if let Some(rtt) = outcome.rtt {
-            self.events.push(TransportEvent::RttSample { path, rtt });
+            io.report(TransportEvent::RttSample { path, rtt });
         }
         let s = &mut self.subflows[i];
         if s.core.stats().fast_retransmits > fast_retransmits {
             s.loss_events += 1;
             s.stats.fast_retransmits += 1;
-            self.events.push(TransportEvent::Loss { path });
+            io.report(TransportEvent::Loss { path });
         }
         let una = s.core.snd_una();
         while s
@@ -538,7 +534,7 @@ impl MptcpFlow {
         {
             s.mappings.pop_front();
         }
-        self.note_cwnd(now, i);
+        self.note_cwnd(now, i, io);
 
         // The data level: DATA_ACK and the peer's window (its right edge never moves left).
         if ack.data_ack > self.data_una && ack.data_ack <= self.data_nxt {
@@ -562,18 +558,18 @@ impl MptcpFlow {
         }
         if !self.finished && self.app_bytes.is_some_and(|total| self.data_una >= total) {
             self.finished = true;
-            self.events.push(TransportEvent::Finished);
+            io.report(TransportEvent::Finished);
         }
         self.send_pending = true;
     }
 
     /// Subflow `i`'s retransmission timer fired: the v0.9x reinjection (§4.4 trigger 1).
-    fn on_subflow_timeout(&mut self, now: SimTime, i: usize) {
+    fn on_subflow_timeout(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         let s = &mut self.subflows[i];
         s.loss_events += 1;
         s.stats.timeouts += 1;
         s.potentially_failed = true;
-        self.events.push(TransportEvent::Timeout {
+        io.report(TransportEvent::Timeout {
             path: PathId::from_index(i),
         });
         let data_una = self.data_una;
@@ -582,7 +578,7 @@ impl MptcpFlow {
                 queue_reinjection(&mut self.reinject, m.dsn);
             }
         }
-        self.note_cwnd(now, i);
+        self.note_cwnd(now, i, io);
     }
 
     /// The view of subflow `i` the scheduler gets.
@@ -632,7 +628,7 @@ impl MptcpFlow {
 
     /// Hands `[dsn, dsn + len)` to subflow `i` as its next new segment. False if its TCP
     /// would not send it now.
-    fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32) -> bool {
+    fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32, io: &mut Io<'_, '_>) -> bool {
         let s = &mut self.subflows[i];
         let sub_seq = s.core.snd_nxt();
         let mut controller = SubflowController {
@@ -647,18 +643,18 @@ impl MptcpFlow {
         };
         debug_assert!(!seg.is_retransmission && seg.seq == sub_seq && seg.len == len);
         s.mappings.push_back(Mapping { sub_seq, dsn, len });
-        self.push_data(i, seg);
+        self.push_data(i, seg, io);
         true
     }
 
-    fn push_data(&mut self, i: usize, seg: DataSegment) {
+    fn push_data(&mut self, i: usize, seg: DataSegment, io: &mut Io<'_, '_>) {
         let s = &mut self.subflows[i];
         s.stats.segments_sent += 1;
         s.stats.bytes_sent += u64::from(seg.len);
         if seg.is_retransmission {
             s.stats.retransmissions += 1;
         }
-        self.outbox.push_back(Transmit {
+        io.send(Transmit {
             path: PathId::from_index(i),
             direction: Direction::Forward,
             size_bytes: seg.len + self.header_bytes + DSS_DATA_OPTION_BYTES,
@@ -667,7 +663,7 @@ impl MptcpFlow {
     }
 
     /// The send loop (module doc).
-    fn run_send_loop(&mut self, now: SimTime) {
+    fn run_send_loop(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
         // Each subflow first repairs its own losses.
         for i in 0..self.subflows.len() {
             if !self.subflows[i].established {
@@ -681,7 +677,7 @@ impl MptcpFlow {
                     subflow: i,
                 };
                 match s.core.poll_transmit(now, &mut controller, snd_nxt, 0) {
-                    Some(seg) => self.push_data(i, seg),
+                    Some(seg) => self.push_data(i, seg, io),
                     None => break,
                 }
             }
@@ -727,7 +723,7 @@ impl MptcpFlow {
                     None => {
                         if !optimised && self.is_blocked() {
                             optimised = true;
-                            if self.receive_buffer_optimisation(now) {
+                            if self.receive_buffer_optimisation(now, io) {
                                 fresh = SubflowSet::EMPTY;
                                 continue;
                             }
@@ -772,7 +768,7 @@ impl MptcpFlow {
                     || (!carried.contains(i) && self.subflows[i].carried_to < dsn + u64::from(len));
                 if owes && self.views[i].can_send(len) {
                     fresh.remove(i);
-                    if self.send_on(now, i, dsn, len) {
+                    if self.send_on(now, i, dsn, len, io) {
                         sent.insert(i);
                     }
                 }
@@ -897,7 +893,7 @@ impl MptcpFlow {
     /// window space, lowest SRTT): penalise the slower subflows that carried `head` (at most
     /// once per SRTT of `f`), then resend `head` on `f` if the subflows holding it are much
     /// slower (4·SRTT) or have tiny windows (≤ 4 segments). True if `head` was resent.
-    fn receive_buffer_optimisation(&mut self, now: SimTime) -> bool {
+    fn receive_buffer_optimisation(&mut self, now: SimTime, io: &mut Io<'_, '_>) -> bool {
         let options = self.scheduler.options();
         if !options.penalisation && !options.opportunistic_retransmission {
             return false;
@@ -935,7 +931,7 @@ impl MptcpFlow {
                     self.subflows[g].stats.penalisations += 1;
                     self.stats.penalisations += 1;
                     self.subflows[f].last_penalised_at = Some(now);
-                    self.note_cwnd(now, g);
+                    self.note_cwnd(now, g, io);
                     acted = true;
                 }
             }
@@ -955,7 +951,7 @@ impl MptcpFlow {
                 }
                 retransmit = true;
             }
-            if retransmit && self.send_on(now, f, head.dsn, head.len) {
+            if retransmit && self.send_on(now, f, head.dsn, head.len, io) {
                 let mut sent = SubflowSet::EMPTY;
                 sent.insert(f);
                 if let Some(log) = self.picks.as_mut() {
@@ -1022,44 +1018,69 @@ impl MptcpFlow {
         (self.chunks.get(k)?.dsn == dsn).then_some(k)
     }
 
-    /// The next packet either end emits now, before any host noise.
-    fn poll_ends(&mut self, now: SimTime) -> Option<Transmit> {
-        if self.outbox.is_empty() {
-            self.fill_outbox(now);
+    /// The ACKs the receiving end of subflow `i` has to send now.
+    #[inline]
+    fn send_acks(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
+        self.subflows[i].poll_receiver = false;
+        while let Some(mut ack) = self.subflows[i].receiver.poll_transmit(now) {
+            // The window goes with the DATA_ACK it is relative to, both as they stand now: a
+            // window computed when this subflow last received data, put beside a later
+            // DATA_ACK, would move the right edge past what the receive buffer holds, and the
+            // data sent there would be dropped after its subflow had acknowledged it (RFC 8684
+            // §3.3.4: the window is relative to the DATA_ACK).
+            ack.rwnd = self.receiver.window();
+            let size_bytes = self.header_bytes + ack.sack.option_bytes() + DSS_ACK_OPTION_BYTES;
+            io.send(Transmit {
+                path: PathId::from_index(i),
+                direction: Direction::Reverse,
+                size_bytes,
+                header: Header::MptcpAck(MptcpAck {
+                    ack,
+                    data_ack: self.receiver.rcv_nxt(),
+                }),
+            });
         }
-        self.outbox.pop_front()
     }
 
-    /// Everything to send now into the outbox.
-    fn fill_outbox(&mut self, now: SimTime) {
+    /// Everything the ends send now: the ACKs of the receivers that have some to send, in
+    /// subflow order, then the send loop if an input asked for it.
+    fn send_all(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
         for i in 0..self.subflows.len() {
-            if !self.subflows[i].poll_receiver {
-                continue;
-            }
-            self.subflows[i].poll_receiver = false;
-            while let Some(mut ack) = self.subflows[i].receiver.poll_transmit(now) {
-                // The window goes with the DATA_ACK it is relative to, both as they stand
-                // now: a window computed when this subflow last received data, put beside a
-                // later DATA_ACK, would move the right edge past what the receive buffer
-                // holds, and the data sent there would be dropped after its subflow had
-                // acknowledged it (RFC 8684 §3.3.4: the window is relative to the DATA_ACK).
-                ack.rwnd = self.receiver.window();
-                let size_bytes = self.header_bytes + ack.sack.option_bytes() + DSS_ACK_OPTION_BYTES;
-                self.outbox.push_back(Transmit {
-                    path: PathId::from_index(i),
-                    direction: Direction::Reverse,
-                    size_bytes,
-                    header: Header::MptcpAck(MptcpAck {
-                        ack,
-                        data_ack: self.receiver.rcv_nxt(),
-                    }),
-                });
+            if self.subflows[i].poll_receiver {
+                self.send_acks(now, i, io);
             }
         }
         if self.send_pending && self.is_active() {
             self.send_pending = false;
-            self.run_send_loop(now);
+            self.run_send_loop(now, io);
         }
+    }
+}
+
+/// Where the ends' packets and the connection's events go while it handles one input: the
+/// outbox, with the host noise (if any) in between for the packets. One host stack sends
+/// every subflow's packets, in the order they are emitted.
+struct Io<'o, 'a> {
+    out: &'o mut Outbox<'a>,
+    noise: Option<Box<HostNoise>>,
+    now: SimTime,
+}
+
+impl Io<'_, '_> {
+    #[inline(always)]
+    fn send(&mut self, x: Transmit) {
+        match self.noise.as_deref_mut() {
+            None => self.out.send(x),
+            Some(noise) => {
+                let end = usize::from(x.direction == Direction::Reverse);
+                noise.admit(self.now, end, x);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn report(&mut self, event: TransportEvent) {
+        self.out.report(event);
     }
 }
 
@@ -1093,36 +1114,49 @@ impl CongestionControl for SubflowControllerRef<'_> {
 }
 
 impl MptcpFlow {
-    fn on_start(&mut self, now: SimTime) {
+    fn on_start(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
         self.started_at = Some(now);
         self.join_subflows(now);
         self.send_pending = true;
+        self.send_all(now, io);
     }
 
-    fn on_stop(&mut self, _now: SimTime) {
+    fn on_stop(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
         match self.stop_mode {
             StopMode::Finish => {
                 self.closed_at.get_or_insert(self.data_nxt);
             }
             StopMode::Abort => self.stopped = true,
         }
+        self.send_all(now, io);
     }
 
-    fn on_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
+    /// A data segment: its subflow's receiver answers (no other end has anything new to
+    /// send). An ACK: the sending end takes it, then the send loop runs.
+    #[inline(always)]
+    fn on_packet(&mut self, now: SimTime, path: PathId, header: &Header, io: &mut Io<'_, '_>) {
         let i = path.index();
         if i >= self.subflows.len() {
             return;
         }
         match header {
-            Header::TcpData(seg) => self.receive_data(now, i, seg),
+            Header::TcpData(seg) => {
+                self.receive_data(now, i, seg, io);
+                self.send_acks(now, i, io);
+            }
             Header::MptcpAck(ack) if self.subflows[i].established => {
-                self.receive_ack(now, i, ack);
+                self.receive_ack(now, i, ack, io);
+                if self.is_active() {
+                    self.run_send_loop(now, io);
+                } else {
+                    self.send_pending = true;
+                }
             }
             _ => {}
         }
     }
 
-    fn on_timeout(&mut self, now: SimTime) {
+    fn on_timeout(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
         self.join_subflows(now);
         let active = self.is_active();
         for i in 0..self.subflows.len() {
@@ -1142,12 +1176,12 @@ impl MptcpFlow {
                     // RACK's reordering timer started a recovery.
                     s.loss_events += 1;
                     s.stats.fast_retransmits += 1;
-                    self.events.push(TransportEvent::Loss {
+                    io.report(TransportEvent::Loss {
                         path: PathId::from_index(i),
                     });
                 }
                 if self.subflows[i].core.stats().timeouts > timeouts {
-                    self.on_subflow_timeout(now, i);
+                    self.on_subflow_timeout(now, i, io);
                 }
                 self.send_pending = true;
             }
@@ -1157,24 +1191,29 @@ impl MptcpFlow {
                 s.poll_receiver = true;
             }
         }
+        self.send_all(now, io);
     }
 
-    /// Puts what the ends send now into the outbox (through the host noise, if any), then
-    /// what the flow reports.
-    fn flush(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        match self.noise.take() {
-            None => {
-                while let Some(x) = self.poll_ends(now) {
-                    out.send(x);
-                }
+    /// Runs `f` with the outbox (through the host noise, if any), then puts what the host
+    /// noise releases by `now` into the outbox.
+    #[inline(always)]
+    fn with_io(
+        &mut self,
+        now: SimTime,
+        out: &mut Outbox<'_>,
+        f: impl FnOnce(&mut Self, &mut Io<'_, '_>),
+    ) {
+        let mut io = Io {
+            out,
+            noise: self.noise.take(),
+            now,
+        };
+        f(self, &mut io);
+        if let Some(mut noise) = io.noise.take() {
+            while let Some(x) = noise.poll(now) {
+                io.out.send(x);
             }
-            Some(mut noise) => {
-                noise.relay(now, || self.poll_ends(now), out);
-                self.noise = Some(noise);
-            }
-        }
-        for e in self.events.drain(..) {
-            out.report(e);
+            self.noise = Some(noise);
         }
     }
 }
@@ -1185,13 +1224,11 @@ impl Transport for MptcpFlow {
     }
 
     fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_start(now);
-        self.flush(now, out);
+        self.with_io(now, out, |flow, io| flow.on_start(now, io));
     }
 
     fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_stop(now);
-        self.flush(now, out);
+        self.with_io(now, out, |flow, io| flow.on_stop(now, io));
     }
 
     fn handle_packet(
@@ -1202,13 +1239,11 @@ impl Transport for MptcpFlow {
         header: &Header,
         out: &mut Outbox<'_>,
     ) {
-        self.on_packet(now, path, _dir, header);
-        self.flush(now, out);
+        self.with_io(now, out, |flow, io| flow.on_packet(now, path, header, io));
     }
 
     fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_timeout(now);
-        self.flush(now, out);
+        self.with_io(now, out, |flow, io| flow.on_timeout(now, io));
     }
 
     fn set_tracing(&mut self, enabled: bool) {
