@@ -317,9 +317,15 @@ fn missing_required_fields() {
     );
     let e = err(&base_flow("").replace("kind = \"tcp\"\n", ""));
     assert_eq!(e.path, "flow[0].kind");
+    // Every protocol, in name order (`crate::protocol::PROTOCOLS` lists them so).
+    let kinds: Vec<&str> = crate::protocol::PROTOCOLS
+        .iter()
+        .map(|p| p.name())
+        .collect();
+    assert!(kinds.starts_with(&["cbr", "cp"]) && kinds.ends_with(&["onoff", "tcp", "tfrc"]));
     assert_eq!(
         e.message,
-        "missing required field (one of: cbr, cp, mpat, mptcp, multfrc, onoff, tcp, tfrc)"
+        format!("missing required field (one of: {})", kinds.join(", "))
     );
     let e = err(&base_flow("").replace("duration = \"10s\"", ""));
     assert_eq!(e.path, "simulation.duration");
