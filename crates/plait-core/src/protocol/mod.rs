@@ -204,6 +204,7 @@ macro_rules! protocols {
 protocols! {
     cbr,
     cp,
+    fixed,
     mpat,
     mptcp,
     multfrc,
