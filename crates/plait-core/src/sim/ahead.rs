@@ -306,8 +306,11 @@ impl<O: Observer> Simulator<O> {
         let flow = &mut self.flows[f.index()];
         // The flow's wake-up stays as it is: a reaction ahead does not move it. Its answers
         // (ACKs) go into `reaction_buf`; it reports nothing (`Transport::reacts_ahead`).
-        let mut answers = std::mem::take(&mut self.ahead.reaction_buf);
-        answers.clear();
+        // A reaction's answers may lead to another reaction before the last of them enters
+        // its link (`enter_link_at` admits ahead): each uses the part of the buffer past what
+        // was there when it began, and leaves the buffer as it found it.
+        let first = self.ahead.reaction_buf.len();
+        let answers = &mut self.ahead.reaction_buf;
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let (pool, events) = (&mut self.pool, &mut self.event_buf);
         match &mut flow.transport {
@@ -318,7 +321,7 @@ impl<O: Observer> Simulator<O> {
                 f,
                 paths,
                 pool,
-                &mut answers,
+                answers,
                 events,
                 changes,
             ),
@@ -329,7 +332,7 @@ impl<O: Observer> Simulator<O> {
                 f,
                 paths,
                 pool,
-                &mut answers,
+                answers,
                 events,
                 changes,
             ),
@@ -340,7 +343,7 @@ impl<O: Observer> Simulator<O> {
                 f,
                 paths,
                 pool,
-                &mut answers,
+                answers,
                 events,
                 changes,
             ),
@@ -358,20 +361,13 @@ impl<O: Observer> Simulator<O> {
             flow.deadline,
             "a reaction ahead moved the wake-up"
         );
-        self.ahead.reaction_buf = answers;
-        self.enter_answers(at, scheduled);
-    }
-
-    /// The answers of a reaction ahead in `reaction_buf` enter the first link of their route
-    /// (`react_ahead`).
-    #[inline(never)]
-    fn enter_answers(&mut self, at: SimTime, scheduled: SimTime) {
-        let answers = std::mem::take(&mut self.ahead.reaction_buf);
-        self.counters.created += answers.len() as u64;
-        for &answer in &answers {
+        let last = self.ahead.reaction_buf.len();
+        self.counters.created += (last - first) as u64;
+        for i in first..last {
+            let answer = self.ahead.reaction_buf[i];
             self.enter_link_at(answer, at, scheduled);
         }
-        self.ahead.reaction_buf = answers;
+        self.ahead.reaction_buf.truncate(first);
     }
 
     /// A drop decided ahead of time reaches its time.

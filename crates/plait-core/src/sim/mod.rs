@@ -27,7 +27,7 @@ use crate::ids::{FlowId, LinkId, PacketId, PathId, RouteId};
 use crate::net::link::{Departure, DropCause, Link};
 use crate::net::queue::QueueItem;
 use crate::packet::pool::PacketPool;
-use crate::packet::Packet;
+use crate::packet::{Header, Packet};
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
@@ -81,7 +81,12 @@ fn feed<T: Transport + ?Sized>(
     match input {
         Input::Packet(id) => {
             let p = pool.get(id);
-            let (path, direction, header) = (p.path, p.direction, p.header);
+            // A data segment copies only its own bytes, not the widest header's.
+            let header = match &p.header {
+                Header::TcpData(seg) => Header::TcpData(*seg),
+                h => *h,
+            };
+            let (path, direction) = (p.path, p.direction);
             pool.release(id);
             let mut out = Outbox::new(flow, paths, pool, sent, events);
             t.handle_packet(now, path, direction, &header, &mut out);
@@ -95,6 +100,24 @@ fn feed<T: Transport + ?Sized>(
             &mut Outbox::new(flow, paths, pool, sent, events),
         ),
     }
+}
+
+/// [`feed`], then the transport's wake-up after the input.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn run<T: Transport + ?Sized>(
+    t: &mut T,
+    now: SimTime,
+    input: Input,
+    flow: FlowId,
+    paths: &[flow::FlowPath],
+    pool: &mut PacketPool,
+    sent: &mut Vec<PacketId>,
+    events: &mut Vec<TransportEvent>,
+    changes: &[FlowSettingChange],
+) -> Option<SimTime> {
+    feed(t, now, input, flow, paths, pool, sent, events, changes);
+    t.poll_timeout()
 }
 
 /// Records an event a transport reported while handling an input at `time`: into the flow's
@@ -776,22 +799,22 @@ impl<O: Observer> Simulator<O> {
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
-        match &mut flow.transport {
-            AnyTransport::Tcp(t) => feed(t, now, input, f, paths, pool, sent, events, changes),
-            AnyTransport::Datagram(t) => feed(t, now, input, f, paths, pool, sent, events, changes),
+        let deadline = match &mut flow.transport {
+            AnyTransport::Tcp(t) => run(t, now, input, f, paths, pool, sent, events, changes),
+            AnyTransport::Datagram(t) => run(t, now, input, f, paths, pool, sent, events, changes),
             AnyTransport::Mptcp(t) => {
-                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
             }
             AnyTransport::Tfrc(t) => {
-                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
             }
             AnyTransport::Mpat(t) => {
-                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
             }
             AnyTransport::Custom(t) => {
-                feed(&mut **t, now, input, f, paths, pool, sent, events, changes)
+                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
             }
-        }
+        };
         if !self.event_buf.is_empty() {
             let warmed = self.measure.warmed_up;
             for &e in &self.event_buf {
@@ -799,7 +822,6 @@ impl<O: Observer> Simulator<O> {
             }
             self.event_buf.clear();
         }
-        let deadline = flow.transport.poll_timeout();
         self.counters.created += self.transmit_buf.len() as u64;
         flow.deadline = deadline;
         if let Some(t) = deadline {

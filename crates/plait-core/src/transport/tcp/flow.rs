@@ -87,65 +87,76 @@ impl TcpFlow {
         self
     }
 
-    /// The segments the sender sends now, in order: until it has nothing to send or the
-    /// last one filled the window (nothing reaches the sender before its next input, so it
-    /// would find nothing more to send).
+    /// The sender's next segment now, while `window_open`: it stays open until the sender has
+    /// nothing to send or a segment filled the window (nothing reaches the sender before its
+    /// next input, so it would find nothing more to send).
     #[inline(always)]
-    fn send_data(&mut self, now: SimTime, mut send: impl FnMut(Transmit)) {
-        if self.is_active() {
-            while let Some(seg) = self.sender.poll_transmit(now) {
-                send(Transmit {
-                    path: PATH,
-                    direction: Direction::Forward,
-                    size_bytes: seg.len + self.header_bytes,
-                    header: Header::TcpData(seg),
-                });
-                if self.sender.window_filled() {
-                    break;
-                }
-            }
+    fn next_data(&mut self, now: SimTime, window_open: &mut bool) -> Option<Transmit> {
+        if !*window_open || !self.is_active() {
+            return None;
         }
+        let Some(seg) = self.sender.poll_transmit(now) else {
+            *window_open = false;
+            return None;
+        };
+        *window_open = !self.sender.window_filled();
+        Some(Transmit {
+            path: PATH,
+            direction: Direction::Forward,
+            size_bytes: seg.len + self.header_bytes,
+            header: Header::TcpData(seg),
+        })
     }
 
     /// The ACKs the receiver owes now, in order.
     #[inline(always)]
-    fn send_acks(&mut self, now: SimTime, mut send: impl FnMut(Transmit)) {
-        while let Some(ack) = self.receiver.poll_transmit(now) {
-            send(Transmit {
-                path: PATH,
-                direction: Direction::Reverse,
-                size_bytes: self.header_bytes + ack.sack.option_bytes(),
-                header: Header::TcpAck(ack),
-            });
-        }
+    fn next_ack(&mut self, now: SimTime) -> Option<Transmit> {
+        let ack = self.receiver.poll_transmit(now)?;
+        Some(Transmit {
+            path: PATH,
+            direction: Direction::Reverse,
+            size_bytes: self.header_bytes + ack.sack.option_bytes(),
+            header: Header::TcpAck(ack),
+        })
     }
 
     /// What the ends send after an input, the sender's (if `sender`) then the receiver's (if
     /// `receiver`): into the outbox, or, with host noise, into the noise and out when due.
     #[inline(always)]
     fn flush(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
-        let Some(mut noise) = self.noise.take() else {
-            if sender {
-                self.send_data(now, |x| out.send(x));
-            }
-            if receiver {
-                self.send_acks(now, |x| out.send(x));
-            }
-            return;
-        };
-        let mut admit = |x: Transmit| {
-            let end = usize::from(x.direction == Direction::Reverse);
-            noise.admit(now, end, x);
-        };
-        if sender {
-            self.send_data(now, &mut admit);
+        if self.noise.is_some() {
+            return self.flush_through_noise(now, sender, receiver, out);
         }
-        if receiver {
-            self.send_acks(now, &mut admit);
-        }
-        while let Some(x) = noise.poll(now) {
+        let mut window_open = sender;
+        while let Some(x) = self.next_data(now, &mut window_open) {
             out.send(x);
         }
+        if receiver {
+            while let Some(x) = self.next_ack(now) {
+                out.send(x);
+            }
+        }
+    }
+
+    /// [`TcpFlow::flush`] with host noise: what the ends send waits in the noise until due.
+    #[inline(never)]
+    fn flush_through_noise(
+        &mut self,
+        now: SimTime,
+        sender: bool,
+        receiver: bool,
+        out: &mut Outbox<'_>,
+    ) {
+        let mut noise = self.noise.take().expect("flush_through_noise with noise");
+        let mut window_open = sender;
+        noise.relay(
+            now,
+            || {
+                self.next_data(now, &mut window_open)
+                    .or_else(|| receiver.then(|| self.next_ack(now)).flatten())
+            },
+            out,
+        );
         self.noise = Some(noise);
     }
 
