@@ -229,6 +229,9 @@ pub struct MptcpFlow {
     tracing: bool,
     send_pending: bool,
     views: Vec<SubflowView>,
+    /// The subflows whose view in `views` is still exact (but for its `carried` flag):
+    /// nothing of them changed since it was taken, in this input or an earlier one.
+    views_fresh: SubflowSet,
     stats: ConnectionStats,
     window_blocked_since: Option<SimTime>,
     buffer_blocked_since: Option<SimTime>,
@@ -301,6 +304,7 @@ impl MptcpFlow {
             tracing: false,
             send_pending: false,
             views: vec![SubflowView::default(); n],
+            views_fresh: SubflowSet::EMPTY,
             stats: ConnectionStats::default(),
             window_blocked_since: None,
             buffer_blocked_since: None,
@@ -433,6 +437,7 @@ impl MptcpFlow {
                 s.cwnd_since = now;
                 s.cwnd = self.cc.cwnd(i);
                 self.cc.set_established(i, true);
+                self.views_fresh = SubflowSet::EMPTY;
                 self.send_pending = true;
             }
         }
@@ -505,6 +510,7 @@ impl MptcpFlow {
 
     /// An ACK reached the sending end of subflow `i`.
     fn receive_ack(&mut self, now: SimTime, i: usize, ack: &MptcpAck, io: &mut Io<'_, '_>) {
+        self.views_fresh.remove(i);
         let s = &mut self.subflows[i];
         s.potentially_failed = false;
         let fast_retransmits = s.core.stats().fast_retransmits;
@@ -581,19 +587,42 @@ impl MptcpFlow {
         self.note_cwnd(now, i, io);
     }
 
+    /// Whether subflow `i` is [`SubflowView::usable`].
+    #[inline]
+    fn usable(&self, i: usize) -> bool {
+        let s = &self.subflows[i];
+        s.established && !s.potentially_failed && s.core.recovery_phase() != RecoveryPhase::Timeout
+    }
+
+    /// Subflow `i`'s [`SubflowView::cwnd_bytes`].
+    #[inline]
+    fn send_window(&self, i: usize) -> u64 {
+        let controller = SubflowControllerRef { cc: &self.cc, i };
+        self.subflows[i].core.send_window(&controller)
+    }
+
+    /// What [`SubflowView::can_send`] says of the view subflow `i` would get now, without
+    /// taking the view.
+    #[inline]
+    fn can_send(&self, i: usize, len: u32) -> bool {
+        let can = self.usable(i) && {
+            let in_flight = self.subflows[i].core.bytes_in_flight();
+            in_flight == 0 || in_flight + u64::from(len) <= self.send_window(i)
+        };
+        debug_assert_eq!(can, self.view(i, SubflowSet::EMPTY).can_send(len));
+        can
+    }
+
     /// The view of subflow `i` the scheduler gets.
     fn view(&self, i: usize, carried: SubflowSet) -> SubflowView {
         let s = &self.subflows[i];
-        let controller = SubflowControllerRef { cc: &self.cc, i };
         let rtt = s.core.rtt_estimator();
         SubflowView {
             id: i,
-            usable: s.established
-                && !s.potentially_failed
-                && s.core.recovery_phase() != RecoveryPhase::Timeout,
+            usable: self.usable(i),
             backup: s.backup,
             mss: self.mss,
-            cwnd_bytes: s.core.send_window(&controller),
+            cwnd_bytes: self.send_window(i),
             ssthresh_bytes: self.cc.ssthresh(i),
             in_flight_bytes: s.core.bytes_in_flight(),
             queued_bytes: s.core.snd_nxt() - s.core.snd_una(),
@@ -619,6 +648,7 @@ impl MptcpFlow {
         for i in 0..self.subflows.len() {
             if fresh.contains(i) {
                 self.views[i].carried = carried.contains(i);
+                debug_assert_eq!(self.views[i], self.view(i, carried), "a kept view");
             } else {
                 self.views[i] = self.view(i, carried);
                 fresh.insert(i);
@@ -677,19 +707,29 @@ impl MptcpFlow {
                     subflow: i,
                 };
                 match s.core.poll_transmit(now, &mut controller, snd_nxt, 0) {
-                    Some(seg) => self.push_data(i, seg, io),
+                    Some(seg) => {
+                        self.views_fresh.remove(i);
+                        self.push_data(i, seg, io);
+                    }
                     None => break,
                 }
             }
         }
         // Then the scheduler places segments until it waits or nothing is left. A view stays
-        // exact until its subflow sends (or the receive-buffer optimisation changes a window):
-        // sending on one subflow changes no other's view, as a built-in coupled controller's
-        // `on_packet_sent` touches only that subflow's window. A custom controller promises
-        // nothing of the kind, so its views are all taken anew for every segment.
+        // exact until its subflow sends or takes an ACK or a timeout (or the receive-buffer
+        // optimisation changes a window), in this input or a later one: sending on one
+        // subflow or an ACK on it changes no other's view, as a built-in coupled controller's
+        // `on_packet_sent` and `on_ack` touch only that subflow's window (the hooks of
+        // `CoupledAlgorithm` and `Uncoupled` reach the named subflow alone). A custom
+        // controller promises nothing of the kind, so its views are all taken anew for every
+        // segment.
         let mut optimised = false;
         let keep_views = !matches!(self.cc, Coupled::Custom(_));
-        let mut fresh = SubflowSet::EMPTY;
+        let mut fresh = if keep_views {
+            self.views_fresh
+        } else {
+            SubflowSet::EMPTY
+        };
         // A segment no subflow has the window for is not sent whatever the scheduler picks:
         // one that only reads its inputs need not be asked (`is_stateless`).
         let skip_blocked = self.picks.is_none() && self.scheduler.is_stateless();
@@ -723,8 +763,9 @@ impl MptcpFlow {
                     None => {
                         if !optimised && self.is_blocked() {
                             optimised = true;
-                            if self.receive_buffer_optimisation(now, io) {
-                                fresh = SubflowSet::EMPTY;
+                            let resent = self.receive_buffer_optimisation(now, io);
+                            fresh = SubflowSet::EMPTY;
+                            if resent {
                                 continue;
                             }
                         }
@@ -732,11 +773,21 @@ impl MptcpFlow {
                     }
                 },
             };
-            self.refresh_views(carried, &mut fresh);
             let n = self.subflows.len();
-            if skip_blocked && !self.views[..n].iter().any(|v| v.can_send(len)) {
+            // Whether any subflow has the window, from the views still exact and, for the
+            // others, without taking their views yet (usually the question that ends the loop).
+            if skip_blocked
+                && !(0..n).any(|j| {
+                    if fresh.contains(j) {
+                        self.views[j].can_send(len)
+                    } else {
+                        self.can_send(j, len)
+                    }
+                })
+            {
                 break;
             }
+            self.refresh_views(carried, &mut fresh);
             let connection = ConnectionView {
                 now,
                 data_window_bytes: self.peer_right_edge.saturating_sub(self.data_nxt),
@@ -787,6 +838,7 @@ impl MptcpFlow {
             }
             self.account_sent(now, dsn, len, is_reinjection, is_copy, sent);
         }
+        self.views_fresh = if keep_views { fresh } else { SubflowSet::EMPTY };
     }
 
     /// Bookkeeping after `[dsn, dsn + len)` went out on the subflows in `sent` (as a
@@ -1157,6 +1209,7 @@ impl MptcpFlow {
     }
 
     fn on_timeout(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
+        self.views_fresh = SubflowSet::EMPTY;
         self.join_subflows(now);
         let active = self.is_active();
         for i in 0..self.subflows.len() {
@@ -1251,26 +1304,26 @@ impl Transport for MptcpFlow {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        // The earliest of the deadlines that are set, without a branch per deadline: an unset
-        // one counts as the latest time and only `any` tells whether one was set.
-        let (mut earliest, mut any) = (SimTime::MAX, false);
-        let mut consider = |t: Option<SimTime>| {
-            any |= t.is_some();
-            earliest = earliest.min(t.unwrap_or(SimTime::MAX));
-        };
-        let active = self.is_active();
-        for s in &self.subflows {
-            if s.established {
-                if active {
-                    consider(s.core.poll_timeout());
-                }
-            } else if let Some(started) = self.started_at {
-                consider(Some(started + s.start));
+        /// The earlier of two deadlines, either of which may be unset.
+        #[inline(always)]
+        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
             }
-            consider(s.receiver.poll_timeout());
         }
-        consider(self.noise.as_ref().and_then(|n| n.next_release()));
-        any.then_some(earliest)
+        let active = self.is_active();
+        let mut earliest = self.noise.as_ref().and_then(|n| n.next_release());
+        for s in &self.subflows {
+            let sender = match (s.established, self.started_at) {
+                (true, _) if active => s.core.poll_timeout(),
+                (true, _) | (false, None) => None,
+                // It joins then.
+                (false, Some(started)) => Some(started + s.start),
+            };
+            earliest = earlier(earliest, earlier(sender, s.receiver.poll_timeout()));
+        }
+        earliest
     }
 
     fn stats(&self) -> TransportStats {
