@@ -9,6 +9,27 @@
 //! (`scenario`), tracing and metrics (`trace`) and models (`model`). No two files import each
 //! other through a chain (`tests/import_graph.rs`; `docs/architecture.md` lists the rooms from
 //! the ground up).
+//!
+//! # A tour: one packet's life
+//!
+//! 1. A scenario (`scenario::Scenario::from_toml_str`) is read and checked, every parameter through
+//!    the registry (`registry`), each protocol through its declaration (`protocol`), and built
+//!    (`sim::build`) into links (`net::link::Link`, each with its queue from `net::queue` and
+//!    its loss model from `net::loss`), routes of links, and flows, each holding one
+//!    transport (`transport::AnyTransport`).
+//! 2. The loop (`sim::Simulator::run`) pops the earliest event (`event::EventQueue`) and hands
+//!    the flow's transport its input (`transport::Transport::handle_packet`, `handle_timeout`,
+//!    ...) with an outbox (`transport::Outbox`). A TCP flow (`transport::tcp::TcpFlow`) takes
+//!    an ACK into its sender (`transport::tcp::TcpSender`: `TcpCore`'s scoreboard, recovery and
+//!    RTT estimator around a controller from `transport::cc`) and sends what the window now
+//!    allows: each segment goes straight into the packet pool (`packet::pool`).
+//! 3. The driver records what the transport reported (`trace::meters`), re-arms its wake-up,
+//!    and puts the new packets on the first link of their routes; a link queues, serialises
+//!    and propagates them (`Link::arrive_scheduled`, `Link::departure`), and where nothing can
+//!    tell the difference the work is done ahead of time (`sim/ahead.rs`).
+//! 4. At the end of its route a packet is delivered to its flow's transport, and its slot freed
+//!    for the first packet the transport sends in answer. At the end of the run the meters
+//!    become the result tables (`trace::results::RunResult`).
 
 pub mod app;
 pub mod bench;
