@@ -476,6 +476,7 @@ def test_list_json(capsys):
         "cp",
         "cbr",
         "onoff",
+        "fixed",
     }
     assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
     names = [e["name"] for e in entries if e["category"] == "controller"]
