@@ -1810,8 +1810,8 @@ fn flow_events_change_n_in_time_order() {
             )
         })
         .collect();
-    use crate::transport::FlowChange::Flows;
-    assert_eq!(got, [(2, "c", Flows(1.0)), (5, "m", Flows(4.0))]);
+    let n = |x| crate::transport::FlowChange::number("n", x);
+    assert_eq!(got, [(2, "c", n(1.0)), (5, "m", n(4.0))]);
     assert_eq!(s.events.len(), 1, "the link event is read as before");
     assert_eq!(s.flows[0].kind.name(), "multfrc");
 }
@@ -2003,7 +2003,7 @@ fn mpat_flows_read_their_shares() {
     let s = ok(&events("shares = [2, 1]"));
     assert_eq!(
         s.flow_events[0].change,
-        crate::transport::FlowChange::Shares(vec![2.0, 1.0])
+        crate::transport::FlowChange::numbers("shares", vec![2.0, 1.0])
     );
     for (body, path, message) in [
         (

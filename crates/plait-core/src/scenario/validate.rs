@@ -445,7 +445,7 @@ fn flow_events(
                     ),
                 ));
             }
-            crate::transport::FlowChange::Shares(shares)
+            crate::transport::FlowChange::numbers(key, shares)
         } else {
             let range = protocol
                 .source
@@ -465,7 +465,7 @@ fn flow_events(
                     ),
                 ));
             }
-            crate::transport::FlowChange::Flows(n)
+            crate::transport::FlowChange::number(key, n)
         };
         events.push(FlowEventSpec {
             at,

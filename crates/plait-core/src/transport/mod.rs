@@ -78,13 +78,55 @@ pub enum TransportEvent {
 }
 
 /// A setting of a flow changed during the run (a scenario `[[event]]` naming the flow, or
-/// the API).
+/// the API): the key the flow's protocol declares changeable (`crate::protocol::ProtocolSpec::
+/// settings`: `n` of MulTFRC and CP, `shares` of MPAT) and its new value. A transport acts on
+/// the keys it declared and ignores the others.
 #[derive(Clone, Debug, PartialEq)]
-pub enum FlowChange {
-    /// The number of flows n a MulTFRC or CP flow stands for.
-    Flows(f64),
-    /// The shares of an MPAT aggregate's application flows (positive weights, one per flow).
-    Shares(Vec<f64>),
+pub struct FlowChange {
+    pub key: &'static str,
+    pub value: SettingValue,
+}
+
+/// The new value of a setting.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SettingValue {
+    Number(f64),
+    /// A list of numbers (MPAT's shares: positive weights, one per application flow).
+    Numbers(Vec<f64>),
+}
+
+impl FlowChange {
+    /// Setting `key` becomes the number `value`.
+    pub fn number(key: &'static str, value: f64) -> Self {
+        FlowChange {
+            key,
+            value: SettingValue::Number(value),
+        }
+    }
+
+    /// Setting `key` becomes the list `values`.
+    pub fn numbers(key: &'static str, values: Vec<f64>) -> Self {
+        FlowChange {
+            key,
+            value: SettingValue::Numbers(values),
+        }
+    }
+
+    /// The new value if this changes the number `key`.
+    pub fn as_number(&self, key: &str) -> Option<f64> {
+        match self.value {
+            SettingValue::Number(x) if self.key == key => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The new list if this changes the list `key`.
+    pub fn as_numbers(&self, key: &str) -> Option<&[f64]> {
+        match &self.value {
+            SettingValue::Numbers(x) if self.key == key => Some(x),
+            _ => None,
+        }
+    }
 }
 
 /// One application flow of an aggregate (MPAT), reported as its own row of the results.

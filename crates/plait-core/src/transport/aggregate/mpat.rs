@@ -107,6 +107,21 @@ struct Mapped {
     offset: u64,
 }
 
+/// The index of the first of `mappings` (in window sequence order, not overlapping) that ends
+/// after `seq`: a binary search of the deque's two slices in place of
+/// `VecDeque::partition_point`'s indexed one.
+#[inline]
+fn first_ending_after(mappings: &VecDeque<Mapped>, seq: u64) -> usize {
+    let below = |x: &Mapped| x.window_seq + u64::from(x.len) <= seq;
+    let (a, b) = mappings.as_slices();
+    let k = a.partition_point(below);
+    if k < a.len() {
+        k
+    } else {
+        a.len() + b.partition_point(below)
+    }
+}
+
 struct Window {
     core: TcpCore,
     cc: Controller,
@@ -114,9 +129,6 @@ struct Window {
     /// Mappings of the window's unacknowledged segments, in window sequence order.
     mappings: VecDeque<Mapped>,
     poll_receiver: bool,
-    cwnd_area: u128,
-    cwnd: u64,
-    cwnd_since: SimTime,
 }
 
 struct AppFlow {
@@ -137,6 +149,13 @@ struct AppFlow {
 pub struct MpatFlow {
     windows: Vec<Window>,
     flows: Vec<AppFlow>,
+    /// Each flow's `outstanding / share` while it has new data, infinite once it has none:
+    /// what the send loop compares, side by side ([`MpatFlow::set_load`]).
+    loads: Vec<f64>,
+    /// Flows whose acknowledged bytes reached their transfer size since the last ACK was
+    /// handled, and how many have done so in all.
+    reaching_end: Vec<usize>,
+    completed: usize,
     mapping: Mapping,
     rng: SimRng,
     mss: u32,
@@ -149,11 +168,8 @@ pub struct MpatFlow {
     aborted: bool,
     finished: bool,
     tracing: bool,
-    /// Data segments waiting for `poll_transmit`.
-    outbox: VecDeque<Transmit>,
-    /// Run the send loop at the next `poll_transmit`.
+    /// Run the send loop when the input's sending is flushed.
     send_pending: bool,
-    events: Vec<TransportEvent>,
     /// Windows that may have room for new data: every window an input touched since it last
     /// refused some (a window's room changes only with its own ACKs and timer).
     open: Vec<usize>,
@@ -201,9 +217,6 @@ impl MpatFlow {
                 receiver: TcpReceiver::new(&tcp),
                 mappings: VecDeque::new(),
                 poll_receiver: false,
-                cwnd_area: 0,
-                cwnd: 0,
-                cwnd_since: SimTime::ZERO,
             })
             .collect();
         let flows = shares
@@ -222,9 +235,12 @@ impl MpatFlow {
                 },
             })
             .collect();
-        MpatFlow {
+        let mut flow = MpatFlow {
             windows,
             flows,
+            loads: vec![0.0; n],
+            reaching_end: Vec::new(),
+            completed: 0,
             mapping: config.mapping,
             rng,
             mss: tcp.mss,
@@ -236,9 +252,7 @@ impl MpatFlow {
             aborted: false,
             finished: false,
             tracing: false,
-            outbox: VecDeque::new(),
             send_pending: false,
-            events: Vec::new(),
             open: Vec::with_capacity(n),
             listed: vec![false; n],
             touched: Vec::with_capacity(n),
@@ -249,7 +263,25 @@ impl MpatFlow {
             changed: Vec::with_capacity(n),
             is_changed: vec![false; n],
             noise: None,
+        };
+        for i in 0..n {
+            flow.set_load(i);
+            if flow.app_bytes == Some(0) {
+                flow.reaching_end.push(i);
+            }
         }
+        flow
+    }
+
+    /// Flow i's entry in `loads` after a change of its outstanding bytes, share or data.
+    #[inline]
+    fn set_load(&mut self, i: usize) {
+        let f = &self.flows[i];
+        self.loads[i] = if self.app_bytes.is_some_and(|total| f.next >= total) {
+            f64::INFINITY
+        } else {
+            f.outstanding as f64 * f.inverse_share
+        };
     }
 
     /// Delays the packets of both hosts by host timing noise ([`HostNoise`]), if given: one
@@ -295,13 +327,6 @@ impl MpatFlow {
 
     fn is_active(&self) -> bool {
         self.started && !self.aborted
-    }
-
-    fn has_new_data(&self, i: usize) -> bool {
-        !self.closed
-            && self
-                .app_bytes
-                .is_none_or(|total| self.flows[i].next < total)
     }
 
     /// An input reached window j: it may have resends due and room again.
@@ -376,16 +401,13 @@ impl MpatFlow {
         self.listed[j] = false;
     }
 
-    fn note_cwnd(&mut self, now: SimTime, j: usize) {
-        let w = &mut self.windows[j];
-        let cwnd = w.cc.cwnd();
-        w.cwnd_area += u128::from(w.cwnd) * u128::from(now.saturating_sub(w.cwnd_since).as_nanos());
-        w.cwnd_since = now;
-        w.cwnd = cwnd;
+    /// Window j's congestion window, for a traced run.
+    #[inline]
+    fn note_cwnd(&self, j: usize, out: &mut Outbox<'_>) {
         if self.tracing {
-            self.events.push(TransportEvent::Cwnd {
+            out.report(TransportEvent::Cwnd {
                 path: PathId::from_index(j),
-                cwnd_bytes: cwnd,
+                cwnd_bytes: self.windows[j].cc.cwnd(),
             });
         }
     }
@@ -398,9 +420,18 @@ impl MpatFlow {
         while let Some(e) = self.windows[j].core.poll_event() {
             match e {
                 CoreEvent::Acked { seq, end, tag } => {
-                    let f = &mut self.flows[tag_flow(tag)];
+                    let i = tag_flow(tag);
+                    let f = &mut self.flows[i];
                     f.outstanding = f.outstanding.saturating_sub(end - seq);
+                    let before = f.acked;
                     f.acked += end - seq;
+                    if self
+                        .app_bytes
+                        .is_some_and(|total| before < total && f.acked >= total)
+                    {
+                        self.reaching_end.push(i);
+                    }
+                    self.set_load(i);
                 }
                 CoreEvent::Lost { tag, .. } => {
                     first_lost.get_or_insert(tag_flow(tag));
@@ -423,12 +454,12 @@ impl MpatFlow {
         self.windows[j].mappings.front().map(|m| m.flow)
     }
 
-    fn receive_data(&mut self, now: SimTime, j: usize, seg: &DataSegment) {
+    fn receive_data(&mut self, now: SimTime, j: usize, seg: &DataSegment, out: &mut Outbox<'_>) {
         let w = &mut self.windows[j];
         let in_order = w.receiver.handle_data(now, seg);
         self.want_ack(j);
         if self.tracing {
-            self.events.push(TransportEvent::Delivered {
+            out.report(TransportEvent::Delivered {
                 path: PathId::from_index(j),
                 bytes: seg.len,
             });
@@ -437,11 +468,9 @@ impl MpatFlow {
             return;
         }
         // The window's newly in-order bytes, mapped back to their flows.
-        let w = &self.windows[j];
-        let mut k = w
-            .mappings
-            .partition_point(|m| m.window_seq + u64::from(m.len) <= in_order.start);
-        while let Some(&m) = self.windows[j].mappings.get(k) {
+        let mappings = &self.windows[j].mappings;
+        let mut k = first_ending_after(mappings, in_order.start);
+        while let Some(&m) = mappings.get(k) {
             if m.window_seq >= in_order.end {
                 break;
             }
@@ -454,14 +483,20 @@ impl MpatFlow {
         }
     }
 
-    fn receive_ack(&mut self, now: SimTime, j: usize, ack: &crate::packet::AckSegment) {
+    fn receive_ack(
+        &mut self,
+        now: SimTime,
+        j: usize,
+        ack: &crate::packet::AckSegment,
+        out: &mut Outbox<'_>,
+    ) {
         self.touch(j);
         let w = &mut self.windows[j];
         let fast_retransmits = w.core.stats().fast_retransmits;
         let outcome = w.core.handle_ack(now, ack, &mut w.cc);
         let path = PathId::from_index(j);
         if let Some(rtt) = outcome.rtt {
-            self.events.push(TransportEvent::RttSample { path, rtt });
+            out.report(TransportEvent::RttSample { path, rtt });
             let srtt = w.core.srtt();
             w.receiver.set_rtt_hint(srtt);
         }
@@ -469,39 +504,46 @@ impl MpatFlow {
         let oldest = self.oldest_flow(j);
         let first_lost = self.drain_core_events(j);
         if recovered {
-            self.events.push(TransportEvent::Loss { path });
+            out.report(TransportEvent::Loss { path });
             if let Some(i) = first_lost.or(oldest) {
                 self.flows[i].stats.fast_retransmits += 1;
             }
         }
-        self.note_cwnd(now, j);
-        self.check_finished(now);
+        self.note_cwnd(j, out);
+        self.check_finished(now, out);
     }
 
-    fn check_finished(&mut self, now: SimTime) {
-        let Some(total) = self.app_bytes else {
+    fn check_finished(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        if self.app_bytes.is_none() {
             return;
-        };
-        for f in &mut self.flows {
-            if f.stats.completed_at.is_none() && f.acked >= total {
-                f.stats.completed_at = Some(now);
-            }
         }
-        if !self.finished && self.flows.iter().all(|f| f.acked >= total) {
+        // A flow completes at the first ACK handled once its window acknowledged all its bytes.
+        for i in self.reaching_end.drain(..) {
+            self.flows[i].stats.completed_at = Some(now);
+            self.completed += 1;
+        }
+        if !self.finished && self.completed == self.flows.len() {
             self.finished = true;
-            self.events.push(TransportEvent::Finished);
+            out.report(TransportEvent::Finished);
         }
     }
 
-    /// Window j's own retransmissions, then new data while windows are open.
-    fn send(&mut self, now: SimTime) {
+    /// Window j's own retransmissions, then new data while windows are open, each packet
+    /// handed to `emit` as it is decided.
+    ///
+    /// A call the core would answer with nothing is not made ([`TcpCore::sends_nothing`]):
+    /// the window is refused as the call's answer would have it, with the same draws of the
+    /// mapping before it, so the packets are the same.
+    fn send(&mut self, now: SimTime, emit: &mut impl FnMut(Transmit)) {
         if !self.is_active() {
             return;
         }
         // Each touched window's own resends first, decided as a single sender would decide
         // them with the next flow's data on offer (a due tail loss probe may carry that data).
         let mut touched = std::mem::take(&mut self.touched);
-        touched.sort_unstable();
+        if touched.len() > 1 {
+            touched.sort_unstable();
+        }
         let mut next = self.next_flow();
         for &j in &touched {
             loop {
@@ -511,6 +553,9 @@ impl MpatFlow {
                 };
                 let w = &mut self.windows[j];
                 let before = w.core.snd_nxt();
+                if w.core.sends_nothing(&w.cc, before + len, false) {
+                    break;
+                }
                 let Some(seg) = w
                     .core
                     .poll_retransmission(now, &mut w.cc, before + len, tag(i))
@@ -524,7 +569,7 @@ impl MpatFlow {
                 } else {
                     self.account_resend(j, &seg);
                 }
-                self.push_data(j, seg);
+                self.push_data(j, seg, emit);
             }
         }
         touched.clear();
@@ -538,11 +583,16 @@ impl MpatFlow {
             let len = self.segment_len(i);
             let w = &mut self.windows[j];
             let before = w.core.snd_nxt();
+            if w.core.sends_nothing(&w.cc, before + len, true) {
+                // No room in this window's congestion or receive window: try another.
+                self.refuse(j);
+                continue;
+            }
             match w.core.poll_transmit(now, &mut w.cc, before + len, tag(i)) {
                 Some(seg) if !seg.is_retransmission && seg.seq == before => {
                     self.account_new(i, j, offset, &seg);
-                    self.push_data(j, seg);
-                    next = if self.open.is_empty() {
+                    self.push_data(j, seg, emit);
+                    next = if self.open.is_empty() || self.only_open_is_full() {
                         None
                     } else {
                         self.next_flow()
@@ -550,12 +600,30 @@ impl MpatFlow {
                 }
                 Some(seg) => {
                     self.account_resend(j, &seg);
-                    self.push_data(j, seg);
+                    self.push_data(j, seg, emit);
                 }
-                // No room in this window's congestion or receive window: try another.
                 None => self.refuse(j),
             }
         }
+    }
+
+    /// Whether the one window open has no room for the next flow's segment, whichever flow
+    /// that is: with an unbounded source every flow has a full segment to send while not
+    /// closed, so the send loop would choose a flow, pick this window without a draw, find
+    /// no room and refuse it. Then the window is refused here, and the flow not chosen.
+    fn only_open_is_full(&mut self) -> bool {
+        if self.open.len() != 1 || self.app_bytes.is_some() || self.closed {
+            return false;
+        }
+        let j = self.open[0];
+        let w = &self.windows[j];
+        if w.core
+            .sends_nothing(&w.cc, w.core.snd_nxt() + u64::from(self.mss), true)
+        {
+            self.refuse(j);
+            return true;
+        }
+        false
     }
 
     /// Bytes of flow i's next new segment.
@@ -580,12 +648,12 @@ impl MpatFlow {
         f.last_window = Some(j);
         f.stats.packets_sent += 1;
         f.stats.bytes_sent += u64::from(seg.len);
+        self.set_load(i);
     }
 
     fn account_resend(&mut self, j: usize, seg: &DataSegment) {
         let m = &self.windows[j].mappings;
-        let k = m.partition_point(|x| x.window_seq + u64::from(x.len) <= seg.seq);
-        if let Some(x) = m.get(k) {
+        if let Some(x) = m.get(first_ending_after(m, seg.seq)) {
             let s = &mut self.flows[x.flow].stats;
             s.packets_sent += 1;
             s.bytes_sent += u64::from(seg.len);
@@ -593,9 +661,10 @@ impl MpatFlow {
         }
     }
 
-    fn push_data(&mut self, j: usize, seg: DataSegment) {
+    #[inline]
+    fn push_data(&mut self, j: usize, seg: DataSegment, emit: &mut impl FnMut(Transmit)) {
         self.change(j);
-        self.outbox.push_back(Transmit {
+        emit(Transmit {
             path: PathId::from_index(j),
             direction: Direction::Forward,
             size_bytes: seg.len + self.header_bytes,
@@ -609,18 +678,23 @@ impl MpatFlow {
     /// Both rules are one: a flow is below its window exactly when its outstanding/share is
     /// below C, so the flow with the smallest outstanding/share is the one furthest below if
     /// any is, and otherwise the least over.
+    #[inline]
     fn next_flow(&self) -> Option<usize> {
-        let mut best: Option<(f64, usize)> = None;
-        for (i, f) in self.flows.iter().enumerate() {
-            if !self.has_new_data(i) {
-                continue;
-            }
-            let load = f.outstanding as f64 * f.inverse_share;
-            if best.is_none_or(|(l, _)| load < l) {
-                best = Some((load, i));
+        if self.closed {
+            return None;
+        }
+        // Loads are finite while a flow has data, so the first such flow is below the
+        // infinite start; a later one replaces the best only when strictly below (ties to
+        // the lowest index); flows without data (infinite) never do.
+        let mut best = f64::INFINITY;
+        let mut arg = None;
+        for (i, &load) in self.loads.iter().enumerate() {
+            if load < best {
+                best = load;
+                arg = Some(i);
             }
         }
-        best.map(|(_, i)| i)
+        arg
     }
 
     /// The window flow `i`'s next packet goes on, by the mapping, among the windows that may
@@ -657,52 +731,47 @@ impl MpatFlow {
             f.inverse_share = 1.0 / x;
             f.stats.share = x;
         }
+        for i in 0..self.flows.len() {
+            self.set_load(i);
+        }
         self.send_pending = true;
     }
 
-    /// The next packet either end emits now, before any host noise.
-    fn poll_ends(&mut self, now: SimTime) -> Option<Transmit> {
-        if let Some(x) = self.outbox.pop_front() {
-            return Some(x);
-        }
+    /// What the ends send after an input, each packet handed to `emit`: the send loop's
+    /// data (when an input asked for it), then the ACKs of the windows whose receivers may
+    /// owe one, in the order they were asked.
+    #[inline]
+    fn emit(&mut self, now: SimTime, emit: &mut impl FnMut(Transmit)) {
         if self.send_pending {
             self.send_pending = false;
-            self.send(now);
-            if let Some(x) = self.outbox.pop_front() {
-                return Some(x);
-            }
+            self.send(now, emit);
         }
-        while let Some(&j) = self.acking.front() {
+        while let Some(j) = self.acking.pop_front() {
             let w = &mut self.windows[j];
-            if let Some(ack) = w.receiver.poll_transmit(now) {
-                return Some(Transmit {
+            w.poll_receiver = false;
+            while let Some(ack) = w.receiver.poll_transmit(now) {
+                emit(Transmit {
                     path: PathId::from_index(j),
                     direction: Direction::Reverse,
                     size_bytes: self.header_bytes + ack.sack.option_bytes(),
                     header: Header::TcpAck(ack),
                 });
             }
-            w.poll_receiver = false;
-            self.acking.pop_front();
         }
-        self.refresh_deadlines();
-        None
     }
 }
 
 impl MpatFlow {
-    fn on_start(&mut self, now: SimTime) {
+    fn on_start(&mut self) {
         self.started = true;
         for j in 0..self.windows.len() {
             self.touch(j);
-            self.windows[j].cwnd_since = now;
-            self.windows[j].cwnd = self.windows[j].cc.cwnd();
             self.want_ack(j);
         }
         self.send_pending = true;
     }
 
-    fn on_stop(&mut self, _now: SimTime) {
+    fn on_stop(&mut self) {
         match self.stop_mode {
             StopMode::Finish => self.closed = true,
             StopMode::Abort => self.aborted = true,
@@ -712,28 +781,34 @@ impl MpatFlow {
         }
     }
 
-    fn on_packet(&mut self, now: SimTime, path: PathId, _dir: Direction, header: &Header) {
+    #[inline]
+    fn on_packet(&mut self, now: SimTime, path: PathId, header: &Header, out: &mut Outbox<'_>) {
         let j = path.index();
         if j >= self.windows.len() {
             return;
         }
         match header {
-            Header::TcpData(seg) => self.receive_data(now, j, seg),
+            Header::TcpData(seg) => self.receive_data(now, j, seg, out),
             Header::TcpAck(ack) => {
-                self.receive_ack(now, j, ack);
+                self.receive_ack(now, j, ack, out);
                 self.send_pending = true;
             }
             _ => {}
         }
     }
 
-    fn on_timeout(&mut self, now: SimTime) {
+    fn on_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         // A wake-up for a packet the host noise releases, and no window's: nothing to do
         // here (`poll_transmit` releases it), and no pass over every window.
         if self.noise.is_some() && self.earliest.is_none_or(|t| t > now) {
             return;
         }
         for j in 0..self.windows.len() {
+            // A window none of whose timers is due has nothing to do (its receiver owes no
+            // ACK: every ACK owed is sent when the input that owes it is flushed).
+            if self.deadlines[j].is_none_or(|t| t > now) {
+                continue;
+            }
             let w = &mut self.windows[j];
             if self.started && !self.aborted && w.core.poll_timeout().is_some_and(|t| t <= now) {
                 let (timeouts, fast) = (w.core.stats().timeouts, w.core.stats().fast_retransmits);
@@ -748,19 +823,19 @@ impl MpatFlow {
                 let first_lost = self.drain_core_events(j);
                 let path = PathId::from_index(j);
                 if timed_out {
-                    self.events.push(TransportEvent::Timeout { path });
+                    out.report(TransportEvent::Timeout { path });
                     if let Some(i) = oldest {
                         self.flows[i].stats.timeouts += 1;
                     }
                 }
                 if recovered {
-                    self.events.push(TransportEvent::Loss { path });
+                    out.report(TransportEvent::Loss { path });
                     if let Some(i) = first_lost.or(oldest) {
                         self.flows[i].stats.fast_retransmits += 1;
                     }
                 }
                 if timed_out || recovered {
-                    self.note_cwnd(now, j);
+                    self.note_cwnd(j, out);
                 }
             }
             let w = &mut self.windows[j];
@@ -772,29 +847,30 @@ impl MpatFlow {
         self.send_pending = true;
     }
 
-    fn on_change(&mut self, _now: SimTime, change: &FlowChange) {
+    fn on_change(&mut self, change: &FlowChange) {
         if let FlowChange::Shares(shares) = change {
             self.set_shares(shares);
         }
     }
 
-    /// Puts what the ends send now into the outbox (through the host noise, if any), then
-    /// what the flow reports.
+    /// Puts what the ends send now into the outbox (through the host noise, if any), and
+    /// brings the windows' wake-ups up to date.
+    #[inline]
     fn flush(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         match self.noise.take() {
-            None => {
-                while let Some(x) = self.poll_ends(now) {
+            None => self.emit(now, &mut |x| out.send(x)),
+            Some(mut noise) => {
+                self.emit(now, &mut |x: Transmit| {
+                    let end = usize::from(x.direction == Direction::Reverse);
+                    noise.admit(now, end, x);
+                });
+                while let Some(x) = noise.poll(now) {
                     out.send(x);
                 }
-            }
-            Some(mut noise) => {
-                noise.relay(now, || self.poll_ends(now), out);
                 self.noise = Some(noise);
             }
         }
-        for e in self.events.drain(..) {
-            out.report(e);
-        }
+        self.refresh_deadlines();
     }
 }
 
@@ -804,12 +880,12 @@ impl Transport for MpatFlow {
     }
 
     fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_start(now);
+        self.on_start();
         self.flush(now, out);
     }
 
     fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_stop(now);
+        self.on_stop();
         self.flush(now, out);
     }
 
@@ -821,17 +897,17 @@ impl Transport for MpatFlow {
         header: &Header,
         out: &mut Outbox<'_>,
     ) {
-        self.on_packet(now, path, _dir, header);
+        self.on_packet(now, path, header, out);
         self.flush(now, out);
     }
 
     fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_timeout(now);
+        self.on_timeout(now, out);
         self.flush(now, out);
     }
 
     fn handle_change(&mut self, now: SimTime, change: &FlowChange, out: &mut Outbox<'_>) {
-        self.on_change(now, change);
+        self.on_change(change);
         self.flush(now, out);
     }
 

@@ -698,7 +698,7 @@ fn shares_changed_mid_run_take_effect() {
     h.start();
     let flow = &mut h.flow;
     h.out
-        .with(|out| flow.handle_change(SimTime::ZERO, &FlowChange::Shares(vec![4.0, 1.0]), out));
+        .with(|out| flow.handle_change(SimTime::ZERO, &FlowChange::numbers("shares", vec![4.0, 1.0]), out));
     h.weights = vec![4.0, 1.0];
     h.drain();
     h.check();

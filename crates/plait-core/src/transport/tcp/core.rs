@@ -1081,6 +1081,29 @@ impl TcpCore {
         self.window_filled
     }
 
+    /// Whether [`TcpCore::poll_transmit`] (`new_data`) or [`TcpCore::poll_retransmission`]
+    /// with the offer `app_end` would return nothing now, decided as both first decide it
+    /// (outside recovery, no probe due, and no new segment wanted or fitting the window): an
+    /// owner may skip the call, which would change nothing but clear
+    /// [`TcpCore::window_filled`]. `false` says nothing.
+    #[inline]
+    pub fn sends_nothing<C: CongestionControl + ?Sized>(
+        &self,
+        cc: &C,
+        app_end: u64,
+        new_data: bool,
+    ) -> bool {
+        self.recovery.phase() == RecoveryPhase::Open
+            && self.nothing_fits(
+                cc,
+                if new_data {
+                    self.new_data_len(app_end)
+                } else {
+                    0
+                },
+            )
+    }
+
     /// What the sent log has to report (nothing without it).
     pub fn poll_event(&mut self) -> Option<CoreEvent> {
         self.log.as_deref_mut()?.events.pop_front()
@@ -1694,6 +1717,12 @@ mod tests {
                 // itself), else whatever may go.
                 let resend_only = draws[step % draws.len()] % 5 == 0;
                 loop {
+                    // `sends_nothing` says so only when the call then returns nothing.
+                    let nothing = [
+                        plain.0.sends_nothing(&plain.1, app_end, !resend_only),
+                        logged.0.sends_nothing(&logged.1, app_end, !resend_only),
+                        general.0.sends_nothing(&general.1, app_end, !resend_only),
+                    ];
                     let (x, y, z) = if resend_only {
                         (
                             plain.0.poll_retransmission(now, &mut plain.1, app_end, 0),
@@ -1709,6 +1738,11 @@ mod tests {
                     };
                     proptest::prop_assert_eq!(x, y);
                     proptest::prop_assert_eq!(x, z);
+                    proptest::prop_assert!(
+                        nothing.iter().all(|&n| !n || x.is_none()),
+                        "sends_nothing, yet {:?} went",
+                        x
+                    );
                     proptest::prop_assert_eq!(plain.0.window_filled(), logged.0.window_filled());
                     proptest::prop_assert_eq!(plain.0.window_filled(), general.0.window_filled());
                     let Some(seg) = x else { break };

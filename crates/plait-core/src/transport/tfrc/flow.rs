@@ -65,8 +65,6 @@ pub struct TfrcFlow {
     delivered_bytes: u64,
     retransmissions: u64,
     finished: bool,
-    pending: VecDeque<Transmit>,
-    events: Vec<TransportEvent>,
     tracing: bool,
 }
 
@@ -99,8 +97,6 @@ impl TfrcFlow {
             delivered_bytes: 0,
             retransmissions: 0,
             finished: false,
-            pending: VecDeque::new(),
-            events: Vec::new(),
             tracing: false,
         }
     }
@@ -166,7 +162,7 @@ impl TfrcFlow {
     }
 
     /// Sends every data packet due at `now`.
-    fn send_due(&mut self, now: SimTime) {
+    fn send_due(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         while self.sender.next_send(now) <= now {
             let Some((d, resent)) = self.next_segment(now) else {
                 self.limited_since.get_or_insert(now);
@@ -184,7 +180,7 @@ impl TfrcFlow {
                 .sender
                 .rtt()
                 .map_or(SimTime::ZERO, SimTime::from_secs_f64);
-            self.pending.push_back(Transmit {
+            out.send(Transmit {
                 path: PATH,
                 direction: Direction::Forward,
                 size_bytes: len + self.config.header_bytes,
@@ -216,8 +212,8 @@ impl TfrcFlow {
         None
     }
 
-    fn feedback(&mut self, report: Report) {
-        self.pending.push_back(Transmit {
+    fn feedback(&self, report: Report, out: &mut Outbox<'_>) {
+        out.send(Transmit {
             path: PATH,
             direction: Direction::Reverse,
             size_bytes: self.config.header_bytes + FEEDBACK_OPTION_BYTES,
@@ -225,12 +221,12 @@ impl TfrcFlow {
         });
     }
 
-    fn on_data(&mut self, now: SimTime, d: &TfrcData) {
+    fn on_data(&mut self, now: SimTime, d: &TfrcData, out: &mut Outbox<'_>) {
         let outcome = self.receiver.on_data(now, d.seq, d.sent_at, d.rtt, d.len);
         if self.config.reliable {
             for i in 0..self.receiver.newly_lost().len() {
                 let seq = self.receiver.newly_lost()[i];
-                self.pending.push_back(Transmit {
+                out.send(Transmit {
                     path: PATH,
                     direction: Direction::Reverse,
                     size_bytes: self.config.header_bytes + 8,
@@ -250,14 +246,14 @@ impl TfrcFlow {
         };
         self.delivered_bytes += delivered;
         if self.tracing && delivered > 0 {
-            self.events.push(TransportEvent::Delivered {
+            out.report(TransportEvent::Delivered {
                 path: PATH,
                 bytes: delivered as u32,
             });
         }
         if outcome.feedback_now || (outcome.new && self.receiver.has_no_timer()) {
             let r = self.receiver.report_now(now);
-            self.feedback(r);
+            self.feedback(r, out);
         }
     }
 
@@ -279,7 +275,7 @@ impl TfrcFlow {
         bytes
     }
 
-    fn on_acknowledged(&mut self, cumulative: u64) {
+    fn on_acknowledged(&mut self, cumulative: u64, out: &mut Outbox<'_>) {
         if cumulative <= self.acked {
             return;
         }
@@ -290,24 +286,23 @@ impl TfrcFlow {
         }
         if self.total_segments.is_some_and(|t| cumulative >= t) && !self.finished {
             self.finished = true;
-            self.events.push(TransportEvent::Finished);
+            out.report(TransportEvent::Finished);
         }
     }
 
-    fn on_feedback(&mut self, now: SimTime, f: &TfrcFeedback) {
+    fn on_feedback(&mut self, now: SimTime, f: &TfrcFeedback, out: &mut Outbox<'_>) {
         let data_limited = self.limited_since.is_some_and(|t| t <= self.last_feedback);
         self.last_feedback = now;
         let rtt = self.sender.on_feedback(now, &report_of(f), data_limited);
-        self.events
-            .push(TransportEvent::RttSample { path: PATH, rtt });
+        out.report(TransportEvent::RttSample { path: PATH, rtt });
         if self.config.reliable {
-            self.on_acknowledged(f.cumulative);
+            self.on_acknowledged(f.cumulative, out);
         }
-        self.send_due(now);
+        self.send_due(now, out);
     }
 
-    fn on_nack(&mut self, now: SimTime, n: &TfrcNack) {
-        self.on_acknowledged(n.cumulative);
+    fn on_nack(&mut self, now: SimTime, n: &TfrcNack, out: &mut Outbox<'_>) {
+        self.on_acknowledged(n.cumulative, out);
         if n.seq >= self.tx_base {
             if let Some(&d) = self.tx_data.get((n.seq - self.tx_base) as usize) {
                 if d >= self.acked {
@@ -315,62 +310,7 @@ impl TfrcFlow {
                 }
             }
         }
-        self.send_due(now);
-    }
-}
-
-impl TfrcFlow {
-    fn on_start(&mut self, now: SimTime) {
-        self.sending = true;
-        self.send_due(now);
-    }
-
-    fn on_stop(&mut self, _now: SimTime) {
-        self.sending = false;
-        if !self.config.reliable {
-            self.resend.clear();
-        }
-    }
-
-    fn on_packet(&mut self, now: SimTime, _path: PathId, _dir: Direction, header: &Header) {
-        match header {
-            Header::TfrcData(d) => self.on_data(now, d),
-            Header::TfrcFeedback(f) => self.on_feedback(now, f),
-            Header::TfrcNack(n) => self.on_nack(now, n),
-            _ => {}
-        }
-    }
-
-    fn on_timeout(&mut self, now: SimTime) {
-        if self.receiver.is_report_due(now) {
-            if let Some(r) = self.receiver.on_report_timer(now) {
-                self.feedback(r);
-            }
-        }
-        if self.sender.is_nofeedback_due(now) {
-            self.sender.on_nofeedback_timer(now);
-            self.events.push(TransportEvent::Timeout { path: PATH });
-        }
-        self.send_due(now);
-    }
-
-    fn on_change(&mut self, now: SimTime, change: &FlowChange) {
-        if let FlowChange::Flows(n) = *change {
-            self.sender.set_flows(n);
-            self.receiver.set_flows(n);
-            self.send_due(now);
-        }
-    }
-
-    /// Puts what the ends send now into the outbox (through the host noise, if any), then
-    /// what the flow reports.
-    fn flush(&mut self, _now: SimTime, out: &mut Outbox<'_>) {
-        for x in self.pending.drain(..) {
-            out.send(x);
-        }
-        for e in self.events.drain(..) {
-            out.report(e);
-        }
+        self.send_due(now, out);
     }
 }
 
@@ -380,13 +320,15 @@ impl Transport for TfrcFlow {
     }
 
     fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_start(now);
-        self.flush(now, out);
+        self.sending = true;
+        self.send_due(now, out);
     }
 
-    fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_stop(now);
-        self.flush(now, out);
+    fn handle_stop(&mut self, _now: SimTime, _out: &mut Outbox<'_>) {
+        self.sending = false;
+        if !self.config.reliable {
+            self.resend.clear();
+        }
     }
 
     fn handle_packet(
@@ -397,18 +339,33 @@ impl Transport for TfrcFlow {
         header: &Header,
         out: &mut Outbox<'_>,
     ) {
-        self.on_packet(now, _path, _dir, header);
-        self.flush(now, out);
+        match header {
+            Header::TfrcData(d) => self.on_data(now, d, out),
+            Header::TfrcFeedback(f) => self.on_feedback(now, f, out),
+            Header::TfrcNack(n) => self.on_nack(now, n, out),
+            _ => {}
+        }
     }
 
     fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        self.on_timeout(now);
-        self.flush(now, out);
+        if self.receiver.is_report_due(now) {
+            if let Some(r) = self.receiver.on_report_timer(now) {
+                self.feedback(r, out);
+            }
+        }
+        if self.sender.is_nofeedback_due(now) {
+            self.sender.on_nofeedback_timer(now);
+            out.report(TransportEvent::Timeout { path: PATH });
+        }
+        self.send_due(now, out);
     }
 
     fn handle_change(&mut self, now: SimTime, change: &FlowChange, out: &mut Outbox<'_>) {
-        self.on_change(now, change);
-        self.flush(now, out);
+        if let FlowChange::Flows(n) = *change {
+            self.sender.set_flows(n);
+            self.receiver.set_flows(n);
+            self.send_due(now, out);
+        }
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
