@@ -848,7 +848,7 @@ impl MpatFlow {
     }
 
     fn on_change(&mut self, change: &FlowChange) {
-        if let FlowChange::Shares(shares) = change {
+        if let Some(shares) = change.as_numbers("shares") {
             self.set_shares(shares);
         }
     }

@@ -361,7 +361,7 @@ impl Transport for TfrcFlow {
     }
 
     fn handle_change(&mut self, now: SimTime, change: &FlowChange, out: &mut Outbox<'_>) {
-        if let FlowChange::Flows(n) = *change {
+        if let Some(n) = change.as_number("n") {
             self.sender.set_flows(n);
             self.receiver.set_flows(n);
             self.send_due(now, out);
