@@ -697,8 +697,13 @@ fn shares_changed_mid_run_take_effect() {
     let mut h = Harness::new(&[1.0, 1.0], Mapping::Random, None, 5, Script::default());
     h.start();
     let flow = &mut h.flow;
-    h.out
-        .with(|out| flow.handle_change(SimTime::ZERO, &FlowChange::numbers("shares", vec![4.0, 1.0]), out));
+    h.out.with(|out| {
+        flow.handle_change(
+            SimTime::ZERO,
+            &FlowChange::numbers("shares", vec![4.0, 1.0]),
+            out,
+        )
+    });
     h.weights = vec![4.0, 1.0];
     h.drain();
     h.check();
