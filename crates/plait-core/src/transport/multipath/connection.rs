@@ -204,6 +204,8 @@ pub struct MptcpFlow {
     /// The scheduler wants every subflow to carry the whole stream
     /// ([`PacketScheduler::copies_to_every_subflow`]).
     copies: bool,
+    /// The scheduler only reads its inputs ([`PacketScheduler::is_stateless`]).
+    stateless: bool,
     mss: u32,
     header_bytes: u32,
     send_buffer: u64,
@@ -238,6 +240,19 @@ pub struct MptcpFlow {
     picks: Option<Vec<PickRecord>>,
     /// Host timing noise: packets wait here until their release time.
     noise: Option<Box<HostNoise>>,
+    /// How much work the inputs took (for the tests of what an input costs).
+    #[cfg(test)]
+    work: Work,
+}
+
+/// Counts of the connection's work, for tests.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default)]
+struct Work {
+    /// Runs of the send loop.
+    send_loops: u64,
+    /// Scheduler views taken (not kept from before).
+    views_taken: u64,
 }
 
 impl MptcpFlow {
@@ -283,6 +298,7 @@ impl MptcpFlow {
             subflows,
             cc,
             copies: scheduler.copies_to_every_subflow(),
+            stateless: scheduler.is_stateless(),
             scheduler,
             mss: tcp.mss,
             header_bytes: tcp.header_bytes,
@@ -310,6 +326,8 @@ impl MptcpFlow {
             buffer_blocked_since: None,
             picks: None,
             noise: None,
+            #[cfg(test)]
+            work: Work::default(),
         }
     }
 
@@ -652,6 +670,10 @@ impl MptcpFlow {
             } else {
                 self.views[i] = self.view(i, carried);
                 fresh.insert(i);
+                #[cfg(test)]
+                {
+                    self.work.views_taken += 1;
+                }
             }
         }
     }
@@ -694,9 +716,19 @@ impl MptcpFlow {
 
     /// The send loop (module doc).
     fn run_send_loop(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
-        // Each subflow first repairs its own losses.
+        #[cfg(test)]
+        {
+            self.work.send_loops += 1;
+        }
+        // Each subflow first repairs its own losses. Outside recovery and without RACK-TLP's
+        // probes a subflow has nothing to resend (only new data goes then: RFC 6675 NextSeg's
+        // rule (2)), so its TCP is not asked: asked to send nothing new, it would return
+        // nothing and change nothing the connection reads.
         for i in 0..self.subflows.len() {
-            if !self.subflows[i].established {
+            let core = &self.subflows[i].core;
+            if !self.subflows[i].established
+                || (core.recovery_phase() == RecoveryPhase::Open && core.rack().is_none())
+            {
                 continue;
             }
             loop {
@@ -732,7 +764,7 @@ impl MptcpFlow {
         };
         // A segment no subflow has the window for is not sent whatever the scheduler picks:
         // one that only reads its inputs need not be asked (`is_stateless`).
-        let skip_blocked = self.picks.is_none() && self.scheduler.is_stateless();
+        let skip_blocked = self.picks.is_none() && self.stateless;
         loop {
             if !keep_views {
                 fresh = SubflowSet::EMPTY;

@@ -708,6 +708,30 @@ fn lossless_paths_deliver_everything_once_over_both_subflows() {
     }
 }
 
+/// An ACK makes the send loop take the scheduler's view of its own subflow alone (the others'
+/// are kept from earlier inputs: nothing of their subflows changed), and the loop's closing
+/// question (does any subflow have the window?) takes none: 322 views in these 275 send
+/// loops. Before, every send loop took the view of every established subflow anew: 529.
+#[test]
+fn an_ack_takes_the_view_of_its_own_subflow_alone() {
+    let h = run(
+        Cc::Lia,
+        MIN_RTT,
+        400_000,
+        64 << 20,
+        two_paths(PathScript::default(), PathScript::default()),
+    );
+    let Work {
+        send_loops,
+        views_taken,
+    } = h.flow.work;
+    assert!(send_loops > 100, "{send_loops} send loops");
+    assert!(
+        views_taken * 10 < send_loops * 13,
+        "{views_taken} views taken in {send_loops} send loops"
+    );
+}
+
 #[test]
 fn scripted_losses_and_reordering_are_repaired_by_each_subflow() {
     let a = PathScript::default()

@@ -262,7 +262,8 @@ pub trait PacketScheduler {
     }
     /// Whether `schedule` only reads its inputs (changes nothing of the scheduler): the
     /// connection then does not ask it about a segment no subflow has the window for, whose
-    /// answer it could not act on (unless it logs its picks). False by default.
+    /// answer it could not act on (unless it logs its picks). False by default. Asked once,
+    /// when the connection is built.
     fn is_stateless(&self) -> bool {
         false
     }
