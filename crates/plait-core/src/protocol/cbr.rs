@@ -14,6 +14,7 @@ pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
     paths: Paths::One,
     feedback: false,
     settings: &[],
+    columns: &[],
 };
 
 /// A datagram flow of `source`.

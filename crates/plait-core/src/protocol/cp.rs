@@ -23,6 +23,7 @@ pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
     paths: Paths::One,
     feedback: true,
     settings: &["n"],
+    columns: super::tfrc::COLUMNS,
 };
 
 /// The registry declaration of the CP source.

@@ -80,6 +80,10 @@ pub struct ProtocolSpec {
     /// number parameter (`n`, checked against its declared range), or `shares` for a protocol
     /// of [`Paths::Shares`].
     pub settings: &'static [&'static str],
+    /// The result columns (of `flows` and `flow_series`) that are its own: its transport
+    /// gives their values ([`Transport::column`](crate::transport::Transport::column)), every
+    /// other flow's are NaN.
+    pub columns: &'static [&'static str],
 }
 
 impl ProtocolSpec {
@@ -97,6 +101,7 @@ impl std::fmt::Debug for ProtocolSpec {
             .field("paths", &self.paths)
             .field("feedback", &self.feedback)
             .field("settings", &self.settings)
+            .field("columns", &self.columns)
             .finish_non_exhaustive()
     }
 }

@@ -26,6 +26,7 @@ pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
     paths: Paths::Shares,
     feedback: true,
     settings: &["shares"],
+    columns: &[],
 };
 
 /// The registry declaration of the MPAT source.

@@ -34,6 +34,7 @@ pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
     paths: Paths::Subflows,
     feedback: true,
     settings: &[],
+    columns: &[],
 };
 
 /// The registry declaration of the MPTCP source.

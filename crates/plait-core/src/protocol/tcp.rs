@@ -16,6 +16,7 @@ pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
     paths: Paths::One,
     feedback: true,
     settings: &[],
+    columns: &[],
 };
 
 /// The registry declaration of the TCP source.

@@ -123,6 +123,63 @@ fn declarations_are_consistent() {
         }
     }
     assert_eq!(sections(), ["tcp"]);
+    // The columns a protocol declares are the ones its transport fills, and only those.
+    let every: Vec<&str> = PROTOCOLS
+        .iter()
+        .flat_map(|p| p.columns.iter().copied())
+        .collect();
+    assert_eq!(
+        every.iter().filter(|c| **c == "loss_event_rate").count(),
+        3,
+        "tfrc, multfrc and cp"
+    );
+    {
+        use crate::trace::results::{FlowSeries, FlowTable};
+        use crate::trace::table::Table;
+        let flows = FlowTable::default();
+        let series = FlowSeries::default();
+        let names = |t: Vec<(&'static str, _)>| t.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        let (in_flows, in_series) = (names(flows.columns()), names(series.columns()));
+        for name in &every {
+            assert!(
+                in_flows.contains(name) && in_series.contains(name),
+                "{name}"
+            );
+        }
+    }
+    for p in PROTOCOLS {
+        let given: Vec<(&str, Value)> = match p.name() {
+            "cbr" => vec![("rate", Value::Rate(Rate::from_mbps(1)))],
+            "onoff" => {
+                let period = Value::Period(onoff::Period::Exponential {
+                    mean: SimTime::from_millis(10),
+                });
+                vec![
+                    ("rate", Value::Rate(Rate::from_mbps(1))),
+                    ("on", period.clone()),
+                    ("off", period),
+                ]
+            }
+            "cp" => vec![("n", Value::Number(2.0))],
+            _ => Vec::new(),
+        };
+        let context = FlowContext {
+            shares: Some(vec![1.0]),
+            multipath: None,
+            ..FlowContext::new(rng_from_seed(1))
+        };
+        let Ok(built) = SourceSpec::new(p.name(), &given).unwrap().build(context) else {
+            continue; // MPTCP needs its subflows; it declares no column
+        };
+        for name in &every {
+            assert_eq!(
+                built.transport.column(name).is_some(),
+                p.columns.contains(name),
+                "{}: {name}",
+                p.name()
+            );
+        }
+    }
     assert_eq!(setting_keys(), ["n", "shares"]);
     let names = |key| changing(key).iter().map(|p| p.name()).collect::<Vec<_>>();
     assert_eq!(names("n"), ["multfrc", "cp"]);

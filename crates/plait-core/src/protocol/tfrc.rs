@@ -15,7 +15,17 @@ pub const PROTOCOL: ProtocolSpec = ProtocolSpec {
     paths: Paths::One,
     feedback: true,
     settings: &[],
+    columns: COLUMNS,
 };
+
+/// The result columns the TFRC family fills (`Transport::column`), in `flows` and
+/// `flow_series`: the allowed rate X (bit/s), the loss event rate p and the packets lost per
+/// loss event j the sender last heard.
+pub const COLUMNS: &[&str] = &[
+    "loss_event_rate",
+    "packets_per_loss_event",
+    "allowed_rate_bps",
+];
 
 /// The registry declaration of the TFRC source.
 const SPEC: AlgorithmSpec<super::SourceKind> = AlgorithmSpec {

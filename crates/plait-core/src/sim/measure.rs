@@ -121,12 +121,12 @@ impl Measurements {
             fs.srtt_s
                 .push(state.srtt.map_or(f64::NAN, SimTime::as_secs_f64));
             fs.goodput_bps.push(goodput);
-            fs.allowed_rate_bps
-                .push(state.allowed_rate_bps.unwrap_or(f64::NAN));
-            fs.loss_event_rate
-                .push(state.loss_event_rate.unwrap_or(f64::NAN));
+            // The columns a protocol declares its own (`Transport::column`), NaN for others.
+            let column = |name| f.transport.column(name).unwrap_or(f64::NAN);
+            fs.allowed_rate_bps.push(column("allowed_rate_bps"));
+            fs.loss_event_rate.push(column("loss_event_rate"));
             fs.packets_per_loss_event
-                .push(state.packets_per_loss_event.unwrap_or(f64::NAN));
+                .push(column("packets_per_loss_event"));
             for p in 0..m.paths.len() {
                 let state = f.transport.path_state(Some(PathId::from_index(p)));
                 ps.time_s.push(t);
@@ -259,13 +259,11 @@ impl Measurements {
             ft.rtt_max_s.push(secs(h.max().map(|v| v as f64)));
             ft.completion_s
                 .push(f.meters.completed_at.map_or(f64::NAN, |t| t.as_secs_f64()));
-            let state = f.transport.path_state(None);
-            ft.loss_event_rate
-                .push(state.loss_event_rate.unwrap_or(f64::NAN));
+            let column = |name| f.transport.column(name).unwrap_or(f64::NAN);
+            ft.loss_event_rate.push(column("loss_event_rate"));
             ft.packets_per_loss_event
-                .push(state.packets_per_loss_event.unwrap_or(f64::NAN));
-            ft.allowed_rate_bps
-                .push(state.allowed_rate_bps.unwrap_or(f64::NAN));
+                .push(column("packets_per_loss_event"));
+            ft.allowed_rate_bps.push(column("allowed_rate_bps"));
             let mptcp = f.transport.as_mptcp();
             match mptcp {
                 Some(c) => {

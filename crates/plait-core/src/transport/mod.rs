@@ -219,6 +219,12 @@ pub trait Transport {
     fn path_state(&self, _path: Option<PathId>) -> PathState {
         PathState::default()
     }
+    /// The flow's value, now, of a result column its protocol declares its own
+    /// (`crate::protocol::ProtocolSpec::columns`: the TFRC family's `loss_event_rate`, ...);
+    /// `None` for a column it does not fill (NaN in the results).
+    fn column(&self, _name: &str) -> Option<f64> {
+        None
+    }
 }
 
 /// What time series sample of a flow or of one of its paths.
@@ -233,12 +239,6 @@ pub struct PathState {
     /// The scheduler's estimate for the path (the `capacity` scheduler's available path
     /// capacity, in segments).
     pub estimate: Option<f64>,
-    /// The allowed sending rate X of a rate-based flow (TFRC family), bits/s.
-    pub allowed_rate_bps: Option<f64>,
-    /// The loss event rate p the rate follows (TFRC family).
-    pub loss_event_rate: Option<f64>,
-    /// Packets lost per loss event j (TFRC family; MulTFRC's equation uses it).
-    pub packets_per_loss_event: Option<f64>,
 }
 
 /// The built-in transports, dispatched without a virtual call, and the extension point.
@@ -350,6 +350,9 @@ impl Transport for AnyTransport {
     }
     fn path_state(&self, path: Option<PathId>) -> PathState {
         dispatch!(self, t => t.path_state(path))
+    }
+    fn column(&self, name: &str) -> Option<f64> {
+        dispatch!(self, t => t.column(name))
     }
     fn application_flows(&self) -> usize {
         dispatch!(self, t => t.application_flows())

@@ -397,10 +397,19 @@ impl Transport for TfrcFlow {
     fn path_state(&self, _path: Option<PathId>) -> PathState {
         PathState {
             srtt: self.sender.rtt().map(SimTime::from_secs_f64),
-            allowed_rate_bps: Some(self.sender.rate() * 8.0),
-            loss_event_rate: Some(self.sender.loss_event_rate()),
-            packets_per_loss_event: Some(self.sender.packets_per_loss_event()),
             ..PathState::default()
+        }
+    }
+
+    /// The columns the TFRC family declares (`crate::protocol::tfrc::COLUMNS`): the allowed
+    /// rate X (bit/s), the loss event rate p it follows and the packets lost per loss event j
+    /// the sender last heard.
+    fn column(&self, name: &str) -> Option<f64> {
+        match name {
+            "allowed_rate_bps" => Some(self.sender.rate() * 8.0),
+            "loss_event_rate" => Some(self.sender.loss_event_rate()),
+            "packets_per_loss_event" => Some(self.sender.packets_per_loss_event()),
+            _ => None,
         }
     }
 }
