@@ -10,7 +10,9 @@
 //! - how the scenario reader gives it its paths ([`Paths`]: one route, one per subflow, one
 //!   per weighted window) and so which keys it reads besides its parameters;
 //! - whether its receiving end answers (the flow then needs a way back);
-//! - which of its settings an `[[event]]` may change during the run.
+//! - which of its settings an `[[event]]` may change during the run;
+//! - which result columns are its own (the TFRC family's `loss_event_rate`, ...), whose values
+//!   its transport gives through `Transport::column`.
 //!
 //! Scenario validation, the `[tcp]`-style sections, flow events, `plait list`, the reference
 //! tables of `docs/scenario.md` and the simulator builder read these declarations; none of them
