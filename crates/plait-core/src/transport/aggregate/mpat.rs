@@ -105,6 +105,25 @@ struct Mapped {
     len: u32,
     flow: usize,
     offset: u64,
+    /// Reported lost (resent, or outstanding at a timeout) once already.
+    lost: bool,
+}
+
+/// Marks every mapping overlapping `[seq, end)` not yet reported lost as lost, noting the flow
+/// of the first in `first_lost` if none is noted: the sent log's `mark_lost`
+/// ([`TcpCore::with_sent_log`]), for a window that keeps no log.
+fn mark_lost(mappings: &mut VecDeque<Mapped>, first_lost: &mut Option<usize>, seq: u64, end: u64) {
+    let mut k = first_ending_after(mappings, seq);
+    while let Some(m) = mappings.get_mut(k) {
+        if m.window_seq >= end {
+            break;
+        }
+        if !m.lost {
+            m.lost = true;
+            first_lost.get_or_insert(m.flow);
+        }
+        k += 1;
+    }
 }
 
 /// The index of the first of `mappings` (in window sequence order, not overlapping) that ends
@@ -128,6 +147,12 @@ struct Window {
     receiver: TcpReceiver,
     /// Mappings of the window's unacknowledged segments, in window sequence order.
     mappings: VecDeque<Mapped>,
+    /// Whether the core keeps its sent log: with RACK-TLP, whose tail loss probes the log
+    /// tells from retransmissions. Without it the mappings stand for the log (they hold the
+    /// same segments: every new segment the window sends, in order), and `first_lost` for
+    /// its reports of lost segments since the last drain.
+    logged: bool,
+    first_lost: Option<usize>,
     poll_receiver: bool,
 }
 
@@ -211,11 +236,18 @@ impl MpatFlow {
         let shares = normalised(&config.shares);
         let tcp = config.tcp;
         let windows = (0..n)
-            .map(|_| Window {
-                core: TcpCore::new(tcp).with_sent_log(),
+            .map(|_| {
+                let core = TcpCore::new(tcp);
+                let logged = core.rack().is_some();
+                (core, logged)
+            })
+            .map(|(core, logged)| Window {
+                core: if logged { core.with_sent_log() } else { core },
                 cc: controller(),
                 receiver: TcpReceiver::new(&tcp),
                 mappings: VecDeque::new(),
+                logged,
+                first_lost: None,
                 poll_receiver: false,
             })
             .collect();
@@ -412,39 +444,44 @@ impl MpatFlow {
         }
     }
 
-    /// Takes the window's sent-log reports: acknowledged segments release their flow's
-    /// outstanding bytes; lost ones count for their flow. Returns the flow of the first
-    /// segment reported lost.
+    /// Takes what the window learnt since the last drain: its cumulatively acknowledged
+    /// segments release their flow's outstanding bytes (the mappings below `snd_una`, the
+    /// segments the sent log reports acknowledged, in the same order); returns the flow of the
+    /// first segment reported lost since.
     fn drain_core_events(&mut self, j: usize) -> Option<usize> {
-        let mut first_lost = None;
-        while let Some(e) = self.windows[j].core.poll_event() {
-            match e {
-                CoreEvent::Acked { seq, end, tag } => {
-                    let i = tag_flow(tag);
-                    let f = &mut self.flows[i];
-                    f.outstanding = f.outstanding.saturating_sub(end - seq);
-                    let before = f.acked;
-                    f.acked += end - seq;
-                    if self
-                        .app_bytes
-                        .is_some_and(|total| before < total && f.acked >= total)
-                    {
-                        self.reaching_end.push(i);
-                    }
-                    self.set_load(i);
-                }
-                CoreEvent::Lost { tag, .. } => {
+        let w = &mut self.windows[j];
+        let mut first_lost = w.first_lost.take();
+        if w.logged {
+            while let Some(e) = w.core.poll_event() {
+                if let CoreEvent::Lost { tag, .. } = e {
                     first_lost.get_or_insert(tag_flow(tag));
                 }
             }
         }
-        let una = self.windows[j].core.snd_una();
-        let m = &mut self.windows[j].mappings;
-        while m
+        let una = w.core.snd_una();
+        while let Some(m) = w
+            .mappings
             .front()
-            .is_some_and(|x| x.window_seq + u64::from(x.len) <= una)
+            .filter(|x| x.window_seq + u64::from(x.len) <= una)
         {
-            m.pop_front();
+            let (i, len) = (m.flow, u64::from(m.len));
+            w.mappings.pop_front();
+            let f = &mut self.flows[i];
+            f.outstanding = f.outstanding.saturating_sub(len);
+            let before = f.acked;
+            f.acked += len;
+            if self
+                .app_bytes
+                .is_some_and(|total| before < total && f.acked >= total)
+            {
+                self.reaching_end.push(i);
+            }
+            let f = &self.flows[i];
+            self.loads[i] = if self.app_bytes.is_some_and(|total| f.next >= total) {
+                f64::INFINITY
+            } else {
+                f.outstanding as f64 * f.inverse_share
+            };
         }
         first_lost
     }
@@ -641,6 +678,7 @@ impl MpatFlow {
             len: seg.len,
             flow: i,
             offset,
+            lost: false,
         });
         let f = &mut self.flows[i];
         f.next += u64::from(seg.len);
@@ -652,6 +690,12 @@ impl MpatFlow {
     }
 
     fn account_resend(&mut self, j: usize, seg: &DataSegment) {
+        let w = &mut self.windows[j];
+        if !w.logged && seg.is_retransmission {
+            // Without RACK-TLP every resend is a retransmission the log would mark lost.
+            let end = seg.seq + u64::from(seg.len);
+            mark_lost(&mut w.mappings, &mut w.first_lost, seg.seq, end);
+        }
         let m = &self.windows[j].mappings;
         if let Some(x) = m.get(first_ending_after(m, seg.seq)) {
             let s = &mut self.flows[x.flow].stats;
@@ -820,6 +864,18 @@ impl MpatFlow {
                     w.core.stats().timeouts > timeouts,
                     w.core.stats().fast_retransmits > fast,
                 );
+                if timed_out && !w.logged {
+                    // What the sent log marks lost at a timeout: everything outstanding and
+                    // not SACKed (RFC 6298 §5, go-back-N).
+                    let (una, nxt) = (w.core.snd_una(), w.core.snd_nxt());
+                    let scoreboard = w.core.scoreboard();
+                    let mut seq = una;
+                    while seq < nxt {
+                        let hole_end = scoreboard.next_sacked_start(seq).unwrap_or(nxt).min(nxt);
+                        mark_lost(&mut w.mappings, &mut w.first_lost, seq, hole_end);
+                        seq = scoreboard.next_unsacked(hole_end.max(seq + 1));
+                    }
+                }
                 let first_lost = self.drain_core_events(j);
                 let path = PathId::from_index(j);
                 if timed_out {
@@ -1011,6 +1067,41 @@ mod tests {
         let x = normalised(&[95.0, 1.0, 4.0]);
         assert!((x.iter().sum::<f64>() - 1.0).abs() < 1e-15);
         assert!((x[0] / x[1] - 95.0).abs() < 1e-12);
+    }
+
+    /// `mark_lost` reports what the sent log's `mark_lost` reports: each segment overlapping
+    /// the range once, the first reported since the last drain naming the flow.
+    #[test]
+    fn a_mapping_is_reported_lost_once_and_the_first_names_the_flow() {
+        let mut m: VecDeque<Mapped> = (0..4)
+            .map(|k| Mapped {
+                window_seq: 100 * k,
+                len: 100,
+                flow: k as usize + 10,
+                offset: 0,
+                lost: false,
+            })
+            .collect();
+        let mut first = None;
+        mark_lost(&mut m, &mut first, 150, 250);
+        assert_eq!(first, Some(11));
+        assert_eq!(
+            m.iter().map(|x| x.lost).collect::<Vec<_>>(),
+            [false, true, true, false]
+        );
+        // Already reported: a second mark of the same range reports nothing new.
+        let mut again = None;
+        mark_lost(&mut m, &mut again, 100, 300);
+        assert_eq!(again, None);
+        // A range ending where a segment starts leaves it alone; a later report keeps the
+        // first flow noted.
+        mark_lost(&mut m, &mut first, 0, 100);
+        assert_eq!(first, Some(11));
+        assert!(m[0].lost && !m[3].lost);
+        m.pop_front();
+        let mut after = None;
+        mark_lost(&mut m, &mut after, 0, 1_000);
+        assert_eq!(after, Some(13));
     }
 
     #[test]
