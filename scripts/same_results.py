@@ -115,17 +115,23 @@ def doc_blocks(tree: Path, out: Path) -> list[tuple[str, Path]]:
     return found
 
 
-def cases(tree: Path, workdir: Path) -> list[Case]:
-    """Every run to compare. The scenario files are the new revision's, run by both (a file
-    the old revision does not know is then skipped with its message)."""
-    files = []
-    for pattern in ("tests/golden/*.toml", "experiments/**/*.toml", "examples/**/*.toml"):
-        for p in sorted(tree.glob(pattern)):
-            if p.name not in ("Cargo.toml", "pyproject.toml") and is_plain_scenario(p.read_text()):
-                files.append((str(p.relative_to(tree)), str(p)))
-    files += [(label, str(p)) for label, p in doc_blocks(tree, workdir / "docs-blocks")]
+def cases(trees: list[Path], workdir: Path) -> list[Case]:
+    """Every run to compare. A scenario file is the new revision's (the first tree), or the old
+    one's if the new revision removed it; both revisions run the same file (one the old
+    revision does not know is then skipped with its message)."""
+    files: dict[str, str] = {}
+    for tree in trees:
+        for pattern in ("tests/golden/*.toml", "experiments/**/*.toml", "examples/**/*.toml"):
+            for p in sorted(tree.glob(pattern)):
+                rel = str(p.relative_to(tree))
+                if rel not in files and p.name not in ("Cargo.toml", "pyproject.toml"):
+                    if is_plain_scenario(p.read_text()):
+                        files[rel] = str(p)
+        for label, p in doc_blocks(tree, workdir / f"docs-{tree.name}"):
+            files.setdefault(label, str(p))
+    tree = trees[0]
     out = []
-    for label, path in files:
+    for label, path in sorted(files.items(), key=lambda f: (not f[0].startswith("tests/"), f[0])):
         golden = label.startswith("tests/golden/")
         for look in ("on", "off") if golden else ("on",):
             out += [Case(label, path, s, look) for s in SEEDS]
@@ -255,7 +261,11 @@ def main() -> int:
     }
     bins = {sha: build(trees[sha], sha, a.workdir) for sha in trees}
     old, new = (bins[old_sha], trees[old_sha]), (bins[new_sha], trees[new_sha])
-    todo = [c for c in cases(trees[new_sha], a.workdir) if not a.only or re.search(a.only, c.label)]
+    todo = [
+        c
+        for c in cases([trees[new_sha], trees[old_sha]], a.workdir)
+        if not a.only or re.search(a.only, c.label)
+    ]
     print(
         f"{len(todo)} runs, {old_sha[:12]} against {new_sha[:12]}, cut {a.cut}, cap {a.cap:.0f} s",
         flush=True,
