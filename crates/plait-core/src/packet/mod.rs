@@ -92,6 +92,17 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// What a new slot of the pool holds until it is written ([`pool::PacketPool::alloc_slot`]).
+    pub const PLACEHOLDER: Packet = Packet {
+        flow: FlowId(0),
+        path: PathId(0),
+        direction: Direction::Forward,
+        route: RouteId(0),
+        hop: 0,
+        size_bytes: 0,
+        header: Header::Custom(CustomHeader { words: [0; 4] }),
+    };
+
     /// Feedback (ACKs) travels in the reverse direction; data forward.
     pub fn is_feedback(&self) -> bool {
         self.direction == Direction::Reverse

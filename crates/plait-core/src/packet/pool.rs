@@ -22,6 +22,20 @@ impl PacketPool {
         }
     }
 
+    /// A slot for a new packet, to be written in place by the caller (every field of it: the
+    /// slot holds whatever it held before, or a placeholder when the pool grows).
+    #[inline(always)]
+    pub fn alloc_slot(&mut self) -> (PacketId, &mut Packet) {
+        let i = match self.free.pop() {
+            Some(i) => i as usize,
+            None => {
+                self.slots.push(Packet::PLACEHOLDER);
+                self.slots.len() - 1
+            }
+        };
+        (PacketId::from_index(i), &mut self.slots[i])
+    }
+
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id.index()]

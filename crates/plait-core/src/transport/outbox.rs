@@ -13,9 +13,9 @@
 
 use crate::ids::{FlowId, PacketId, PathId, RouteId};
 use crate::packet::pool::PacketPool;
-use crate::packet::{FlowPath, Packet};
+use crate::packet::{FlowPath, Header};
 
-use super::{Transmit, TransportEvent};
+use super::{Direction, Transmit, TransportEvent};
 
 /// What a transport sends and reports while it handles one input.
 pub struct Outbox<'a> {
@@ -53,16 +53,37 @@ impl<'a> Outbox<'a> {
     /// When the path is not one of the flow's paths (a transport bug).
     #[inline(always)]
     pub fn send(&mut self, x: Transmit) {
-        let route = self.paths[x.path.index()].route(x.direction);
-        let id = self.pool.alloc(Packet {
-            flow: self.flow,
-            path: x.path,
-            direction: x.direction,
-            route,
-            hop: 0,
-            size_bytes: x.size_bytes,
-            header: x.header,
-        });
+        self.send_with(
+            x.path,
+            x.direction,
+            #[inline(always)]
+            |header| {
+                *header = x.header;
+                x.size_bytes
+            },
+        );
+    }
+
+    /// [`Outbox::send`] of a packet whose header `write` writes where the packet lies in the
+    /// pool, returning its size on the wire: no copy of the header on the way.
+    ///
+    /// # Panics
+    /// When the path is not one of the flow's paths (a transport bug).
+    #[inline(always)]
+    pub fn send_with(
+        &mut self,
+        path: PathId,
+        direction: Direction,
+        write: impl FnOnce(&mut Header) -> u32,
+    ) {
+        let route = self.paths[path.index()].route(direction);
+        let (id, p) = self.pool.alloc_slot();
+        p.flow = self.flow;
+        p.path = path;
+        p.direction = direction;
+        p.route = route;
+        p.hop = 0;
+        p.size_bytes = write(&mut p.header);
         self.sent.push(id);
     }
 
@@ -192,6 +213,59 @@ mod tests {
             ]
         );
         assert!(c.take_transmits().is_empty() && c.take_events().is_empty());
+    }
+
+    #[test]
+    fn a_packet_written_in_place_is_the_packet_sent_whole() {
+        // `send_with` writes into a slot the pool reuses (freed below) and into one it grows:
+        // either way every field is the one `send` would have put there.
+        let mut c = Capture::new(2);
+        for _ in 0..2 {
+            c.with(|out| {
+                out.send(transmit(1, Direction::Reverse, 9));
+                out.send_with(PathId::from_index(0), Direction::Forward, |header| {
+                    *header = transmit(0, Direction::Forward, 3).header;
+                    103
+                });
+                out.send_with(PathId::from_index(1), Direction::Reverse, |header| {
+                    *header = transmit(1, Direction::Reverse, 4).header;
+                    104
+                });
+            });
+            assert_eq!(
+                c.take_transmits(),
+                vec![
+                    transmit(1, Direction::Reverse, 9),
+                    transmit(0, Direction::Forward, 3),
+                    transmit(1, Direction::Reverse, 4),
+                ]
+            );
+        }
+        let mut pool = PacketPool::default();
+        let (mut sent, mut events) = (Vec::new(), Vec::new());
+        let paths = [FlowPath {
+            forward: RouteId::from_index(6),
+            reverse: RouteId::from_index(2),
+        }];
+        let mut out = Outbox::new(
+            FlowId::from_index(3),
+            &paths,
+            &mut pool,
+            &mut sent,
+            &mut events,
+        );
+        out.send_with(PathId::from_index(0), Direction::Reverse, |_| 77);
+        let p = pool.get(sent[0]);
+        assert_eq!(
+            (
+                p.flow.index(),
+                p.route.index(),
+                p.hop,
+                p.size_bytes,
+                p.direction
+            ),
+            (3, 2, 0, 77, Direction::Reverse)
+        );
     }
 
     #[test]

@@ -132,8 +132,19 @@ impl TcpFlow {
             out.send(x);
         }
         if receiver {
-            while let Some(x) = self.next_ack(now) {
-                out.send(x);
+            // Each ACK is written where it lies in the pool (no copy of its SACK blocks).
+            while self.receiver.ack_pending() {
+                let (receiver, header_bytes) = (&mut self.receiver, self.header_bytes);
+                out.send_with(
+                    PATH,
+                    Direction::Reverse,
+                    #[inline(always)]
+                    |header| {
+                        let ack = receiver.take_ack(now);
+                        *header = Header::TcpAck(ack);
+                        header_bytes + ack.sack.option_bytes()
+                    },
+                );
             }
         }
     }

@@ -653,24 +653,33 @@ impl TcpReceiver {
 
     /// The ACK owed, if any.
     #[inline]
-    pub fn poll_transmit(&mut self, _now: SimTime) -> Option<AckSegment> {
-        if self.flushed.is_some() {
-            self.acks_sent += 1;
-            return self.flushed.take();
-        }
-        if !self.ack_now {
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<AckSegment> {
+        if !self.ack_pending() {
             return None;
+        }
+        Some(self.take_ack(now))
+    }
+
+    /// The ACK owed when one is ([`TcpReceiver::ack_pending`]): [`TcpReceiver::poll_transmit`]
+    /// without the `Option`, so that the caller can build the ACK where it goes (in the
+    /// packet pool) rather than on the stack first.
+    #[inline(always)]
+    pub fn take_ack(&mut self, _now: SimTime) -> AckSegment {
+        debug_assert!(self.ack_pending(), "take_ack without an ACK owed");
+        if let Some(ack) = self.flushed.take() {
+            self.acks_sent += 1;
+            return ack;
         }
         self.ack_now = false;
         self.ack_sent();
         self.acks_sent += 1;
-        Some(AckSegment {
+        AckSegment {
             ack: self.rcv_nxt,
             sack: self.sack_blocks(),
             rwnd: self.rwnd(),
             echo_sent_at: self.echo_sent_at,
             echo_is_retransmission: self.echo_is_retransmission,
-        })
+        }
     }
 
     /// Whether every segment is acknowledged at once, by an ACK that depends on nothing but
@@ -800,6 +809,26 @@ mod tests {
         rx.handle_data(SimTime::from_millis(k), &data(k * 100, MSS, k));
         rx.poll_transmit(SimTime::from_millis(k))
             .expect("an immediate ACK")
+    }
+
+    #[test]
+    fn take_ack_is_poll_transmit_without_the_option() {
+        // Two receivers fed the same segments (in order, a hole, its repair, a duplicate):
+        // one answered by `poll_transmit`, the other by `take_ack` while `ack_pending`.
+        let (mut a, mut b) = (TcpReceiver::new(&config()), TcpReceiver::new(&config()));
+        for (i, k) in [0u64, 1, 3, 4, 2, 2, 5].into_iter().enumerate() {
+            let now = SimTime::from_millis(i as u64);
+            a.handle_data(now, &data(k * 100, MSS, k));
+            b.handle_data(now, &data(k * 100, MSS, k));
+            let polled: Vec<_> = std::iter::from_fn(|| a.poll_transmit(now)).collect();
+            let mut taken = Vec::new();
+            while b.ack_pending() {
+                taken.push(b.take_ack(now));
+            }
+            assert!(!polled.is_empty());
+            assert_eq!(polled, taken);
+            assert_eq!(a.acks_sent(), b.acks_sent());
+        }
     }
 
     #[test]
