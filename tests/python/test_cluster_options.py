@@ -152,3 +152,35 @@ def test_checking_a_job_system_keeps_the_interrupt_handler(tmp_path):
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
     )
     assert done.stdout.split() == ["True"], done.stderr[-2000:]
+
+
+def test_a_taken_dashboard_port_adds_no_line_to_the_error(cli, tmp_path, sweep_file):  # noqa: F811
+    # With Dask's dashboard port (8787) taken by another Dask on the machine, distributed
+    # warned on stderr and the sweep's one-line error came with three more lines.
+    import socket
+
+    pytest.importorskip("dask_jobqueue")
+    taken = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        taken.bind(("", 8787))
+    except OSError:
+        taken.close()
+        pytest.skip("port 8787 is in use here already")
+    taken.listen(1)
+    try:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        write(bin_dir / "sbatch", FAILING_SBATCH).chmod(0o755)
+        write(bin_dir / "scancel", "#!/bin/sh\nexit 0\n").chmod(0o755)
+        env = {
+            "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+            "DASK_CONFIG": str(tmp_path / "dask-config"),
+        }
+        sweep = cli("sweep", "s.toml", "--out", "OUT", "--slurm", "--quiet", env=env)
+        code = sweep.wait(timeout=60)
+        err = sweep.stderr
+        assert code == 3, err
+        assert "already in use" not in err, err
+        assert one_error_line(err).startswith("plait: error: --slurm: sbatch failed"), err
+    finally:
+        taken.close()

@@ -386,7 +386,11 @@ def _jobqueue_cluster(jq: JobQueue, failures: list[str]) -> Any:
     for name in ("queue", "account", "walltime"):
         if getattr(jq, name) is not None:
             options[name] = getattr(jq, name)
-    return kind(**options)
+    with warnings.catch_warnings():
+        # With the dashboard's port taken (another Dask on the machine), distributed serves
+        # it on another port and warns on stderr; the sweep prints the link it got anyway.
+        warnings.filterwarnings("ignore", message=r"Port \d+ is already in use")
+        return kind(**options)
 
 
 def _submit_failure(command: str, e: BaseException) -> str:
