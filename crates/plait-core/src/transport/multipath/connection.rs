@@ -1382,7 +1382,6 @@ impl Transport for MptcpFlow {
                     srtt: s.core.rtt_estimator().has_sample().then(|| s.core.srtt()),
                     in_flight_bytes: Some(s.core.bytes_in_flight()),
                     estimate: self.scheduler.subflow_estimate(i),
-                    ..PathState::default()
                 }
             }
             Some(_) => PathState::default(),
