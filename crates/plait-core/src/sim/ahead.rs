@@ -306,14 +306,17 @@ impl<O: Observer> Simulator<O> {
         let flow = &mut self.flows[f.index()];
         // The flow's wake-up stays as it is: a reaction ahead does not move it. Its answers
         // (ACKs) go into `reaction_buf`; it reports nothing (`Transport::reacts_ahead`).
-        // A reaction's answers may lead to another reaction before the last of them enters
-        // its link (`enter_link_at` admits ahead): each uses the part of the buffer past what
-        // was there when it began, and leaves the buffer as it found it.
-        let first = self.ahead.reaction_buf.len();
+        // The first answer comes back from `feed`, any other in `reaction_buf`. A reaction's
+        // answers may lead to another reaction before the last of them enters its link
+        // (`enter_link_at` admits ahead): each uses the part of the buffer past what was there
+        // when it began, and leaves the buffer as it found it.
+        let before = self.ahead.reaction_buf.len();
         let answers = &mut self.ahead.reaction_buf;
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let (pool, events) = (&mut self.pool, &mut self.event_buf);
-        match &mut flow.transport {
+        // Answers travel back: they are no data the flow sent.
+        let data_sent = &mut flow.meters.data_packets_sent;
+        let first = match &mut flow.transport {
             AnyTransport::Tcp(t) => feed(
                 t,
                 at,
@@ -323,6 +326,7 @@ impl<O: Observer> Simulator<O> {
                 pool,
                 answers,
                 events,
+                data_sent,
                 changes,
             ),
             AnyTransport::Datagram(t) => feed(
@@ -334,6 +338,7 @@ impl<O: Observer> Simulator<O> {
                 pool,
                 answers,
                 events,
+                data_sent,
                 changes,
             ),
             other => feed(
@@ -345,9 +350,10 @@ impl<O: Observer> Simulator<O> {
                 pool,
                 answers,
                 events,
+                data_sent,
                 changes,
             ),
-        }
+        };
         if !self.event_buf.is_empty() {
             // Not expected of a transport that reacts ahead; recorded at the arrival's time.
             let warmed = self.measure.warmed_up;
@@ -361,13 +367,26 @@ impl<O: Observer> Simulator<O> {
             flow.deadline,
             "a reaction ahead moved the wake-up"
         );
+        let Some(first) = first else {
+            return;
+        };
         let last = self.ahead.reaction_buf.len();
-        self.counters.created += (last - first) as u64;
-        for i in first..last {
+        self.counters.created += 1 + (last - before) as u64;
+        self.enter_link_at(first, at, scheduled);
+        if last > before {
+            self.enter_more_answers(before, last, at, scheduled);
+        }
+    }
+
+    /// The answers of a reaction ahead after its first, in `reaction_buf[before..last]`, enter
+    /// their link (`react_ahead`); the buffer is left as it was before the reaction.
+    #[inline(never)]
+    fn enter_more_answers(&mut self, before: usize, last: usize, at: SimTime, scheduled: SimTime) {
+        for i in before..last {
             let answer = self.ahead.reaction_buf[i];
             self.enter_link_at(answer, at, scheduled);
         }
-        self.ahead.reaction_buf.truncate(first);
+        self.ahead.reaction_buf.truncate(before);
     }
 
     /// A drop decided ahead of time reaches its time.

@@ -64,7 +64,7 @@ enum Input {
 /// Hands `input` to the transport `t` of flow `flow`, with an outbox writing the packets it
 /// sends into `pool` (their slots appended to `sent`) and its events onto `events`. A packet
 /// that arrived is read out of its slot and the slot freed first, so that the first packet sent
-/// in response takes it.
+/// in response takes it. Returns the first packet sent (the others are in `sent`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn feed<T: Transport + ?Sized>(
@@ -76,8 +76,10 @@ fn feed<T: Transport + ?Sized>(
     pool: &mut PacketPool,
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
+    data_sent: &mut u64,
     changes: &[FlowSettingChange],
-) {
+) -> Option<PacketId> {
+    let mut out;
     match input {
         Input::Packet(id) => {
             let p = pool.get(id);
@@ -88,18 +90,27 @@ fn feed<T: Transport + ?Sized>(
             };
             let (path, direction) = (p.path, p.direction);
             pool.release(id);
-            let mut out = Outbox::new(flow, paths, pool, sent, events);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
             t.handle_packet(now, path, direction, &header, &mut out);
         }
-        Input::Timeout => t.handle_timeout(now, &mut Outbox::new(flow, paths, pool, sent, events)),
-        Input::Start => t.handle_start(now, &mut Outbox::new(flow, paths, pool, sent, events)),
-        Input::Stop => t.handle_stop(now, &mut Outbox::new(flow, paths, pool, sent, events)),
-        Input::Change(i) => t.handle_change(
-            now,
-            &changes[i as usize].change,
-            &mut Outbox::new(flow, paths, pool, sent, events),
-        ),
+        Input::Timeout => {
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            t.handle_timeout(now, &mut out);
+        }
+        Input::Start => {
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            t.handle_start(now, &mut out);
+        }
+        Input::Stop => {
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            t.handle_stop(now, &mut out);
+        }
+        Input::Change(i) => {
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            t.handle_change(now, &changes[i as usize].change, &mut out);
+        }
     }
+    out.first()
 }
 
 /// [`feed`], then the transport's wake-up after the input.
@@ -114,10 +125,13 @@ fn run<T: Transport + ?Sized>(
     pool: &mut PacketPool,
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
+    data_sent: &mut u64,
     changes: &[FlowSettingChange],
-) -> Option<SimTime> {
-    feed(t, now, input, flow, paths, pool, sent, events, changes);
-    t.poll_timeout()
+) -> (Option<PacketId>, Option<SimTime>) {
+    let first = feed(
+        t, now, input, flow, paths, pool, sent, events, data_sent, changes,
+    );
+    (first, t.poll_timeout())
 }
 
 /// Records an event a transport reported while handling an input at `time`: into the flow's
@@ -173,15 +187,6 @@ fn record_event<O: Observer>(
                 observer.on_event(&TraceEvent::Timeout { time, flow, path });
             }
         }
-    }
-}
-
-/// A data packet sent on `path` (a transmit in the forward direction).
-#[inline(always)]
-fn count_data_sent(meters: &mut FlowMeters, path: PathId) {
-    meters.data_packets_sent += 1;
-    if let Some(m) = meters.path_mut(path) {
-        m.counters.packets_sent += 1;
     }
 }
 
@@ -798,22 +803,27 @@ impl<O: Observer> Simulator<O> {
         self.transmit_buf.clear();
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
+        let data_sent = &mut flow.meters.data_packets_sent;
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
-        let deadline = match &mut flow.transport {
-            AnyTransport::Tcp(t) => run(t, now, input, f, paths, pool, sent, events, changes),
-            AnyTransport::Datagram(t) => run(t, now, input, f, paths, pool, sent, events, changes),
-            AnyTransport::Mptcp(t) => {
-                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
-            }
-            AnyTransport::Tfrc(t) => {
-                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
-            }
-            AnyTransport::Mpat(t) => {
-                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
-            }
-            AnyTransport::Custom(t) => {
-                run(&mut **t, now, input, f, paths, pool, sent, events, changes)
-            }
+        let (first, deadline) = match &mut flow.transport {
+            AnyTransport::Tcp(t) => run(
+                t, now, input, f, paths, pool, sent, events, data_sent, changes,
+            ),
+            AnyTransport::Datagram(t) => run(
+                t, now, input, f, paths, pool, sent, events, data_sent, changes,
+            ),
+            AnyTransport::Mptcp(t) => run(
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+            ),
+            AnyTransport::Tfrc(t) => run(
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+            ),
+            AnyTransport::Mpat(t) => run(
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+            ),
+            AnyTransport::Custom(t) => run(
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+            ),
         };
         if !self.event_buf.is_empty() {
             let warmed = self.measure.warmed_up;
@@ -822,7 +832,6 @@ impl<O: Observer> Simulator<O> {
             }
             self.event_buf.clear();
         }
-        self.counters.created += self.transmit_buf.len() as u64;
         flow.deadline = deadline;
         if let Some(t) = deadline {
             // A deadline already passed fires now (and must match `timer_scheduled` then).
@@ -832,15 +841,33 @@ impl<O: Observer> Simulator<O> {
                 self.events.push(t, Event::FlowTimer(f));
             }
         }
+        let Some(first) = first else {
+            return;
+        };
+        self.counters.created += 1 + self.transmit_buf.len() as u64;
+        self.put_on_route(f, first);
         // Putting packets on links calls no transport, so the buffer stays as it is meanwhile.
         for i in 0..self.transmit_buf.len() {
             let id = self.transmit_buf[i];
+            self.put_on_route(f, id);
+        }
+    }
+
+    /// Packet `id`, sent by flow `f`'s transport, enters the first link of its route (a data
+    /// packet of a flow with several paths counts as its path's; the outbox counted it as the
+    /// flow's).
+    #[inline(always)]
+    fn put_on_route(&mut self, f: FlowId, id: PacketId) {
+        let meters = &mut self.flows[f.index()].meters;
+        if !meters.paths.is_empty() {
             let p = self.pool.get(id);
             if p.direction == Direction::Forward {
-                count_data_sent(&mut self.flows[f.index()].meters, p.path);
+                if let Some(m) = meters.path_mut(p.path) {
+                    m.counters.packets_sent += 1;
+                }
             }
-            self.enter_link(id);
         }
+        self.enter_link(id);
     }
 
     fn handle_flow_timer(&mut self, f: FlowId) {

@@ -22,28 +22,46 @@ pub struct Outbox<'a> {
     flow: FlowId,
     paths: &'a [FlowPath],
     pool: &'a mut PacketPool,
-    sent: &'a mut Vec<PacketId>,
+    /// The first packet sent in this input, held here (most inputs send one), the others
+    /// after it in `more`.
+    first: Option<PacketId>,
+    more: &'a mut Vec<PacketId>,
+    /// What `more` held before this input.
+    more_before: usize,
     events: &'a mut Vec<TransportEvent>,
+    /// The flow's count of data packets sent (those travelling forward).
+    data_sent: &'a mut u64,
 }
 
 impl<'a> Outbox<'a> {
     /// An outbox for flow `flow`, whose paths' routes are `paths`: packets go into `pool`
-    /// (their slots appended to `sent`), events onto `events`.
+    /// (the first one's slot held in the outbox, [`Outbox::first`], the others' appended to
+    /// `more`; `data_sent` counts those travelling forward), events onto `events`.
     #[inline(always)]
     pub(crate) fn new(
         flow: FlowId,
         paths: &'a [FlowPath],
         pool: &'a mut PacketPool,
-        sent: &'a mut Vec<PacketId>,
+        more: &'a mut Vec<PacketId>,
         events: &'a mut Vec<TransportEvent>,
+        data_sent: &'a mut u64,
     ) -> Self {
         Outbox {
             flow,
             paths,
             pool,
-            sent,
+            first: None,
+            more_before: more.len(),
+            more,
             events,
+            data_sent,
         }
+    }
+
+    /// The slot of the first packet sent, if any; the others are in `more`, in order.
+    #[inline(always)]
+    pub(crate) fn first(&self) -> Option<PacketId> {
+        self.first
     }
 
     /// Sends a packet: it leaves on the route of its path in its direction, after every packet
@@ -84,7 +102,12 @@ impl<'a> Outbox<'a> {
         p.route = route;
         p.hop = 0;
         p.size_bytes = write(&mut p.header);
-        self.sent.push(id);
+        *self.data_sent += u64::from(direction == Direction::Forward);
+        if self.first.is_none() {
+            self.first = Some(id);
+        } else {
+            self.more.push(id);
+        }
     }
 
     /// Reports an event (measurements, tracing), after every event reported before it.
@@ -96,7 +119,10 @@ impl<'a> Outbox<'a> {
     /// Packets sent so far in this input.
     #[inline]
     pub fn sent(&self) -> usize {
-        self.sent.len()
+        match self.first {
+            None => 0,
+            Some(_) => 1 + self.more.len() - self.more_before,
+        }
     }
 }
 
@@ -108,6 +134,7 @@ pub struct Capture {
     pool: PacketPool,
     sent: Vec<PacketId>,
     events: Vec<TransportEvent>,
+    data_sent: u64,
 }
 
 impl Capture {
@@ -123,19 +150,27 @@ impl Capture {
             pool: PacketPool::default(),
             sent: Vec::new(),
             events: Vec::new(),
+            data_sent: 0,
         }
     }
 
     /// Runs `f` with an outbox writing here (what it writes adds to what is held).
     pub fn with<R>(&mut self, f: impl FnOnce(&mut Outbox<'_>) -> R) -> R {
+        let mut more = Vec::new();
         let mut out = Outbox::new(
             FlowId::from_index(0),
             &self.paths,
             &mut self.pool,
-            &mut self.sent,
+            &mut more,
             &mut self.events,
+            &mut self.data_sent,
         );
-        f(&mut out)
+        let r = f(&mut out);
+        if let Some(first) = out.first() {
+            self.sent.push(first);
+            self.sent.append(&mut more);
+        }
+        r
     }
 
     /// The packets sent since the last call, in order.
@@ -153,6 +188,11 @@ impl Capture {
                 }
             })
             .collect()
+    }
+
+    /// Data packets (travelling forward) sent so far.
+    pub fn data_sent(&self) -> u64 {
+        self.data_sent
     }
 
     /// The events reported since the last call, in order.
@@ -242,7 +282,7 @@ mod tests {
             );
         }
         let mut pool = PacketPool::default();
-        let (mut sent, mut events) = (Vec::new(), Vec::new());
+        let (mut sent, mut events, mut data_sent) = (Vec::new(), Vec::new(), 0);
         let paths = [FlowPath {
             forward: RouteId::from_index(6),
             reverse: RouteId::from_index(2),
@@ -253,9 +293,12 @@ mod tests {
             &mut pool,
             &mut sent,
             &mut events,
+            &mut data_sent,
         );
         out.send_with(PathId::from_index(0), Direction::Reverse, |_| 77);
-        let p = pool.get(sent[0]);
+        let first = out.first().expect("one packet sent");
+        assert_eq!(data_sent, 0, "a packet sent back is no data");
+        let p = pool.get(first);
         assert_eq!(
             (
                 p.flow.index(),
@@ -280,18 +323,25 @@ mod tests {
                 reverse: RouteId::from_index(9),
             },
         ];
-        let (mut pool, mut sent, mut events) = (PacketPool::default(), Vec::new(), Vec::new());
+        let (mut pool, mut more, mut events) = (PacketPool::default(), Vec::new(), Vec::new());
+        let mut data_sent = 5;
         let mut out = Outbox::new(
             FlowId::from_index(4),
             &paths,
             &mut pool,
-            &mut sent,
+            &mut more,
             &mut events,
+            &mut data_sent,
         );
         out.send(transmit(1, Direction::Reverse, 0));
         out.send(transmit(0, Direction::Forward, 0));
+        out.send(transmit(1, Direction::Forward, 0));
+        assert_eq!(out.sent(), 3);
+        let first = out.first().expect("three packets sent");
+        let sent: Vec<PacketId> = std::iter::once(first).chain(more.iter().copied()).collect();
         let routes: Vec<_> = sent.iter().map(|&id| pool.get(id).route.index()).collect();
-        assert_eq!(routes, vec![9, 7]);
+        assert_eq!(routes, vec![9, 7, 5]);
+        assert_eq!(data_sent, 7, "two data packets counted");
         assert!(sent
             .iter()
             .all(|&id| pool.get(id).flow == FlowId::from_index(4) && pool.get(id).hop == 0));
