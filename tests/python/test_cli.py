@@ -467,7 +467,9 @@ def test_list_json(capsys):
     assert {"reno", "cubic", "aimd", "vegas", "fast"} <= by_category["controller"]
     assert by_category["coupled"] == {"lia", "olia", "balia", "wvegas", "mpfast"}
     assert by_category["queue"] == {"droptail", "red", "threshold_dropper"}
-    assert by_category["source"] == {
+    # Every protocol of the papers and baselines; a new protocol adds itself (its declaration
+    # and its line in protocols!), not a line here.
+    assert {
         "tcp",
         "mptcp",
         "mpat",
@@ -476,8 +478,7 @@ def test_list_json(capsys):
         "cp",
         "cbr",
         "onoff",
-        "fixed",
-    }
+    } <= by_category["source"]
     assert by_category["loss"] == {"bernoulli", "periodic", "gilbert_elliott"}
     names = [e["name"] for e in entries if e["category"] == "controller"]
     assert names == sorted(names)

@@ -379,8 +379,17 @@ def test_flow_kinds_listed_are_the_registered_sources():
 
     sources = {e["name"] for e in json.loads(catalog_json()) if e["category"] == "source"}
     text = (REPO / "docs" / "scenario.md").read_text(encoding="utf-8")
-    row = next(line for line in text.splitlines() if line.startswith('| `kind` | `"tcp"`'))
-    assert set(re.findall(r'`"(\w+)"`', row.split("|")[2])) == sources
+    row = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("| `kind` |") and "the protocol the flow runs" in line
+    )
+    # The row names the papers' protocols and points to the generated table of every one.
+    assert "(#sources-kind)" in row.split("|")[2]
+    assert set(re.findall(r'`"(\w+)"`', row.split("|")[2])) <= sources
+    table = text[text.index("<!-- registry:sources -->") :]
+    table = table[: table.index("<!-- /registry -->")]
+    assert set(re.findall(r"^\*\*`(\w+)`\*\*:", table, re.M)) == sources
 
 
 def test_batch_size_target_is_what_the_help_and_the_page_say(capsys):
