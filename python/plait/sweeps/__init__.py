@@ -5,20 +5,18 @@ or on a Dask cluster, with every run stored once under its content key (see
 
 from __future__ import annotations
 
-import collections
 import os
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from plait.api import DEFAULT_MAX_MEMORY, Scenario, check_max_memory
 from plait.sweeps.engine import (
     WORKER_WAIT_SECONDS,
-    Cluster,
     ClusterError,
     JobQueue,
     check_options,
@@ -27,6 +25,7 @@ from plait.sweeps.engine import (
     deferred_interrupt,
     execute,
 )
+from plait.sweeps.progress import ProgressSink, Summary, _Interrupted
 from plait.sweeps.spec import Run, Sweep, SweepError, load
 from plait.sweeps.store import Store, StoreError
 from plait.sweeps.worker import Batch, Outcome
@@ -49,31 +48,6 @@ __all__ = [
     "open_results",
     "sweep",
 ]
-
-
-@dataclass
-class Summary:
-    """What a sweep did: runs in all, already stored, run now, failed (with their errors)."""
-
-    total: int
-    reused: int = 0
-    done: int = 0
-    failed: int = 0
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    interrupted: bool = False
-    wall_seconds: float = 0.0
-    cluster: str = ""
-    dashboard: str | None = None
-    not_in_sweep: int = 0
-
-    @property
-    def runs_per_second(self) -> float:
-        ran = self.done + self.failed
-        return ran / self.wall_seconds if self.wall_seconds > 0 else 0.0
-
-    def reasons(self) -> list[tuple[str, int]]:
-        """Distinct errors with how many runs each stopped, most frequent first."""
-        return collections.Counter(e["error"] for e in self.errors).most_common()
 
 
 @dataclass
@@ -103,30 +77,6 @@ class SweepResult:
     def failures(self) -> pd.DataFrame:
         """One row per failed run: key, parameters, seed and error."""
         return pd.DataFrame(self.summary.errors)
-
-
-class ProgressSink:
-    """Receives a sweep's progress; the CLI draws a bar from it. Every method is optional."""
-
-    def start(self, total: int, reused: int, cluster: Cluster) -> None:
-        pass
-
-    def advance(self, ok: bool) -> None:
-        pass
-
-    def stop(self) -> None:
-        pass
-
-    # With ``testbed=True`` (plait.testbed.sweep), also:
-
-    def kernel_start(self, todo: int, seconds: float, kernel: str) -> None:
-        """`todo` runs to do on kernel `kernel`, about `seconds` of real time."""
-
-    def kernel_run(self, done: Any) -> None:
-        """A kernel run ended (a :class:`plait.testbed.sweep.KernelRun`)."""
-
-    def kernel_wait(self, message: str) -> None:
-        """A run waits for another testbed run to end."""
 
 
 def sweep(
@@ -376,14 +326,6 @@ def _run(
         summary.wall_seconds = time.perf_counter() - started
         progress.stop()
     return summary
-
-
-class _Interrupted(KeyboardInterrupt):
-    """Ctrl-C during a sweep, carrying what was done."""
-
-    def __init__(self, summary: Summary) -> None:
-        super().__init__()
-        self.summary = summary
 
 
 def open_results(path: str | os.PathLike) -> SweepResult:

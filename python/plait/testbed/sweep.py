@@ -43,7 +43,7 @@ from plait.testbed.plan import Plan, Refusal, plan_scenario
 from plait.testbed.runner import LOCK_PATH, TestbedResult, run_plan
 
 if TYPE_CHECKING:
-    from plait.sweeps import ProgressSink, Summary
+    from plait.sweeps.progress import ProgressSink, Summary
     from plait.sweeps.store import Store
 
 #: The value of the `source` column of every table a kernel run stores.
@@ -345,9 +345,10 @@ def execute(
 ) -> Summary:
     """Runs the runs of `prepared` not yet stored, one after another, storing each as it ends
     (see the module doc). Ctrl-C (or SIGTERM, SIGHUP in the command line) raises
-    :class:`plait.sweeps._Interrupted` carrying the summary; the run in progress is dropped."""
-    from plait.sweeps import ProgressSink, Summary, _Interrupted
+    :class:`plait.sweeps.progress._Interrupted` carrying the summary; the run in progress is
+    dropped."""
     from plait.sweeps.engine import deferred_interrupt
+    from plait.sweeps.progress import ProgressSink, Summary, _Interrupted
 
     runs = prepared.runs
     keys = [r.key for r in runs]
