@@ -427,6 +427,25 @@ impl MptcpFlow {
     fn note_cwnd(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         let cwnd = self.cc.cwnd(i);
         let s = &mut self.subflows[i];
+        if s.established && cwnd == s.cwnd {
+            // The same window since `cwnd_since`: its area is added when it changes (or read by
+            // `subflow_stats`), and cwnd·(t1 − t0) + cwnd·(t2 − t1) = cwnd·(t2 − t0) exactly in
+            // integers, so the sums are those of adding at every call.
+        } else {
+            self.note_cwnd_change(now, i, cwnd);
+        }
+        if self.tracing {
+            io.report(TransportEvent::Cwnd {
+                path: PathId::from_index(i),
+                cwnd_bytes: cwnd,
+            });
+        }
+    }
+
+    /// Subflow `i`'s window changed to `cwnd` (or it is not established): the area of the
+    /// old one is added up to `now`.
+    fn note_cwnd_change(&mut self, now: SimTime, i: usize, cwnd: u64) {
+        let s = &mut self.subflows[i];
         if s.established {
             let dt = now.saturating_sub(s.cwnd_since).as_nanos();
             s.stats.cwnd_area += u128::from(s.cwnd) * u128::from(dt);
@@ -435,12 +454,6 @@ impl MptcpFlow {
         s.cwnd = cwnd;
         s.cwnd_since = now;
         s.stats.cwnd_max_bytes = s.stats.cwnd_max_bytes.max(cwnd);
-        if self.tracing {
-            io.report(TransportEvent::Cwnd {
-                path: PathId::from_index(i),
-                cwnd_bytes: cwnd,
-            });
-        }
     }
 
     /// Subflows whose start time has come join the connection.
