@@ -201,6 +201,7 @@ pub struct MpatFlow {
     listed: Vec<bool>,
     /// Windows an input touched since the last send loop: only they can have resends due.
     touched: Vec<usize>,
+    is_touched: Vec<bool>,
     /// Scratch for the `spread` mapping.
     candidates: Vec<usize>,
     /// Windows whose receiver may have an ACK to send, each once.
@@ -288,6 +289,7 @@ impl MpatFlow {
             open: Vec::with_capacity(n),
             listed: vec![false; n],
             touched: Vec::with_capacity(n),
+            is_touched: vec![false; n],
             candidates: Vec::with_capacity(n),
             acking: VecDeque::with_capacity(n),
             deadlines: vec![None; n],
@@ -362,13 +364,15 @@ impl MpatFlow {
     }
 
     /// An input reached window j: it may have resends due and room again.
+    #[inline]
     fn touch(&mut self, j: usize) {
         self.change(j);
         if !self.listed[j] {
             self.listed[j] = true;
             self.open.push(j);
         }
-        if !self.touched.contains(&j) {
+        if !self.is_touched[j] {
+            self.is_touched[j] = true;
             self.touched.push(j);
         }
     }
@@ -396,14 +400,18 @@ impl MpatFlow {
                 (a, b) => a.or(b),
             };
             self.deadlines[j] = new;
-            if old.is_some() && old == self.earliest && new != old {
+            self.is_changed[j] = false;
+            // An unchanged wake-up leaves the earliest as it is (it is at most this one).
+            if new == old {
+                continue;
+            }
+            if old.is_some() && old == self.earliest {
                 rescan = true;
             } else if let Some(t) = new {
                 if self.earliest.is_none_or(|e| t < e) {
                     self.earliest = Some(t);
                 }
             }
-            self.is_changed[j] = false;
         }
         self.changed.clear();
         if rescan {
@@ -470,17 +478,19 @@ impl MpatFlow {
             f.outstanding = f.outstanding.saturating_sub(len);
             let before = f.acked;
             f.acked += len;
-            if self
-                .app_bytes
-                .is_some_and(|total| before < total && f.acked >= total)
-            {
-                self.reaching_end.push(i);
-            }
-            let f = &self.flows[i];
-            self.loads[i] = if self.app_bytes.is_some_and(|total| f.next >= total) {
-                f64::INFINITY
-            } else {
-                f.outstanding as f64 * f.inverse_share
+            // `set_load`, with the transfer size looked at once.
+            self.loads[i] = match self.app_bytes {
+                None => f.outstanding as f64 * f.inverse_share,
+                Some(total) => {
+                    if before < total && f.acked >= total {
+                        self.reaching_end.push(i);
+                    }
+                    if f.next >= total {
+                        f64::INFINITY
+                    } else {
+                        f.outstanding as f64 * f.inverse_share
+                    }
+                }
             };
         }
         first_lost
@@ -583,6 +593,7 @@ impl MpatFlow {
         }
         let mut next = self.next_flow();
         for &j in &touched {
+            self.is_touched[j] = false;
             loop {
                 let (i, offset, len) = match next {
                     Some(i) => (i, self.flows[i].next, self.segment_len(i)),
@@ -672,6 +683,7 @@ impl MpatFlow {
     }
 
     /// New data of flow `i` at `offset` went out on window `j`.
+    #[inline]
     fn account_new(&mut self, i: usize, j: usize, offset: u64, seg: &DataSegment) {
         self.windows[j].mappings.push_back(Mapped {
             window_seq: seg.seq,
@@ -744,6 +756,7 @@ impl MpatFlow {
     /// The window flow `i`'s next packet goes on, by the mapping, among the windows that may
     /// have room (the caller tries it and, if it has none, takes it off the list, so the
     /// choice is uniform over the windows with room); `None` when no window has room.
+    #[inline]
     fn pick_window(&mut self, i: usize) -> Option<usize> {
         let n = self.open.len();
         if n == 0 {
