@@ -55,13 +55,34 @@ impl DataReceiver {
             return None;
         }
         self.duplicate_bytes += start - dsn;
-        if start == self.rcv_nxt && self.out_of_order.is_empty() {
-            // In order with nothing waiting (the usual case): readable at once, what the
-            // general path below does without the queue.
+        if start == self.rcv_nxt {
+            // In order: what the general path below does, without inserting into the queue
+            // and taking out again. Every range held starts above `rcv_nxt` (the first is
+            // removed as soon as it is reached), and ranges held neither overlap nor touch.
+            match self.out_of_order.first() {
+                // Nothing waiting (the usual case), or a range the data does not reach:
+                // readable at once, the queue unchanged.
+                None => {}
+                Some((s, _)) if kept_end < s => {}
+                // Ending where the first range held starts: the two join and are readable.
+                Some((s, e)) if kept_end == s => {
+                    self.out_of_order.remove_below(e);
+                    self.rcv_nxt = e;
+                    self.refresh_right_edge();
+                    return Some(e);
+                }
+                Some(_) => return self.insert_out_of_order(start, kept_end),
+            }
             self.rcv_nxt = kept_end;
             self.refresh_right_edge();
             return Some(kept_end);
         }
+        self.insert_out_of_order(start, kept_end)
+    }
+
+    /// [`DataReceiver::handle_data`] of `[start, kept_end)`, new bytes inside the window, by
+    /// way of the out-of-order queue.
+    fn insert_out_of_order(&mut self, start: u64, kept_end: u64) -> Option<u64> {
         let before = self.out_of_order.total_bytes();
         let (added, _) = self.out_of_order.insert(start, kept_end);
         self.duplicate_bytes += (kept_end - start) - added;
@@ -142,6 +163,26 @@ mod tests {
         r.handle_data(5000, 1000);
         assert_eq!(r.duplicate_bytes(), 2000);
         assert_eq!(r.max_out_of_order_bytes(), 1000);
+    }
+
+    #[test]
+    fn in_order_data_before_a_held_range_reaches_it_or_not() {
+        let mut r = DataReceiver::new(100_000);
+        assert_eq!(r.handle_data(5000, 1000), None);
+        assert_eq!(r.handle_data(8000, 1000), None);
+        // Short of the first range held: readable, the queue unchanged.
+        assert_eq!(r.handle_data(0, 1000), Some(1000));
+        assert_eq!(
+            (r.out_of_order_bytes(), r.max_out_of_order_bytes()),
+            (2000, 2000)
+        );
+        // Ending where it starts: both readable, the next range still held.
+        assert_eq!(r.handle_data(1000, 4000), Some(6000));
+        assert_eq!((r.out_of_order_bytes(), r.duplicate_bytes()), (1000, 0));
+        // Overlapping it: the overlap counts as duplicate.
+        assert_eq!(r.handle_data(6000, 2500), Some(9000));
+        assert_eq!((r.out_of_order_bytes(), r.duplicate_bytes()), (0, 500));
+        assert_eq!((r.window(), r.max_out_of_order_bytes()), (100_000, 2000));
     }
 
     #[test]
