@@ -126,6 +126,27 @@ fn mark_lost(mappings: &mut VecDeque<Mapped>, first_lost: &mut Option<usize>, se
     }
 }
 
+/// [`first_ending_after`], looked for first where it usually is: mappings follow one another
+/// in window sequence, a full segment each, so the one holding `seq` is most often the
+/// `(seq − first)/mss`-th. If that one holds `seq`, every earlier one ends at or before its
+/// start (they are in order and do not overlap), so it is the first ending after `seq`;
+/// otherwise the binary search decides.
+#[inline]
+fn mapping_at(mappings: &VecDeque<Mapped>, seq: u64, mss: u32) -> usize {
+    if let Some(front) = mappings.front() {
+        if seq < front.window_seq {
+            return 0;
+        }
+        let k = (seq - front.window_seq) / u64::from(mss.max(1));
+        if let Some(m) = usize::try_from(k).ok().and_then(|k| mappings.get(k)) {
+            if m.window_seq <= seq && seq < m.window_seq + u64::from(m.len) {
+                return k as usize;
+            }
+        }
+    }
+    first_ending_after(mappings, seq)
+}
+
 /// The index of the first of `mappings` (in window sequence order, not overlapping) that ends
 /// after `seq`: a binary search of the deque's two slices in place of
 /// `VecDeque::partition_point`'s indexed one.
@@ -434,6 +455,7 @@ impl MpatFlow {
     }
 
     /// Window j has no room for new data until its next input.
+    #[inline]
     fn refuse(&mut self, j: usize) {
         if let Some(k) = self.open.iter().position(|&x| x == j) {
             self.open.swap_remove(k);
@@ -516,7 +538,7 @@ impl MpatFlow {
         }
         // The window's newly in-order bytes, mapped back to their flows.
         let mappings = &self.windows[j].mappings;
-        let mut k = first_ending_after(mappings, in_order.start);
+        let mut k = mapping_at(mappings, in_order.start, self.mss);
         while let Some(&m) = mappings.get(k) {
             if m.window_seq >= in_order.end {
                 break;
@@ -709,7 +731,7 @@ impl MpatFlow {
             mark_lost(&mut w.mappings, &mut w.first_lost, seg.seq, end);
         }
         let m = &self.windows[j].mappings;
-        if let Some(x) = m.get(first_ending_after(m, seg.seq)) {
+        if let Some(x) = m.get(mapping_at(m, seg.seq, self.mss)) {
             let s = &mut self.flows[x.flow].stats;
             s.packets_sent += 1;
             s.bytes_sent += u64::from(seg.len);
@@ -1115,6 +1137,47 @@ mod tests {
         let mut after = None;
         mark_lost(&mut m, &mut after, 0, 1_000);
         assert_eq!(after, Some(13));
+    }
+
+    /// The guess by segment size finds what the binary search finds: full and short
+    /// segments, gaps, a wrapped deque, sequence numbers before, inside and after them.
+    #[test]
+    fn a_mapping_found_by_its_size_is_the_one_the_search_finds() {
+        let mut m: VecDeque<Mapped> = VecDeque::with_capacity(8);
+        let mut seq = 1_000;
+        for k in 0..14u64 {
+            if k == 6 {
+                // Wrap the ring buffer: pop from the front, push at the back.
+                for _ in 0..5 {
+                    m.pop_front();
+                }
+            }
+            let len = match k % 5 {
+                3 => 400,
+                4 => 1,
+                _ => 1_000,
+            };
+            m.push_back(Mapped {
+                window_seq: seq,
+                len,
+                flow: 0,
+                offset: 0,
+                lost: false,
+            });
+            seq += u64::from(len) + if k == 9 { 700 } else { 0 };
+        }
+        let (first, end) = (m.front().unwrap().window_seq, seq + 2_000);
+        for s in (first.saturating_sub(1_500)..end)
+            .step_by(7)
+            .chain([0, first, end])
+        {
+            assert_eq!(
+                mapping_at(&m, s, 1_000),
+                first_ending_after(&m, s),
+                "seq {s}"
+            );
+        }
+        assert_eq!(mapping_at(&VecDeque::new(), 5, 1_000), 0);
     }
 
     #[test]
