@@ -949,7 +949,32 @@ impl MpatFlow {
     #[inline]
     fn flush(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         match self.noise.take() {
-            None => self.emit(now, &mut |x| out.send(x)),
+            None => {
+                // `emit`, with each ACK written where it lies in the pool (no copy of its
+                // SACK blocks): the same packets in the same order.
+                if self.send_pending {
+                    self.send_pending = false;
+                    self.send(now, &mut |x| out.send(x));
+                }
+                let header_bytes = self.header_bytes;
+                while let Some(j) = self.acking.pop_front() {
+                    let w = &mut self.windows[j];
+                    w.poll_receiver = false;
+                    let receiver = &mut w.receiver;
+                    while receiver.ack_pending() {
+                        out.send_with(
+                            PathId::from_index(j),
+                            Direction::Reverse,
+                            #[inline(always)]
+                            |header| {
+                                let ack = receiver.take_ack(now);
+                                *header = Header::TcpAck(ack);
+                                header_bytes + ack.sack.option_bytes()
+                            },
+                        );
+                    }
+                }
+            }
             Some(mut noise) => {
                 self.emit(now, &mut |x: Transmit| {
                     let end = usize::from(x.direction == Direction::Reverse);
