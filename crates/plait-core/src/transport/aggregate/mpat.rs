@@ -385,7 +385,7 @@ impl MpatFlow {
     }
 
     /// An input reached window j: it may have resends due and room again.
-    #[inline]
+    #[inline(always)]
     fn touch(&mut self, j: usize) {
         self.change(j);
         if !self.listed[j] {
@@ -399,6 +399,7 @@ impl MpatFlow {
     }
 
     /// Window j's timers may have moved.
+    #[inline(always)]
     fn change(&mut self, j: usize) {
         if !self.is_changed[j] {
             self.is_changed[j] = true;
@@ -690,7 +691,9 @@ impl MpatFlow {
         if w.core
             .sends_nothing(&w.cc, w.core.snd_nxt() + u64::from(self.mss), true)
         {
-            self.refuse(j);
+            // `refuse(j)` of the one window open.
+            self.open.clear();
+            self.listed[j] = false;
             return true;
         }
         false
@@ -705,7 +708,7 @@ impl MpatFlow {
     }
 
     /// New data of flow `i` at `offset` went out on window `j`.
-    #[inline]
+    #[inline(always)]
     fn account_new(&mut self, i: usize, j: usize, offset: u64, seg: &DataSegment) {
         self.windows[j].mappings.push_back(Mapped {
             window_seq: seg.seq,
