@@ -632,20 +632,32 @@ impl MptcpFlow {
         self.subflows[i].core.send_window(&controller)
     }
 
-    /// What [`SubflowView::can_send`] says of the view subflow `i` would get now, without
-    /// taking the view.
+    /// The view subflow `i` would get now (taken with the send window read once, as
+    /// [`MptcpFlow::view`] takes it) if [`SubflowView::can_send`] would say yes of it, else
+    /// `None` without taking it.
     #[inline]
-    fn can_send(&self, i: usize, len: u32) -> bool {
-        let can = self.usable(i) && {
-            let in_flight = self.subflows[i].core.bytes_in_flight();
-            in_flight == 0 || in_flight + u64::from(len) <= self.send_window(i)
-        };
-        debug_assert_eq!(can, self.view(i, SubflowSet::EMPTY).can_send(len));
-        can
+    fn view_if_can_send(&self, i: usize, len: u32, carried: SubflowSet) -> Option<SubflowView> {
+        let view = self
+            .usable(i)
+            .then(|| {
+                let in_flight = self.subflows[i].core.bytes_in_flight();
+                let window = self.send_window(i);
+                (in_flight == 0 || in_flight + u64::from(len) <= window)
+                    .then(|| self.view_with_window(i, carried, window))
+            })
+            .flatten();
+        debug_assert_eq!(view.is_some(), self.view(i, carried).can_send(len));
+        view
     }
 
     /// The view of subflow `i` the scheduler gets.
     fn view(&self, i: usize, carried: SubflowSet) -> SubflowView {
+        self.view_with_window(i, carried, self.send_window(i))
+    }
+
+    /// [`MptcpFlow::view`] with the send window already read.
+    #[inline]
+    fn view_with_window(&self, i: usize, carried: SubflowSet, send_window: u64) -> SubflowView {
         let s = &self.subflows[i];
         let rtt = s.core.rtt_estimator();
         SubflowView {
@@ -653,7 +665,7 @@ impl MptcpFlow {
             usable: self.usable(i),
             backup: s.backup,
             mss: self.mss,
-            cwnd_bytes: self.send_window(i),
+            cwnd_bytes: send_window,
             ssthresh_bytes: self.cc.ssthresh(i),
             in_flight_bytes: s.core.bytes_in_flight(),
             queued_bytes: s.core.snd_nxt() - s.core.snd_una(),
@@ -820,17 +832,31 @@ impl MptcpFlow {
             };
             let n = self.subflows.len();
             // Whether any subflow has the window, from the views still exact and, for the
-            // others, without taking their views yet (usually the question that ends the loop).
-            if skip_blocked
-                && !(0..n).any(|j| {
+            // others, without taking their views unless they have it (usually the question that
+            // ends the loop). The view of one that has it is taken here, its window read once:
+            // refresh_views would take it next.
+            if skip_blocked {
+                let mut any = false;
+                for j in 0..n {
                     if fresh.contains(j) {
-                        self.views[j].can_send(len)
-                    } else {
-                        self.can_send(j, len)
+                        if self.views[j].can_send(len) {
+                            any = true;
+                            break;
+                        }
+                    } else if let Some(view) = self.view_if_can_send(j, len, carried) {
+                        self.views[j] = view;
+                        fresh.insert(j);
+                        #[cfg(test)]
+                        {
+                            self.work.views_taken += 1;
+                        }
+                        any = true;
+                        break;
                     }
-                })
-            {
-                break;
+                }
+                if !any {
+                    break;
+                }
             }
             self.refresh_views(carried, &mut fresh);
             let connection = ConnectionView {
