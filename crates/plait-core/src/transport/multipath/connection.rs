@@ -1145,6 +1145,27 @@ impl MptcpFlow {
     #[inline]
     fn send_acks(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         self.subflows[i].poll_receiver = false;
+        if io.noise.is_none() {
+            // Each ACK written where it lies in the pool (no copy of its SACK blocks); the
+            // same ACKs as below: nothing here changes the window or the DATA_ACK.
+            let (window, data_ack) = (self.receiver.window(), self.receiver.rcv_nxt());
+            let receiver = &mut self.subflows[i].receiver;
+            let header_bytes = self.header_bytes;
+            while receiver.ack_pending() {
+                io.out.send_with(
+                    PathId::from_index(i),
+                    Direction::Reverse,
+                    #[inline(always)]
+                    |header| {
+                        let mut ack = receiver.take_ack(now);
+                        ack.rwnd = window;
+                        *header = Header::MptcpAck(MptcpAck { ack, data_ack });
+                        header_bytes + ack.sack.option_bytes() + DSS_ACK_OPTION_BYTES
+                    },
+                );
+            }
+            return;
+        }
         while let Some(mut ack) = self.subflows[i].receiver.poll_transmit(now) {
             // The window goes with the DATA_ACK it is relative to, both as they stand now: a
             // window computed when this subflow last received data, put beside a later
