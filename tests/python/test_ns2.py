@@ -207,13 +207,6 @@ def test_multcp_on_red_agrees_with_ns2_when_reduced_from_the_window():
 
 
 @needs_ns
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 31 item 2: plait's FlightSize basis is not capped at cwnd for fast "
-    "retransmits, so MulTCP(4) 'reduces' to a larger window (8.3 shares against ns-2's 3.9); "
-    "the fix is experiments/ns2-differential/ssthresh_basis_cap.patch (docs/ns2.md), held "
-    "back because it changes golden files",
-)
 def test_multcp_on_red_agrees_with_ns2_by_default():
     _, summary = ns2.compare(MULTCP_RED, seeds=(1, 2, 3))
     by = summary.groupby("simulator").mean(numeric_only=True)

@@ -1171,13 +1171,25 @@ impl TcpCore {
 
     /// What a fast retransmit's ssthresh is computed from ([`SsthreshBasis`]): RFC 5681 §3.2
     /// step 2, "ssthresh = max (FlightSize / 2, 2*SMSS)" where "data sent via limited
-    /// transmit MUST NOT be included in this calculation"; or, as Linux does, the congestion
-    /// window (`tcp_reno_ssthresh`: `max(cwnd >> 1, 2)`).
+    /// transmit MUST NOT be included in this calculation", capped at the congestion window;
+    /// or, as Linux does, the congestion window (`tcp_reno_ssthresh`: `max(cwnd >> 1, 2)`).
+    ///
+    /// The cap is the one of [`TcpCore::flight_size_for_timeout`], for the same reason: with
+    /// SACK, FlightSize counts the bytes SACKed above the holes, which `pipe` (and so the
+    /// window) does not, and a loss episode that starts soon after the previous recovery
+    /// finds FlightSize well above cwnd. RFC 5681's halving hides it (FlightSize/2 rarely
+    /// passes cwnd), but a controller that keeps more, as MulTCP(N) keeps 1 − 1/(2N), then
+    /// "reduces" to a larger window: MulTCP(4) on RED went 65152 -> 67707 -> 89425 bytes in
+    /// three congestion events, drove the queue into RED's gentle region (11 % dropped) and
+    /// took 8.2 Reno shares where ns-2, which reduces from `window()` (tcp/tcp.cc
+    /// `slowdown`), gives 3.9 (docs/ns2.md). The cap keeps the RFC's value whenever
+    /// FlightSize is within the window (an application-limited sender included).
     pub fn ssthresh_basis<C: CongestionControl + ?Sized>(&self, cc: &C) -> u64 {
         match self.config.ssthresh_basis {
             SsthreshBasis::FlightSize => self
                 .flight_size()
-                .saturating_sub(self.limited_transmit_bytes),
+                .saturating_sub(self.limited_transmit_bytes)
+                .min(cc.cwnd()),
             SsthreshBasis::Cwnd => cc.cwnd(),
         }
     }

@@ -54,6 +54,9 @@ pub(crate) struct TestReno {
     pub packets_sent: u64,
     /// `bytes_in_flight` given to the latest `on_congestion_event` / timeout.
     pub last_flight: u64,
+    /// The largest `bytes_in_flight - cwnd` any `on_congestion_event` was given (0 if never
+    /// above the window).
+    pub most_basis_above_cwnd: u64,
     pub last_sample: Option<AckSample>,
     /// (tag, bytes) of each `on_tagged_ack` / `on_tagged_loss`.
     pub tagged_acks: Vec<(u64, u64)>,
@@ -73,6 +76,7 @@ impl TestReno {
             acks: 0,
             packets_sent: 0,
             last_flight: 0,
+            most_basis_above_cwnd: 0,
             last_sample: None,
             tagged_acks: Vec::new(),
             tagged_losses: Vec::new(),
@@ -124,6 +128,9 @@ impl CongestionControl for TestReno {
     fn on_congestion_event(&mut self, _now: SimTime, bytes_in_flight: u64) {
         self.congestion_events += 1;
         self.last_flight = bytes_in_flight;
+        self.most_basis_above_cwnd = self
+            .most_basis_above_cwnd
+            .max(bytes_in_flight.saturating_sub(self.cwnd));
         if !self.fixed {
             self.ssthresh = half_flight_size(bytes_in_flight, self.mss);
             self.cwnd = self.ssthresh;
@@ -670,6 +677,27 @@ fn tail_loss_behind_a_recovery_needs_no_timeout() {
         assert_eq!(h.retransmitted_seqs(), vec![50 * MSS, 59 * MSS]);
         assert_eq!(h.receiver.duplicate_bytes(), 0);
     }
+}
+
+/// A fast retransmit reduces from at most the window (`TcpCore::ssthresh_basis`). Here a second
+/// loss in the first window (45) keeps the first recovery going while new data sent during it
+/// arrives, one of those segments (54) is lost too, and the next episode starts with the
+/// segments SACKed above 54 still in FlightSize: 11 segments above the window of 20 the
+/// sender keeps. RFC 5681's halving of such a FlightSize stays below the window, but a
+/// controller that keeps more (MulTCP(N) keeps 1 − 1/(2N)) would "reduce" to a larger window.
+#[test]
+fn congestion_events_reduce_from_at_most_the_window() {
+    let lost = [30, 45, 54];
+    let script = lost
+        .iter()
+        .fold(LossScript::none(), |s, &k| s.seq(k * MSS, 1));
+    let config = config(true);
+    let cc = TestReno::fixed(config.mss, 20 * MSS);
+    let h = Harness::new(config, cc, 300 * MSS, script).run();
+    let cc = h.sender.cc();
+    assert_eq!((cc.congestion_events, cc.timeouts), (2, 0));
+    assert_eq!(cc.most_basis_above_cwnd, 0);
+    assert_eq!(cc.last_flight, 20 * MSS);
 }
 
 #[test]
