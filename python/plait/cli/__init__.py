@@ -28,6 +28,7 @@ EXIT_INTERRUPTED = 130
 COMMANDS = {
     "run": "plait.cli.run",
     "validate": "plait.cli.validate",
+    "phase": "plait.cli.phase",
     "sweep": "plait.cli.sweep",
     "reproduce": "plait.cli.reproduce",
     "list": "plait.cli.listing",
