@@ -146,3 +146,51 @@ def test_json_holds_every_run(tmp_path):
         assert f["jittered_min"] <= f["jittered_mean"] <= f["jittered_max"]
     total = sum(f["shares"][0]["share"] for f in data["flows"])
     assert total == pytest.approx(1.0)
+
+
+SWEEP = """
+[simulation]
+duration = "6s"
+warmup = "1s"
+
+[[link]]
+name = "bottleneck"
+from = "a"
+to = "b"
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", packets = 20 }
+
+[[flow]]
+name = "f"
+count = 2
+kind = "tcp"
+src = "a"
+dst = "b"
+{start}
+[sweep]
+grid = { "link.bottleneck.rate" = ["5Mbps", "10Mbps"] }
+seeds = 2
+"""
+
+
+def test_a_sweep_whose_seeds_change_nothing_says_so(tmp_path, capsys):
+    import plait
+
+    fixed = tmp_path / "fixed.toml"
+    fixed.write_text(SWEEP.replace("{start}", ""), encoding="utf-8")
+    random_starts = tmp_path / "random.toml"
+    random_starts.write_text(
+        SWEEP.replace("{start}", 'start = { uniform = ["0s", "1s"] }'), encoding="utf-8"
+    )
+    assert plait.sweep(fixed, workers=1, out=tmp_path / "a").seeds_change_nothing()
+    assert not plait.sweep(random_starts, workers=1, out=tmp_path / "b").seeds_change_nothing()
+    # One seed: nothing to compare.
+    assert not plait.sweep(fixed, seeds=1, workers=1, out=tmp_path / "c").seeds_change_nothing()
+    # The command line says it after the summary (the runs are stored already).
+    capsys.readouterr()
+    assert main(["sweep", str(fixed), "--workers", "1", "--out", str(tmp_path / "a")]) == 0
+    err = capsys.readouterr().err
+    assert "every seed gave the same flows" in err and "docs/phase.md" in err
+    assert main(["sweep", str(random_starts), "--workers", "1", "--out", str(tmp_path / "b")]) == 0
+    assert "every seed gave the same flows" not in capsys.readouterr().err

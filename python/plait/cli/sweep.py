@@ -186,6 +186,15 @@ def main(args: argparse.Namespace) -> int:
             )
         glob = f"{out}/**/*.parquet" if len(result.tables) == 1 else f"{out}/<table>/*.parquet"
         console.print(plain(f"results: {glob}"))
+        if result.seeds_change_nothing():
+            console.print(
+                plain(
+                    "note: every seed gave the same flows at each point: nothing in the "
+                    "scenario draws from the seed (exact host timing, fixed start times, no "
+                    "random loss or queue), so the spread over seeds is zero by construction; "
+                    "`plait phase` tells whether the result hinges on timing (docs/phase.md)"
+                )
+            )
     return EXIT_FAILED_RUNS if s.failed else 0
 
 

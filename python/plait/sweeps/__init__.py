@@ -78,6 +78,31 @@ class SweepResult:
         """One row per failed run: key, parameters, seed and error."""
         return pd.DataFrame(self.summary.errors)
 
+    def seeds_change_nothing(self) -> bool:
+        """Whether the seeds gave the very same flows (every column of the flows table) at each
+        point of the sweep that has two seeds or more stored: nothing in the scenario drew from
+        the seed (exact host timing, fixed start times, no random loss or queue), so a spread
+        over the seeds is zero by construction (docs/phase.md). False when no point has two
+        seeds, or the flows table was not stored."""
+        import json
+
+        if "flows" not in self.tables or len({r.seed for r in self.runs}) < 2:
+            return False
+        flows = self.flows
+        if flows.empty:
+            return False
+        point = {r.key: json.dumps(r.params, sort_keys=True, default=str) for r in self.runs}
+        measured = [c for c in flows.columns if c not in ("run", "seed", *self.runs[0].params)]
+        flows = flows.assign(_point=flows["run"].map(point))
+        compared = False
+        for _, rows in flows.groupby(["_point", "name"], sort=False):
+            if rows["seed"].nunique() < 2:
+                continue
+            compared = True
+            if any(rows[c].astype(str).nunique(dropna=False) > 1 for c in measured):
+                return False
+        return compared
+
 
 def sweep(
     scenario: Scenario,
