@@ -106,7 +106,8 @@ macro_rules! tcp_connection_params {
                 "ssthresh_basis",
                 $crate::transport::tcp::SsthreshBasis::NAMES,
                 "what a fast retransmit's window reduction is computed from: FlightSize without \
-                 limited-transmit data (RFC 5681 §3.2) or the congestion window (Linux)",
+                 limited-transmit data (RFC 5681 §3.2), capped at the congestion window as for a \
+                 timeout, or the congestion window (Linux)",
             )
             .default($crate::registry::Scalar::Name("flight_size"))
             .in_section(),

@@ -103,7 +103,8 @@ named_choice! {
 named_choice! {
     /// What `ssthresh` is computed from when fast recovery starts.
     pub enum SsthreshBasis {
-        /// RFC 5681 §3.2 step 2: FlightSize, without the data sent by limited transmit.
+        /// RFC 5681 §3.2 step 2: FlightSize, without the data sent by limited transmit,
+        /// capped at the congestion window (`TcpCore::ssthresh_basis`).
         #[default]
         FlightSize = "flight_size",
         /// Linux (`tcp_reno_ssthresh`, `bictcp_recalc_ssthresh`): the congestion window.
