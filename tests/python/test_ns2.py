@@ -99,6 +99,13 @@ def test_script_follows_the_scenario_options():
     assert "Queue/RED" not in text
     assert "Agent/TCP set window_ 20" in text
     assert "[new Agent/TCP/Newreno]" in text and "[new Agent/TCPSink]" in text
+    # plait's NewReno: the timer restarted on every partial ACK (ns-2.35's default restarts
+    # it on the first only), a fast retransmit once the ACK reaches the recovery point (ns-2's
+    # default waits for one packet more).
+    assert "Agent/TCP/Newreno set newreno_changes1_ 0" in text
+    assert "Agent/TCP/Newreno set lessCareful_ true" in text
+    assert "Agent/TCP/Newreno set partial_window_deflation_ 1" in text
+    assert "Newreno set" not in _script(MULTCP_DROPTAIL)
     # exact: alpha = 3n²/(4n - 1) = 12/7; beta = 1/(2n).
     assert f"increase_num_ {12 / 7!r}" in text
     assert "decrease_num_ 0.75" in text

@@ -230,6 +230,18 @@ def _shrink_mpat(monkeypatch, tmp_path):
     )
 
 
+def _shrink_ns2_agreement(monkeypatch, tmp_path):
+    """One scenario at the full length over the default seeds, ns-2's rows read from the
+    committed store (no ns-2 needed, nothing written into the source tree)."""
+    from plait.experiments import ns2_agreement as na
+
+    _with_settings(
+        monkeypatch,
+        na,
+        lambda o: na.Settings(seeds=list(o.seeds), cases=("sack-red",), ns="stored"),
+    )
+
+
 SHRINK = {
     "parallel-tcp": _shrink_parallel_tcp,
     "linux-fidelity": _shrink_linux_fidelity,
@@ -238,6 +250,7 @@ SHRINK = {
     "mpfast": _shrink_mpfast,
     "multfrc": _shrink_multfrc,
     "mpat": _shrink_mpat,
+    "ns2-agreement": _shrink_ns2_agreement,
 }
 
 

@@ -11,6 +11,8 @@ to results/reproduce under the current folder.
 machine's kernel instead (plait testbed, one run at a time, into the committed store
 experiments/linux-fidelity/kernel/; runs stored there are skipped; the estimated real time is
 printed first; `--only SETTING=V[,V...]` selects settings) and writes no report.
+`plait reproduce ns2-agreement` with ns-2 installed stores the ns-2 rows it had not stored before
+in the committed store experiments/ns2-agreement/ns2/, which machines without ns-2 read.
 
 Exit codes: 0 the report is written (whatever the verdicts), 1 some runs failed (each recorded;
 the next call runs them again; no report), 2 a mistake in the command line (nothing written),

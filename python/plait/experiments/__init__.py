@@ -26,6 +26,7 @@ MODULES = {
     "mpfast": "plait.experiments.mpfast",
     "multfrc": "plait.experiments.multfrc",
     "mpat": "plait.experiments.mpat",
+    "ns2-agreement": "plait.experiments.ns2_agreement",
 }
 
 

@@ -17,7 +17,9 @@ would otherwise apply):
   being byte mode) with `thresh_`, `maxthresh_`, `q_weight_`, `linterm_ = 1/max_p`,
   `gentle_`, `wait_`, `mean_pktsize_` set from the scenario;
 - TCP: `Agent/TCP/Sack1` and `Agent/TCPSink/Sack1` (plait's default `sack = true`), or
-  `Agent/TCP/Newreno` with `Agent/TCPSink` when `sack = false`; `packetSize_` = mss (ns-2 adds
+  `Agent/TCP/Newreno` with `Agent/TCPSink` when `sack = false` (with `newreno_changes1_ 0`:
+  the timer restarted on every partial ACK, and `lessCareful_ true`: a fast retransmit once
+  the ACK reaches the recovery point, as plait does); `packetSize_` = mss (ns-2 adds
   `tcpip_base_hdr_size_` = 40 header bytes on the wire, plait's `header_bytes`),
   `windowInit_`, `minrto_`, `maxrto_`, `rtxcur_init_` from `[tcp]`, and the advertised window
   `window_` from `receive_buffer / mss` (ns-2's default `window_ 20` would cap every window at
@@ -426,6 +428,20 @@ def tcl(s: Scenario, sample_interval: float | None = None) -> str:
     w("Agent/TCP set overhead_ 0 ;# no random send delay")
     if t.delayed_ack:
         w(f"Agent/TCPSink/DelAck set interval_ {_num(t.delayed_ack_timeout_s)}")
+    if not t.sack:
+        # plait's NewReno restarts the retransmission timer on every partial ACK (RFC 6582
+        # §4 "Slow-but-Steady", transport/tcp/core.rs); ns-2.35's default newreno_changes1_ 1
+        # restarts it on the first only ("Impatient", tcp/tcp-newreno.cc
+        # partialnewack_helper), so a long recovery there ends in a timeout.
+        w("Agent/TCP/Newreno set newreno_changes1_ 0 ;# Slow-but-Steady, as plait")
+        w("Agent/TCP/Newreno set partial_window_deflation_ 1 ;# RFC 6582 step 5, as plait")
+        w("Agent/TCP/Newreno set exit_recovery_fix_ 0 ;# full ACK: cwnd = ssthresh, as plait")
+        # plait allows a new fast retransmit once the cumulative ACK reaches the recovery
+        # point (RFC 6582 §3.2 step 1 compares the ACK field with `recover`); ns-2's default
+        # "Careful" variant waits for an ACK one packet beyond it (highest_ack_ > recover_ in
+        # NewRenoTcpAgent::dupack_action), so the loss of the first packet sent after the
+        # point ends in a timeout there.
+        w("Agent/TCP/Newreno set lessCareful_ true ;# FR when the ACK reaches recover_, as plait")
     w("")
     nodes: list[str] = []
     for link in s.links:
