@@ -476,7 +476,12 @@ def claims(rows: pd.DataFrame, full: bool = True) -> list[Claim]:
             for sim in ("plait", "ns-2")
         }
         detail = (
-            f"plait / ns-2 = {r.plait_over_ns2:.3f} over {r.seeds} seeds, flows starting at the "
+            (
+                f"plait / ns-2 = {r.plait_over_ns2:.3f}"
+                if math.isfinite(r.plait_over_ns2)
+                else "ns-2 has none, plait some"
+            )
+            + f" over {r.seeds} seeds, flows starting at the "
             f"same times in both; ns-2 {r.ns2_min / scale:.4g}–{r.ns2_max / scale:.4g}{unit}, "
             f"plait {r.plait_min / scale:.4g}–{r.plait_max / scale:.4g}{unit}."
         )
