@@ -171,8 +171,8 @@ def test_sim_only_keys_are_left_out_and_others_still_refused():
     assert plan.sim_only == ["tcp.host_jitter"]
     assert "host_jitter" not in plan.scenario.get("tcp", {}) and "testbed" not in plan.scenario
     # Only the marked keys: another simulator-only key is still refused.
-    with pytest.raises(Refusal, match=r"\[tcp\]: `mss` is not supported"):
-        _plan(JITTER.replace('host_jitter = "5us"', 'host_jitter = "5us"\nmss = 1000')
+    with pytest.raises(Refusal, match=r"\[tcp\]: `dupack_threshold` is not supported"):
+        _plan(JITTER.replace('host_jitter = "5us"', 'host_jitter = "5us"\ndupack_threshold = 4')
               + '\n[testbed]\nsim_only = ["tcp.host_jitter"]\n')  # fmt: skip
     flow_key = _plan(
         SCENARIO.format(duration="5s", warmup="1s", buffer=100).replace(

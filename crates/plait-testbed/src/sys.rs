@@ -641,6 +641,43 @@ pub fn mptcp_connect(addr: &std::net::SocketAddr) -> Result<std::net::TcpStream,
     Ok(stream)
 }
 
+/// A TCP connection to `addr` whose MSS is clamped to `maxseg` before the handshake
+/// (TCP_MAXSEG, tcp(7): set before connecting, it also lowers the MSS the SYN announces). The
+/// kernel's MSS then leaves room for the options of every segment (12 bytes of timestamps when
+/// `net.ipv4.tcp_timestamps` is on): the payload per segment is `tcpi_snd_mss`.
+pub fn tcp_connect_with_maxseg(
+    addr: &std::net::SocketAddr,
+    maxseg: u32,
+) -> Result<std::net::TcpStream, String> {
+    // SAFETY: a plain socket(2); the descriptor is owned by the stream below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(format!("socket: {}", io::Error::last_os_error()));
+    }
+    // SAFETY: fd is a fresh socket nothing else owns; the stream closes it (also on error).
+    let stream = unsafe { std::net::TcpStream::from_raw_fd(fd) };
+    let value =
+        libc::c_int::try_from(maxseg).map_err(|_| format!("TCP_MAXSEG {maxseg}: too large"))?;
+    // SAFETY: the option value is a c_int and its size.
+    check(unsafe {
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_MAXSEG,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    })
+    .map_err(|e| format!("TCP_MAXSEG {maxseg}: {e}"))?;
+    let sa = sockaddr(addr)?;
+    let len = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    // SAFETY: sa is a valid sockaddr_in of `len` bytes.
+    if unsafe { libc::connect(fd, &sa as *const _ as *const libc::sockaddr, len) } < 0 {
+        return Err(format!("connect {addr}: {}", io::Error::last_os_error()));
+    }
+    Ok(stream)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,7 @@ DEFAULT_QUEUE = {"kind": "droptail", "packets": 1000}
 
 #: Keys the testbed runs, per section; any other key is refused, naming it.
 SIMULATION_KEYS = {"duration", "warmup", "seed", "sample_interval"}
-TCP_KEYS = {"profile"}
+TCP_KEYS = {"profile", "mss"}
 LINK_KEYS = {
     "name", "from", "to", "rate", "delay", "duplex", "queue", "reverse_queue", "loss",
     "reverse_loss",
@@ -43,8 +43,15 @@ DROPPER_KEYS = {"kind", "threshold", "hold", "policy"}
 #: The threshold-dropper's hold when no flow's data crosses the direction (plait-core
 #: sim/build.rs, FALLBACK_HOLD).
 FALLBACK_HOLD_NS = 100_000_000
-FLOW_KEYS = {"name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route"}
-MPTCP_KEYS = FLOW_KEYS - {"route"} | {"subflows", "scheduler"}
+FLOW_KEYS = {
+    "name", "kind", "src", "dst", "count", "start", "stop", "bytes", "cc", "route", "mss",
+}  # fmt: skip
+MPTCP_KEYS = FLOW_KEYS - {"route", "mss"} | {"subflows", "scheduler"}
+#: A TCP flow's `mss` (payload bytes per segment) the kernel can give it here: TCP_MAXSEG
+#: takes 88 to 32767 bytes (TCP_MIN_MSS, MAX_TCP_WINDOW) less the 12 bytes of timestamps, and
+#: the TUN devices' 1500-byte MTU leaves 1500 - 20 - 20 - 12 = 1448.
+MIN_MSS = 88 - 12
+MAX_MSS = 1448
 #: The kernel's own MPTCP scheduler (net/mptcp/protocol.c, `mptcp_subflow_get_send`): the
 #: subflow of least smoothed RTT with window space, as plait's `min_rtt`; "linux" names it too.
 KERNEL_SCHEDULERS = ("min_rtt", "linux")
@@ -140,6 +147,9 @@ class FlowInstance:
     #: MPTCP: one (route, reverse, route's node names) per subflow; subflow k runs between the
     #: sender's address k and the receiver's address 0 (`Plan.addr`). Empty for TCP.
     subflows: list[tuple[list[int], list[int], list[str]]] = field(default_factory=list)
+    #: The payload bytes per segment the scenario sets (`mss`, the flow's or `[tcp]`'s), which
+    #: the sender asks the kernel for (TCP_MAXSEG); None: the kernel's own (1448 here).
+    mss: int | None = None
 
 
 @dataclass
@@ -372,6 +382,7 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
                 f"{where}: kind `{flow['kind']}` is not supported by plait testbed yet "
                 "(tcp and mptcp only)"
             )
+        mss = _mss(flow, canonical.get("tcp", {}), mptcp, where)
         if mptcp:
             cc = _mptcp_cc(flow, where)
             subflow_routes = [
@@ -445,6 +456,7 @@ def plan_scenario(canonical: dict[str, Any], seed: int | None) -> Plan:
                     route=fwd,
                     reverse=back,
                     subflows=subflows,
+                    mss=mss,
                 )
             )
     n_addrs = {h: 1 for h in hosts}
@@ -547,6 +559,26 @@ def _events(canonical: dict[str, Any], links: list[LinkDir]) -> list[tuple[int, 
     # Stable: file order within (time, kind).
     out.sort(key=lambda e: (e[0], e[1]))
     return [(at, j, change) for at, _, j, change in out]
+
+
+def _mss(flow: dict, tcp: dict, mptcp: bool, where: str) -> int | None:
+    """The flow's `mss` (its own, else `[tcp]`'s) if the kernel can give it, else a refusal."""
+    if "mss" not in flow and "mss" not in tcp:
+        return None
+    key = "mss" if "mss" in flow else "[tcp] mss"
+    if mptcp:
+        raise Refusal(
+            f"{where}: {key}: not supported for MPTCP flows by plait testbed yet (the kernel's "
+            "MPTCP socket sets its subflows' MSS)"
+        )
+    mss = quantity(flow.get("mss", tcp.get("mss")), "size")
+    if not MIN_MSS <= mss <= MAX_MSS:
+        raise Refusal(
+            f"{where}: {key}: {mss} bytes per segment is outside what the kernel gives here "
+            f"({MIN_MSS} to {MAX_MSS}: TCP_MAXSEG's range less the timestamps, and the 1500-byte "
+            "MTU)"
+        )
+    return mss
 
 
 def _mptcp_cc(flow: dict, where: str) -> str:

@@ -379,6 +379,8 @@ class _Run:
             ]
             if f.bytes is not None:
                 argv += ["--bytes", str(f.bytes)]
+            if f.mss is not None:
+                argv += ["--mss", str(f.mss)]
             if f.subflows:
                 argv.append("--mptcp")
             clients.append(
@@ -460,6 +462,8 @@ class _Run:
             if info:
                 sockets[f.name] = {
                     "info_len": info.get("info_len"),
+                    # Payload bytes per segment the kernel sent with (a gauge, not a count).
+                    "snd_mss": info.get("snd_mss"),
                     **{k: _since(info, before, k) for k in SOCKET_COUNTERS},
                 }
             if plan.sample_ns:  # as plait run: series only with a sample_interval

@@ -3,7 +3,7 @@
 //! ```text
 //! plait-tcpflow server --listen ADDR:PORT --t0-ns T --sample-ns S --report FILE [--mptcp]
 //! plait-tcpflow client --connect ADDR:PORT --cc NAME --t0-ns T --start-ns A --stop-ns B
-//!                      [--bytes N] --sample-ns S [--mark-ns M] --report FILE [--mptcp]
+//!                      [--bytes N] [--mss N] --sample-ns S [--mark-ns M] --report FILE [--mptcp]
 //! ```
 //!
 //! `--mptcp` opens the socket with protocol IPPROTO_MPTCP (262, RFC 8684 in Linux ≥ 5.6): the
@@ -18,8 +18,11 @@
 //! it has sent `bytes` (a finite transfer) or `stop` passes, and records TCP_INFO at every
 //! sample tick, at `--mark-ns` (the scenario's warm-up end, reported as `mark`: the runner
 //! subtracts it from the end's counters) and at the end (for a finite transfer, when every
-//! byte is acknowledged). Each writes its report as JSON on exit; SIGTERM/SIGINT end
-//! them early, report included.
+//! byte is acknowledged). With `--mss N` (TCP only) the client clamps the connection's MSS
+//! before connecting (TCP_MAXSEG of N plus the timestamp option's 12 bytes when timestamps are
+//! on) so that segments carry N payload bytes, and sends nothing, reporting an error, if the
+//! kernel's `tcpi_snd_mss` is another. Each writes its report as JSON on exit; SIGTERM/SIGINT
+//! end them early, report included.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -182,6 +185,12 @@ fn client(args: &Args) -> Result<(), String> {
         .transpose()
         .map_err(|_| "--mark-ns: expected a whole number".to_string())?;
     let report = args.need("--report")?.to_string();
+    // The payload bytes per segment asked for (the scenario's `mss`), if any.
+    let mss = args
+        .get("--mss")
+        .map(|m| m.parse::<u32>())
+        .transpose()
+        .map_err(|_| "--mss: expected a whole number of bytes".to_string())?;
 
     // Wait for the start time (bounded by it; a stop signal ends the wait).
     while since(t0) < start && !sys::stop_requested() {
@@ -200,12 +209,24 @@ fn client(args: &Args) -> Result<(), String> {
     if !sys::stop_requested() {
         let mut s = if args.has("--mptcp") {
             sys::mptcp_connect(&peer)?
+        } else if let Some(mss) = mss {
+            sys::tcp_connect_with_maxseg(&peer, mss + timestamp_option_bytes())?
         } else {
             TcpStream::connect_timeout(&peer, Duration::from_secs(3))
                 .map_err(|e| format!("connect {peer}: {e}"))?
         };
         connect_ns = Some(since(t0));
         let fd = s.as_raw_fd();
+        if let Some(mss) = mss {
+            // The kernel decides: a path MTU or a peer's MSS below the clamp gives less.
+            let got = sys::tcp_info(fd).map(|i| i.snd_mss).unwrap_or(0);
+            if got != mss {
+                // Reported, and nothing sent: a run at another MSS is not the one asked for.
+                error = Some(format!(
+                    "mss {mss}: the kernel sends {got} payload bytes per segment"
+                ));
+            }
+        }
         sys::set_congestion(fd, &cc).map_err(|e| format!("TCP_CONGESTION {cc}: {e}"))?;
         s.set_nodelay(false).ok();
         s.set_write_timeout(Some(Duration::from_millis(5)))
@@ -213,6 +234,9 @@ fn client(args: &Args) -> Result<(), String> {
         let chunk = vec![0x5au8; 1 << 16];
         let mut next_tick = (since(t0).max(0) as u64 / sample + 1) * sample;
         loop {
+            if error.is_some() {
+                break;
+            }
             let t = since(t0);
             if mark.is_none() && mark_at.is_some_and(|m| t >= m) {
                 if let Ok(info) = sys::tcp_info(fd) {
@@ -269,6 +293,19 @@ fn client(args: &Args) -> Result<(), String> {
                 "subflows_end": subflows_json(subflows_end.as_deref()),
                 "tcp_info": infos.iter().map(|(t, i)| json!({"t_ns": t, "info": i})).collect::<Vec<_>>()}),
     )
+}
+
+/// The bytes of TCP options on every segment of a new connection in this namespace: the
+/// timestamps (10 bytes padded to 12, RFC 7323) when `net.ipv4.tcp_timestamps` is on (the
+/// default), which the kernel takes out of the MSS clamp (`tcp_mtu_to_mss`).
+fn timestamp_option_bytes() -> u32 {
+    let on = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_timestamps")
+        .map_or(true, |v| v.trim() != "0");
+    if on {
+        12
+    } else {
+        0
+    }
 }
 
 /// Each subflow's TCP_INFO (MPTCP_TCPINFO), read twice if the subflows changed in between.
