@@ -195,18 +195,8 @@ def _length(sc: Settings) -> dict[str, str]:
 
 #: The key of a stored ns-2 run.
 KEY = ["case", "duration_s", "warmup_s", "seed"]
-FLOW_COLUMNS = [
-    "name",
-    "cc",
-    "start_s",
-    "goodput_bps",
-    "throughput_bps",
-    "packets_sent",
-    "retransmissions",
-    "fast_retransmits",
-    "timeouts",
-    "drops",
-]
+#: The flows' columns compared and stored (plait's flows table, as ns-2 gives them).
+FLOW_COLUMNS = ns2.FLOW_COLUMNS
 LINK_COLUMNS = ["name", "utilization", "arrivals", "drops", "drop_fraction"]
 
 

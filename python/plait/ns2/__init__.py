@@ -53,6 +53,21 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+#: The columns of a flow both simulators give (plait's flows table, read back from ns-2).
+FLOW_COLUMNS = [
+    "name",
+    "cc",
+    "start_s",
+    "goodput_bps",
+    "throughput_bps",
+    "packets_sent",
+    "retransmissions",
+    "fast_retransmits",
+    "timeouts",
+    "drops",
+]
+
+
 class Unsupported(ValueError):
     """The scenario uses something the ns-2 harness does not translate (one line)."""
 
@@ -732,19 +747,7 @@ def compare(
             ("plait", mine.flows, row.drops / offered if offered else math.nan, row.utilization),
             ("ns-2", theirs.flows, ns_row.drop_fraction, ns_row.utilization),
         ):
-            cols = [
-                "name",
-                "cc",
-                "start_s",
-                "goodput_bps",
-                "throughput_bps",
-                "packets_sent",
-                "retransmissions",
-                "fast_retransmits",
-                "timeouts",
-                "drops",
-            ]
-            part = f[cols].copy()
+            part = f[FLOW_COLUMNS].copy()
             part.insert(0, "seed", seed)
             part.insert(0, "simulator", sim)
             flows.append(part)
