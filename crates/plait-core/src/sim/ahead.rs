@@ -327,6 +327,7 @@ impl<O: Observer> Simulator<O> {
                 answers,
                 events,
                 data_sent,
+                None,
                 changes,
             ),
             AnyTransport::Datagram(t) => feed(
@@ -339,6 +340,7 @@ impl<O: Observer> Simulator<O> {
                 answers,
                 events,
                 data_sent,
+                None,
                 changes,
             ),
             other => feed(
@@ -351,6 +353,7 @@ impl<O: Observer> Simulator<O> {
                 answers,
                 events,
                 data_sent,
+                None,
                 changes,
             ),
         };

@@ -29,6 +29,7 @@ use crate::net::queue::QueueItem;
 use crate::packet::pool::PacketPool;
 use crate::packet::{Header, Packet};
 use crate::time::SimTime;
+use crate::trace::histogram::LogHistogram;
 use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
@@ -77,6 +78,7 @@ fn feed<T: Transport + ?Sized>(
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
+    rtt: Option<&mut LogHistogram>,
     changes: &[FlowSettingChange],
 ) -> Option<PacketId> {
     let mut out;
@@ -90,23 +92,23 @@ fn feed<T: Transport + ?Sized>(
             };
             let (path, direction) = (p.path, p.direction);
             pool.release(id);
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
             t.handle_packet(now, path, direction, &header, &mut out);
         }
         Input::Timeout => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
             t.handle_timeout(now, &mut out);
         }
         Input::Start => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
             t.handle_start(now, &mut out);
         }
         Input::Stop => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
             t.handle_stop(now, &mut out);
         }
         Input::Change(i) => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
             t.handle_change(now, &changes[i as usize].change, &mut out);
         }
     }
@@ -126,10 +128,11 @@ fn run<T: Transport + ?Sized>(
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
+    rtt: Option<&mut LogHistogram>,
     changes: &[FlowSettingChange],
 ) -> (Option<PacketId>, Option<SimTime>) {
     let first = feed(
-        t, now, input, flow, paths, pool, sent, events, data_sent, changes,
+        t, now, input, flow, paths, pool, sent, events, data_sent, rtt, changes,
     );
     (first, t.poll_timeout())
 }
@@ -803,30 +806,34 @@ impl<O: Observer> Simulator<O> {
         self.transmit_buf.clear();
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
-        let data_sent = &mut flow.meters.data_packets_sent;
+        let warmed = self.measure.warmed_up;
+        let meters = &mut flow.meters;
+        let data_sent = &mut meters.data_packets_sent;
+        // An RTT sample goes straight into the flow's histogram when that is all recording
+        // its event would do (`record_event`): untraced, warmed up, no per-path meters.
+        let rtt = (!O::ENABLED && warmed && meters.paths.is_empty()).then_some(&mut meters.rtt);
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
         let (first, deadline) = match &mut flow.transport {
             AnyTransport::Tcp(t) => run(
-                t, now, input, f, paths, pool, sent, events, data_sent, changes,
+                t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
             ),
             AnyTransport::Datagram(t) => run(
-                t, now, input, f, paths, pool, sent, events, data_sent, changes,
+                t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
             ),
             AnyTransport::Mptcp(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
             ),
             AnyTransport::Tfrc(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
             ),
             AnyTransport::Mpat(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
             ),
             AnyTransport::Custom(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, changes,
+                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
             ),
         };
         if !self.event_buf.is_empty() {
-            let warmed = self.measure.warmed_up;
             for &e in &self.event_buf {
                 record_event(e, now, f, warmed, &mut flow.meters, &mut self.observer);
             }

@@ -14,6 +14,7 @@
 use crate::ids::{FlowId, PacketId, PathId, RouteId};
 use crate::packet::pool::PacketPool;
 use crate::packet::{FlowPath, Header};
+use crate::trace::histogram::LogHistogram;
 
 use super::{Direction, Transmit, TransportEvent};
 
@@ -31,12 +32,18 @@ pub struct Outbox<'a> {
     events: &'a mut Vec<TransportEvent>,
     /// The flow's count of data packets sent (those travelling forward).
     data_sent: &'a mut u64,
+    /// Where an RTT sample goes straight away instead of onto `events`: the flow's RTT
+    /// histogram, when recording the sample is all the driver would do with the event (no
+    /// observer sees the order of events, the warm-up has ended and the flow has no
+    /// per-path meters); a histogram's counts do not depend on the order of its samples.
+    rtt: Option<&'a mut LogHistogram>,
 }
 
 impl<'a> Outbox<'a> {
     /// An outbox for flow `flow`, whose paths' routes are `paths`: packets go into `pool`
     /// (the first one's slot held in the outbox, [`Outbox::first`], the others' appended to
-    /// `more`; `data_sent` counts those travelling forward), events onto `events`.
+    /// `more`; `data_sent` counts those travelling forward), events onto `events`, RTT
+    /// samples into `rtt` when given (see the field).
     #[inline(always)]
     pub(crate) fn new(
         flow: FlowId,
@@ -45,6 +52,7 @@ impl<'a> Outbox<'a> {
         more: &'a mut Vec<PacketId>,
         events: &'a mut Vec<TransportEvent>,
         data_sent: &'a mut u64,
+        rtt: Option<&'a mut LogHistogram>,
     ) -> Self {
         Outbox {
             flow,
@@ -55,6 +63,7 @@ impl<'a> Outbox<'a> {
             more,
             events,
             data_sent,
+            rtt,
         }
     }
 
@@ -113,6 +122,10 @@ impl<'a> Outbox<'a> {
     /// Reports an event (measurements, tracing), after every event reported before it.
     #[inline(always)]
     pub fn report(&mut self, event: TransportEvent) {
+        if let (TransportEvent::RttSample { rtt, .. }, Some(h)) = (event, &mut self.rtt) {
+            h.record(rtt.as_nanos());
+            return;
+        }
         self.events.push(event);
     }
 
@@ -164,6 +177,7 @@ impl Capture {
             &mut more,
             &mut self.events,
             &mut self.data_sent,
+            None,
         );
         let r = f(&mut out);
         if let Some(first) = out.first() {
@@ -210,6 +224,7 @@ impl Capture {
 mod tests {
     use super::*;
     use crate::packet::{CustomHeader, Header};
+    use crate::time::SimTime;
     use crate::transport::Direction;
 
     fn transmit(path: usize, direction: Direction, word: u64) -> Transmit {
@@ -294,6 +309,7 @@ mod tests {
             &mut sent,
             &mut events,
             &mut data_sent,
+            None,
         );
         out.send_with(PathId::from_index(0), Direction::Reverse, |_| 77);
         let first = out.first().expect("one packet sent");
@@ -332,6 +348,7 @@ mod tests {
             &mut more,
             &mut events,
             &mut data_sent,
+            None,
         );
         out.send(transmit(1, Direction::Reverse, 0));
         out.send(transmit(0, Direction::Forward, 0));
@@ -345,5 +362,58 @@ mod tests {
         assert!(sent
             .iter()
             .all(|&id| pool.get(id).flow == FlowId::from_index(4) && pool.get(id).hop == 0));
+    }
+
+    #[test]
+    fn an_rtt_sample_goes_into_the_histogram_given_and_other_events_in_order() {
+        let paths = [FlowPath {
+            forward: RouteId::from_index(0),
+            reverse: RouteId::from_index(1),
+        }];
+        let sample = |ns: u64| TransportEvent::RttSample {
+            path: PathId::from_index(0),
+            rtt: SimTime::from_nanos(ns),
+        };
+        let written = [
+            sample(3_000),
+            TransportEvent::Finished,
+            sample(5_000_000),
+            TransportEvent::Loss {
+                path: PathId::from_index(0),
+            },
+            sample(40_000),
+        ];
+        // With a histogram: the samples land there (in any order, the same counts), the
+        // other events on the list in the order reported.
+        let (mut pool, mut more, mut events, mut data_sent) =
+            (PacketPool::default(), Vec::new(), Vec::new(), 0);
+        let mut h = LogHistogram::default();
+        let mut out = Outbox::new(
+            FlowId::from_index(0),
+            &paths,
+            &mut pool,
+            &mut more,
+            &mut events,
+            &mut data_sent,
+            Some(&mut h),
+        );
+        for e in written {
+            out.report(e);
+        }
+        assert_eq!(out.first(), None);
+        assert_eq!(events, vec![written[1], written[3]]);
+        let mut expected = LogHistogram::default();
+        for ns in [40_000, 3_000, 5_000_000] {
+            expected.record(ns);
+        }
+        assert_eq!(h, expected);
+        // Without one: every event on the list, in order.
+        let mut c = Capture::new(1);
+        c.with(|out| {
+            for e in written {
+                out.report(e);
+            }
+        });
+        assert_eq!(c.take_events(), written.to_vec());
     }
 }
