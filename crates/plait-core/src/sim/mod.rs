@@ -64,8 +64,9 @@ enum Input {
 
 /// Hands `input` to the transport `t` of flow `flow`, with an outbox writing the packets it
 /// sends into `pool` (their slots appended to `sent`) and its events onto `events`. A packet
-/// that arrived is read out of its slot and the slot freed first, so that the first packet sent
-/// in response takes it. Returns the first packet sent (the others are in `sent`).
+/// that arrived is read out of its slot, which the first packet sent in response takes (or
+/// which is freed after the input, [`Outbox::finish`]). Returns the first packet sent (the
+/// others are in `sent`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn feed<T: Transport + ?Sized>(
@@ -91,8 +92,7 @@ fn feed<T: Transport + ?Sized>(
                 h => *h,
             };
             let (path, direction) = (p.path, p.direction);
-            pool.release(id);
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt).reusing(id);
             t.handle_packet(now, path, direction, &header, &mut out);
         }
         Input::Timeout => {
@@ -112,7 +112,7 @@ fn feed<T: Transport + ?Sized>(
             t.handle_change(now, &changes[i as usize].change, &mut out);
         }
     }
-    out.first()
+    out.finish()
 }
 
 /// [`feed`], then the transport's wake-up after the input.

@@ -26,6 +26,12 @@ pub struct Outbox<'a> {
     /// The first packet sent in this input, held here (most inputs send one), the others
     /// after it in `more`.
     first: Option<PacketId>,
+    /// The slot of the packet this input handles, read already: the first packet sent takes
+    /// it, as it would take it from the pool's free list had it been freed before the input
+    /// (the slot freed last is the one handed out next), and [`Outbox::finish`] frees it if
+    /// nothing was sent. The pool is left as it would be, without the trip through the free
+    /// list.
+    arrived: Option<PacketId>,
     more: &'a mut Vec<PacketId>,
     /// What `more` held before this input.
     more_before: usize,
@@ -59,6 +65,7 @@ impl<'a> Outbox<'a> {
             paths,
             pool,
             first: None,
+            arrived: None,
             more_before: more.len(),
             more,
             events,
@@ -67,9 +74,24 @@ impl<'a> Outbox<'a> {
         }
     }
 
-    /// The slot of the first packet sent, if any; the others are in `more`, in order.
+    /// The outbox of an input handling the packet in slot `arrived`, read already and no
+    /// longer needed: the slot is the first packet sent's, or free after
+    /// [`Outbox::finish`].
     #[inline(always)]
-    pub(crate) fn first(&self) -> Option<PacketId> {
+    pub(crate) fn reusing(mut self, arrived: PacketId) -> Self {
+        self.arrived = Some(arrived);
+        self
+    }
+
+    /// Ends the input: the slot of the first packet sent, if any (the others are in `more`,
+    /// in order); the arriving packet's slot is free if no packet took it.
+    #[inline(always)]
+    pub(crate) fn finish(self) -> Option<PacketId> {
+        if self.first.is_none() {
+            if let Some(id) = self.arrived {
+                self.pool.release(id);
+            }
+        }
         self.first
     }
 
@@ -104,7 +126,11 @@ impl<'a> Outbox<'a> {
         write: impl FnOnce(&mut Header) -> u32,
     ) {
         let route = self.paths[path.index()].route(direction);
-        let (id, p) = self.pool.alloc_slot();
+        let first = self.first.is_none();
+        let (id, p) = match self.arrived {
+            Some(id) if first => (id, self.pool.get_mut(id)),
+            _ => self.pool.alloc_slot(),
+        };
         p.flow = self.flow;
         p.path = path;
         p.direction = direction;
@@ -112,7 +138,7 @@ impl<'a> Outbox<'a> {
         p.hop = 0;
         p.size_bytes = write(&mut p.header);
         *self.data_sent += u64::from(direction == Direction::Forward);
-        if self.first.is_none() {
+        if first {
             self.first = Some(id);
         } else {
             self.more.push(id);
@@ -180,7 +206,7 @@ impl Capture {
             None,
         );
         let r = f(&mut out);
-        if let Some(first) = out.first() {
+        if let Some(first) = out.finish() {
             self.sent.push(first);
             self.sent.append(&mut more);
         }
@@ -312,7 +338,7 @@ mod tests {
             None,
         );
         out.send_with(PathId::from_index(0), Direction::Reverse, |_| 77);
-        let first = out.first().expect("one packet sent");
+        let first = out.finish().expect("one packet sent");
         assert_eq!(data_sent, 0, "a packet sent back is no data");
         let p = pool.get(first);
         assert_eq!(
@@ -354,7 +380,7 @@ mod tests {
         out.send(transmit(0, Direction::Forward, 0));
         out.send(transmit(1, Direction::Forward, 0));
         assert_eq!(out.sent(), 3);
-        let first = out.first().expect("three packets sent");
+        let first = out.finish().expect("three packets sent");
         let sent: Vec<PacketId> = std::iter::once(first).chain(more.iter().copied()).collect();
         let routes: Vec<_> = sent.iter().map(|&id| pool.get(id).route.index()).collect();
         assert_eq!(routes, vec![9, 7, 5]);
@@ -400,7 +426,7 @@ mod tests {
         for e in written {
             out.report(e);
         }
-        assert_eq!(out.first(), None);
+        assert_eq!(out.finish(), None);
         assert_eq!(events, vec![written[1], written[3]]);
         let mut expected = LogHistogram::default();
         for ns in [40_000, 3_000, 5_000_000] {
@@ -415,5 +441,67 @@ mod tests {
             }
         });
         assert_eq!(c.take_events(), written.to_vec());
+    }
+
+    #[test]
+    fn the_first_packet_sent_takes_the_arriving_slot_as_the_free_list_would_hand_it_out() {
+        let paths = [FlowPath {
+            forward: RouteId::from_index(0),
+            reverse: RouteId::from_index(1),
+        }];
+        // A pool with slots 0..5 taken and 1 and 3 free (3 freed last).
+        let pool_in_use = || {
+            let mut pool = PacketPool::default();
+            for _ in 0..5 {
+                pool.alloc_slot();
+            }
+            pool.release(PacketId::from_index(1));
+            pool.release(PacketId::from_index(3));
+            pool
+        };
+        let arrived = PacketId::from_index(2);
+        for sends in 0..4 {
+            // Reference: the arriving slot freed first, then the packets allocated.
+            let mut reference = pool_in_use();
+            reference.release(arrived);
+            let expected: Vec<PacketId> = (0..sends).map(|_| reference.alloc_slot().0).collect();
+            let mut pool = pool_in_use();
+            let (mut more, mut events, mut data_sent) = (Vec::new(), Vec::new(), 0);
+            let mut out = Outbox::new(
+                FlowId::from_index(0),
+                &paths,
+                &mut pool,
+                &mut more,
+                &mut events,
+                &mut data_sent,
+                None,
+            )
+            .reusing(arrived);
+            for i in 0..sends {
+                out.send(transmit(0, Direction::Reverse, i as u64));
+            }
+            let sent: Vec<PacketId> = out.finish().into_iter().chain(more).collect();
+            assert_eq!(sent, expected, "{sends} packets sent");
+            // The pool is left as the reference: the same slots in use, the same handed
+            // out next.
+            assert_eq!(pool.live(), reference.live());
+            for _ in 0..3 {
+                assert_eq!(pool.alloc_slot().0, reference.alloc_slot().0);
+            }
+            for (i, &id) in sent.iter().enumerate() {
+                assert_eq!(pool.get(id), &{
+                    let x = transmit(0, Direction::Reverse, i as u64);
+                    crate::packet::Packet {
+                        flow: FlowId::from_index(0),
+                        path: x.path,
+                        direction: x.direction,
+                        route: RouteId::from_index(1),
+                        hop: 0,
+                        size_bytes: x.size_bytes,
+                        header: x.header,
+                    }
+                });
+            }
+        }
     }
 }
