@@ -33,8 +33,6 @@ pub struct Outbox<'a> {
     /// list.
     arrived: Option<PacketId>,
     more: &'a mut Vec<PacketId>,
-    /// What `more` held before this input.
-    more_before: usize,
     events: &'a mut Vec<TransportEvent>,
     /// The flow's count of data packets sent (those travelling forward).
     data_sent: &'a mut u64,
@@ -66,7 +64,6 @@ impl<'a> Outbox<'a> {
             pool,
             first: None,
             arrived: None,
-            more_before: more.len(),
             more,
             events,
             data_sent,
@@ -153,15 +150,6 @@ impl<'a> Outbox<'a> {
             return;
         }
         self.events.push(event);
-    }
-
-    /// Packets sent so far in this input.
-    #[inline]
-    pub fn sent(&self) -> usize {
-        match self.first {
-            None => 0,
-            Some(_) => 1 + self.more.len() - self.more_before,
-        }
     }
 }
 
@@ -274,7 +262,6 @@ mod tests {
             out.report(TransportEvent::Loss {
                 path: PathId::from_index(1),
             });
-            assert_eq!(out.sent(), 2);
         });
         let xs = c.take_transmits();
         assert_eq!(
@@ -379,7 +366,6 @@ mod tests {
         out.send(transmit(1, Direction::Reverse, 0));
         out.send(transmit(0, Direction::Forward, 0));
         out.send(transmit(1, Direction::Forward, 0));
-        assert_eq!(out.sent(), 3);
         let first = out.finish().expect("three packets sent");
         let sent: Vec<PacketId> = std::iter::once(first).chain(more.iter().copied()).collect();
         let routes: Vec<_> = sent.iter().map(|&id| pool.get(id).route.index()).collect();
