@@ -139,11 +139,7 @@ impl TcpFlow {
                     PATH,
                     Direction::Reverse,
                     #[inline(always)]
-                    |header| {
-                        let ack = receiver.take_ack(now);
-                        *header = Header::TcpAck(ack);
-                        header_bytes + ack.sack.option_bytes()
-                    },
+                    |header| header_bytes + receiver.write_ack(now, header),
                 );
             }
         }

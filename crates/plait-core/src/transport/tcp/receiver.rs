@@ -91,7 +91,7 @@
 
 use std::ops::Range;
 
-use crate::packet::{AckSegment, DataSegment, SackBlocks};
+use crate::packet::{AckSegment, DataSegment, Header, SackBlocks};
 use crate::time::SimTime;
 
 use super::sack::RangeSet;
@@ -680,6 +680,37 @@ impl TcpReceiver {
             echo_sent_at: self.echo_sent_at,
             echo_is_retransmission: self.echo_is_retransmission,
         }
+    }
+
+    /// [`TcpReceiver::take_ack`] written into `header`, where the ACK travels (in the packet
+    /// pool): the SACK blocks go there directly rather than through the stack and two copies.
+    /// Returns the bytes of the SACK option ([`SackBlocks::option_bytes`]).
+    #[inline(always)]
+    pub fn write_ack(&mut self, _now: SimTime, header: &mut Header) -> u32 {
+        debug_assert!(self.ack_pending(), "write_ack without an ACK owed");
+        if let Some(ack) = self.flushed.take() {
+            self.acks_sent += 1;
+            *header = Header::TcpAck(ack);
+            return ack.sack.option_bytes();
+        }
+        self.ack_now = false;
+        self.ack_sent();
+        self.acks_sent += 1;
+        *header = Header::TcpAck(AckSegment {
+            ack: self.rcv_nxt,
+            sack: SackBlocks::EMPTY,
+            rwnd: self.rwnd(),
+            echo_sent_at: self.echo_sent_at,
+            echo_is_retransmission: self.echo_is_retransmission,
+        });
+        let Header::TcpAck(ack) = header else {
+            unreachable!("written as an ACK above")
+        };
+        // The blocks `sack_blocks` would give, pushed in the same order.
+        for &(start, end) in &self.sack_blocks[..self.sack_block_count] {
+            ack.sack.push(start, end);
+        }
+        ack.sack.option_bytes()
     }
 
     /// Whether every segment is acknowledged at once, by an ACK that depends on nothing but
@@ -1574,6 +1605,72 @@ mod linux_tests {
         let data_segments = expected.iter().filter(|e| e.1 == u64::MAX).count();
         let acks = expected.len() - data_segments;
         assert_eq!(acks, data_segments, "one ACK per segment");
+    }
+
+    #[test]
+    fn an_ack_written_into_a_header_is_the_ack_taken() {
+        // Two receivers fed the same segments (losses, reordering, SACK compression's held and
+        // flushed ACKs): each ACK one takes is the one the other writes into a header.
+        let plain = TcpConfig {
+            mss: MSS,
+            receive_buffer: 10_000,
+            ..TcpConfig::default()
+        };
+        for cfg in [plain, linux(), compressing()] {
+            let (mut taken, mut written) = (TcpReceiver::new(&cfg), TcpReceiver::new(&cfg));
+            let mut sacks = 0;
+            let mut compare = |a: &mut TcpReceiver, b: &mut TcpReceiver, at: SimTime| {
+                let mut n = 0;
+                while a.ack_pending() {
+                    assert!(b.ack_pending());
+                    let ack = a.take_ack(at);
+                    let mut header = Header::Custom(crate::packet::CustomHeader { words: [7; 4] });
+                    let option_bytes = b.write_ack(at, &mut header);
+                    assert_eq!(header, Header::TcpAck(ack));
+                    assert_eq!(option_bytes, ack.sack.option_bytes());
+                    n += 1;
+                    sacks += usize::from(!ack.sack.is_empty());
+                }
+                assert!(!b.ack_pending());
+                n
+            };
+            // In order past the quick ACKs (16 segments 1 ms apart), then losses and
+            // reordering 10 µs apart: ACKs held, and flushed before the blocks change.
+            let order: Vec<u64> = (0..16)
+                .chain([17, 18, 19, 20, 22, 24, 26, 16, 21, 28, 23, 25, 27, 30, 29])
+                .chain(31..60)
+                .collect();
+            let time = |i: usize| match i {
+                0..16 => ms(i as u64),
+                _ => ms(15) + us(10 * (i as u64 - 15)),
+            };
+            let mut acks = 0;
+            for (i, &k) in order.iter().enumerate() {
+                let at = time(i);
+                for rx in [&mut taken, &mut written] {
+                    rx.handle_data(
+                        at,
+                        &DataSegment {
+                            seq: k * 100,
+                            len: MSS,
+                            sent_at: at,
+                            is_retransmission: k % 5 == 0,
+                        },
+                    );
+                }
+                acks += compare(&mut taken, &mut written, at);
+                if let Some(t) = taken.poll_timeout() {
+                    if t < time(i + 1) {
+                        assert_eq!(written.poll_timeout(), Some(t));
+                        taken.handle_timeout(t);
+                        written.handle_timeout(t);
+                        acks += compare(&mut taken, &mut written, t);
+                    }
+                }
+            }
+            assert!(acks > 20, "{acks} ACKs compared");
+            assert!(sacks > 5, "{sacks} with SACK blocks");
+        }
     }
 }
 
