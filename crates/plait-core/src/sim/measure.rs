@@ -249,7 +249,7 @@ impl Measurements {
                 .push(t.fast_retransmits - tw.fast_retransmits);
             ft.timeouts.push(t.timeouts - tw.timeouts);
             ft.drops.push(now.drops - w.drops);
-            let h: &LogHistogram = &f.meters.rtt;
+            let h: &LogHistogram = &f.meters.rtt.flow;
             ft.rtt_samples.push(h.count());
             ft.rtt_mean_s.push(secs(h.mean()));
             ft.rtt_min_s.push(secs(h.min().map(|v| v as f64)));
@@ -315,9 +315,10 @@ impl Measurements {
                 pt.fast_retransmits
                     .push(c.fast_retransmits - cw.fast_retransmits);
                 pt.timeouts.push(c.timeouts - cw.timeouts);
-                pt.rtt_samples.push(m.rtt.count());
-                pt.rtt_mean_s.push(secs(m.rtt.mean()));
-                pt.rtt_min_s.push(secs(m.rtt.min().map(|v| v as f64)));
+                let rtt = &f.meters.rtt.paths[p];
+                pt.rtt_samples.push(rtt.count());
+                pt.rtt_mean_s.push(secs(rtt.mean()));
+                pt.rtt_min_s.push(secs(rtt.min().map(|v| v as f64)));
                 let (sc, sw) = match mptcp {
                     Some(c) => (c.subflow_stats(until, p), m.subflow_at_warmup),
                     None => (SubflowStats::default(), SubflowStats::default()),

@@ -29,7 +29,7 @@ use crate::net::queue::QueueItem;
 use crate::packet::pool::PacketPool;
 use crate::packet::{Header, Packet};
 use crate::time::SimTime;
-use crate::trace::histogram::LogHistogram;
+use crate::trace::histogram::RttHistograms;
 use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
@@ -79,7 +79,7 @@ fn feed<T: Transport + ?Sized>(
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
-    rtt: Option<&mut LogHistogram>,
+    rtt: Option<&mut RttHistograms>,
     changes: &[FlowSettingChange],
 ) -> Option<PacketId> {
     let mut out;
@@ -128,7 +128,7 @@ fn run<T: Transport + ?Sized>(
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
-    rtt: Option<&mut LogHistogram>,
+    rtt: Option<&mut RttHistograms>,
     changes: &[FlowSettingChange],
 ) -> (Option<PacketId>, Option<SimTime>) {
     let first = feed(
@@ -197,10 +197,7 @@ fn record_event<O: Observer>(
 #[inline(always)]
 fn record_rtt(meters: &mut FlowMeters, warmed: bool, path: PathId, rtt: SimTime) {
     if warmed {
-        meters.rtt.record(rtt.as_nanos());
-        if let Some(m) = meters.path_mut(path) {
-            m.rtt.record(rtt.as_nanos());
-        }
+        meters.rtt.record(path.index(), rtt.as_nanos());
     }
 }
 
@@ -809,9 +806,9 @@ impl<O: Observer> Simulator<O> {
         let warmed = self.measure.warmed_up;
         let meters = &mut flow.meters;
         let data_sent = &mut meters.data_packets_sent;
-        // An RTT sample goes straight into the flow's histogram when that is all recording
-        // its event would do (`record_event`): untraced, warmed up, no per-path meters.
-        let rtt = (!O::ENABLED && warmed && meters.paths.is_empty()).then_some(&mut meters.rtt);
+        // An RTT sample goes straight into the flow's histograms when that is all recording
+        // its event would do (`record_rtt`): untraced and warmed up.
+        let rtt = (!O::ENABLED && warmed).then_some(&mut meters.rtt);
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
         let (first, deadline) = match &mut flow.transport {
             AnyTransport::Tcp(t) => run(

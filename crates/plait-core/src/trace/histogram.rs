@@ -7,6 +7,37 @@
 const SUB_BITS: u32 = 5;
 const SUB: usize = 1 << SUB_BITS;
 
+/// A flow's RTT samples: all of them (`flow`) and, for a flow with several paths, each
+/// path's apart (`paths`, empty for a flow with one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RttHistograms {
+    pub flow: LogHistogram,
+    pub paths: Vec<LogHistogram>,
+}
+
+impl RttHistograms {
+    /// The histograms of a flow with `paths` paths.
+    pub fn new(paths: usize) -> Self {
+        RttHistograms {
+            flow: LogHistogram::default(),
+            paths: if paths > 1 {
+                vec![LogHistogram::default(); paths]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// A sample of `ns` nanoseconds on the path of index `path`.
+    #[inline]
+    pub fn record(&mut self, path: usize, ns: u64) {
+        self.flow.record(ns);
+        if let Some(h) = self.paths.get_mut(path) {
+            h.record(ns);
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogHistogram {
     /// Counts of the buckets from `first` on: RTTs span a few octaves, so only the buckets

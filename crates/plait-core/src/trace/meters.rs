@@ -8,7 +8,7 @@ use crate::time::SimTime;
 use crate::transport::multipath::connection::{ConnectionStats, SubflowStats};
 use crate::transport::{ApplicationStats, TransportStats};
 
-use super::histogram::LogHistogram;
+use super::histogram::RttHistograms;
 
 /// Counters of a flow read when the warm-up ends and subtracted at the end of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,8 +35,6 @@ pub struct PathMeters {
     pub at_warmup: PathCounters,
     /// An MPTCP subflow's counters when the warm-up ended.
     pub subflow_at_warmup: SubflowStats,
-    /// RTT samples taken on this path after the warm-up.
-    pub rtt: LogHistogram,
 }
 
 /// What the driver measures for a flow.
@@ -51,8 +49,8 @@ pub struct FlowMeters {
     pub wire_bytes_sent: u64,
     /// Packets of this flow dropped anywhere, whole run.
     pub drops: u64,
-    /// RTT samples taken after the warm-up.
-    pub rtt: LogHistogram,
+    /// RTT samples taken after the warm-up, the flow's and (with several paths) each path's.
+    pub rtt: RttHistograms,
     pub completed_at: Option<SimTime>,
     pub at_warmup: FlowCounters,
     /// Delivered bytes at the previous time-series sample.
@@ -76,6 +74,7 @@ impl FlowMeters {
             } else {
                 Vec::new()
             },
+            rtt: RttHistograms::new(paths),
             ..FlowMeters::default()
         }
     }

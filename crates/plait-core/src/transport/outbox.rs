@@ -14,7 +14,7 @@
 use crate::ids::{FlowId, PacketId, PathId, RouteId};
 use crate::packet::pool::PacketPool;
 use crate::packet::{FlowPath, Header};
-use crate::trace::histogram::LogHistogram;
+use crate::trace::histogram::RttHistograms;
 
 use super::{Direction, Transmit, TransportEvent};
 
@@ -37,10 +37,10 @@ pub struct Outbox<'a> {
     /// The flow's count of data packets sent (those travelling forward).
     data_sent: &'a mut u64,
     /// Where an RTT sample goes straight away instead of onto `events`: the flow's RTT
-    /// histogram, when recording the sample is all the driver would do with the event (no
-    /// observer sees the order of events, the warm-up has ended and the flow has no
-    /// per-path meters); a histogram's counts do not depend on the order of its samples.
-    rtt: Option<&'a mut LogHistogram>,
+    /// histograms, when recording the sample is all the driver would do with the event (no
+    /// observer sees the order of events, and the warm-up has ended); a histogram's counts
+    /// do not depend on the order of its samples.
+    rtt: Option<&'a mut RttHistograms>,
 }
 
 impl<'a> Outbox<'a> {
@@ -56,7 +56,7 @@ impl<'a> Outbox<'a> {
         more: &'a mut Vec<PacketId>,
         events: &'a mut Vec<TransportEvent>,
         data_sent: &'a mut u64,
-        rtt: Option<&'a mut LogHistogram>,
+        rtt: Option<&'a mut RttHistograms>,
     ) -> Self {
         Outbox {
             flow,
@@ -145,8 +145,8 @@ impl<'a> Outbox<'a> {
     /// Reports an event (measurements, tracing), after every event reported before it.
     #[inline(always)]
     pub fn report(&mut self, event: TransportEvent) {
-        if let (TransportEvent::RttSample { rtt, .. }, Some(h)) = (event, &mut self.rtt) {
-            h.record(rtt.as_nanos());
+        if let (TransportEvent::RttSample { path, rtt }, Some(h)) = (event, &mut self.rtt) {
+            h.record(path.index(), rtt.as_nanos());
             return;
         }
         self.events.push(event);
@@ -377,56 +377,76 @@ mod tests {
     }
 
     #[test]
-    fn an_rtt_sample_goes_into_the_histogram_given_and_other_events_in_order() {
-        let paths = [FlowPath {
-            forward: RouteId::from_index(0),
-            reverse: RouteId::from_index(1),
-        }];
-        let sample = |ns: u64| TransportEvent::RttSample {
-            path: PathId::from_index(0),
+    fn an_rtt_sample_goes_into_the_histograms_given_and_other_events_in_order() {
+        use crate::trace::histogram::LogHistogram;
+        let paths = [
+            FlowPath {
+                forward: RouteId::from_index(0),
+                reverse: RouteId::from_index(1),
+            },
+            FlowPath {
+                forward: RouteId::from_index(2),
+                reverse: RouteId::from_index(3),
+            },
+        ];
+        let sample = |path: usize, ns: u64| TransportEvent::RttSample {
+            path: PathId::from_index(path),
             rtt: SimTime::from_nanos(ns),
         };
-        let written = [
-            sample(3_000),
-            TransportEvent::Finished,
-            sample(5_000_000),
-            TransportEvent::Loss {
-                path: PathId::from_index(0),
-            },
-            sample(40_000),
-        ];
-        // With a histogram: the samples land there (in any order, the same counts), the
-        // other events on the list in the order reported.
-        let (mut pool, mut more, mut events, mut data_sent) =
-            (PacketPool::default(), Vec::new(), Vec::new(), 0);
-        let mut h = LogHistogram::default();
-        let mut out = Outbox::new(
-            FlowId::from_index(0),
-            &paths,
-            &mut pool,
-            &mut more,
-            &mut events,
-            &mut data_sent,
-            Some(&mut h),
-        );
-        for e in written {
-            out.report(e);
-        }
-        assert_eq!(out.finish(), None);
-        assert_eq!(events, vec![written[1], written[3]]);
-        let mut expected = LogHistogram::default();
-        for ns in [40_000, 3_000, 5_000_000] {
-            expected.record(ns);
-        }
-        assert_eq!(h, expected);
-        // Without one: every event on the list, in order.
-        let mut c = Capture::new(1);
-        c.with(|out| {
+        let histogram = |samples: &[u64]| {
+            let mut h = LogHistogram::default();
+            for &ns in samples {
+                h.record(ns);
+            }
+            h
+        };
+        // A flow with one path, and one with two: the samples land in the histograms (the
+        // flow's, and their path's), the other events on the list in the order reported.
+        for n in [1, 2] {
+            let written = [
+                sample(0, 3_000),
+                TransportEvent::Finished,
+                sample(n - 1, 5_000_000),
+                TransportEvent::Loss {
+                    path: PathId::from_index(0),
+                },
+                sample(0, 40_000),
+            ];
+            let (mut pool, mut more, mut events, mut data_sent) =
+                (PacketPool::default(), Vec::new(), Vec::new(), 0);
+            let mut h = RttHistograms::new(n);
+            let mut out = Outbox::new(
+                FlowId::from_index(0),
+                &paths[..n],
+                &mut pool,
+                &mut more,
+                &mut events,
+                &mut data_sent,
+                Some(&mut h),
+            );
             for e in written {
                 out.report(e);
             }
-        });
-        assert_eq!(c.take_events(), written.to_vec());
+            assert_eq!(out.finish(), None);
+            assert_eq!(events, vec![written[1], written[3]]);
+            assert_eq!(h.flow, histogram(&[40_000, 3_000, 5_000_000]));
+            if n == 2 {
+                assert_eq!(
+                    h.paths,
+                    [histogram(&[3_000, 40_000]), histogram(&[5_000_000])]
+                );
+            } else {
+                assert!(h.paths.is_empty());
+            }
+            // Without histograms: every event on the list, in order.
+            let mut c = Capture::new(n);
+            c.with(|out| {
+                for e in written {
+                    out.report(e);
+                }
+            });
+            assert_eq!(c.take_events(), written.to_vec());
+        }
     }
 
     #[test]
