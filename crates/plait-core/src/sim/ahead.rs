@@ -315,7 +315,7 @@ impl<O: Observer> Simulator<O> {
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let (pool, events) = (&mut self.pool, &mut self.event_buf);
         // Answers travel back: they are no data the flow sent.
-        let data_sent = &mut flow.meters.data_packets_sent;
+        let (data_sent, rtt) = (&mut flow.meters.data_packets_sent, &mut flow.meters.rtt);
         let first = match &mut flow.transport {
             AnyTransport::Tcp(t) => feed(
                 t,
@@ -327,7 +327,7 @@ impl<O: Observer> Simulator<O> {
                 answers,
                 events,
                 data_sent,
-                None,
+                rtt,
                 changes,
             ),
             AnyTransport::Datagram(t) => feed(
@@ -340,7 +340,7 @@ impl<O: Observer> Simulator<O> {
                 answers,
                 events,
                 data_sent,
-                None,
+                rtt,
                 changes,
             ),
             other => feed(
@@ -353,7 +353,7 @@ impl<O: Observer> Simulator<O> {
                 answers,
                 events,
                 data_sent,
-                None,
+                rtt,
                 changes,
             ),
         };

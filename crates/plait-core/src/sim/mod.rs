@@ -79,7 +79,7 @@ fn feed<T: Transport + ?Sized>(
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
-    rtt: Option<&mut RttHistograms>,
+    rtt: &mut RttHistograms,
     changes: &[FlowSettingChange],
 ) -> Option<PacketId> {
     let mut out;
@@ -128,7 +128,7 @@ fn run<T: Transport + ?Sized>(
     sent: &mut Vec<PacketId>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
-    rtt: Option<&mut RttHistograms>,
+    rtt: &mut RttHistograms,
     changes: &[FlowSettingChange],
 ) -> (Option<PacketId>, Option<SimTime>) {
     let first = feed(
@@ -367,7 +367,7 @@ impl<O: Observer> Simulator<O> {
             &link_changes,
             &loss_changes,
         );
-        Simulator {
+        let mut sim = Simulator {
             now: SimTime::ZERO,
             config,
             events,
@@ -391,6 +391,18 @@ impl<O: Observer> Simulator<O> {
             slice_end: SimTime::ZERO,
             overrun: 0,
             budget_spent: false,
+        };
+        sim.direct_rtt();
+        sim
+    }
+
+    /// Whether the flows' RTT samples go straight into their histograms
+    /// ([`RttHistograms::direct`]): when recording one is all `record_event` would do with it
+    /// (untraced, warmed up). Set whenever either changes.
+    fn direct_rtt(&mut self) {
+        let direct = !O::ENABLED && self.measure.warmed_up;
+        for f in &mut self.flows {
+            f.meters.rtt.direct = direct;
         }
     }
 
@@ -403,7 +415,7 @@ impl<O: Observer> Simulator<O> {
             // An observer sees each arrival at its time: none is handled ahead.
             self.ahead.stop_reactions();
         }
-        Simulator {
+        let mut sim = Simulator {
             now: self.now,
             config: self.config,
             events: self.events,
@@ -427,7 +439,9 @@ impl<O: Observer> Simulator<O> {
             slice_end: self.slice_end,
             overrun: self.overrun,
             budget_spent: self.budget_spent,
-        }
+        };
+        sim.direct_rtt();
+        sim
     }
 
     pub fn now(&self) -> SimTime {
@@ -803,12 +817,8 @@ impl<O: Observer> Simulator<O> {
         self.transmit_buf.clear();
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
-        let warmed = self.measure.warmed_up;
         let meters = &mut flow.meters;
-        let data_sent = &mut meters.data_packets_sent;
-        // An RTT sample goes straight into the flow's histograms when that is all recording
-        // its event would do (`record_rtt`): untraced and warmed up.
-        let rtt = (!O::ENABLED && warmed).then_some(&mut meters.rtt);
+        let (data_sent, rtt) = (&mut meters.data_packets_sent, &mut meters.rtt);
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
         let (first, deadline) = match &mut flow.transport {
             AnyTransport::Tcp(t) => run(
@@ -831,6 +841,7 @@ impl<O: Observer> Simulator<O> {
             ),
         };
         if !self.event_buf.is_empty() {
+            let warmed = self.measure.warmed_up;
             for &e in &self.event_buf {
                 record_event(e, now, f, warmed, &mut flow.meters, &mut self.observer);
             }
@@ -926,6 +937,7 @@ impl<O: Observer> Simulator<O> {
         self.realize_ahead(self.now, self.events.scheduled());
         self.measure
             .on_warmup_end(self.now, &mut self.flows, &mut self.links);
+        self.direct_rtt();
         self.update_horizon();
     }
 
@@ -971,5 +983,51 @@ fn credit_wire_bytes(meters: &mut FlowMeters, path: PathId, bytes: u32) {
     meters.wire_bytes_sent += bytes as u64;
     if let Some(m) = meters.path_mut(path) {
         m.counters.wire_bytes_sent += bytes as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+    use crate::trace::Recorder;
+
+    /// RTT samples that go straight into the histograms (untraced, after the warm-up,
+    /// `RttHistograms::direct`) give the flows' and the paths' RTT columns that recording
+    /// each reported event gives (traced): TCP, MPTCP and MPAT flows, with a warm-up.
+    #[test]
+    fn rtt_samples_recorded_directly_give_the_histograms_their_events_give() {
+        for toml in [
+            include_str!("../../../../tests/golden/mptcp_outage.toml"),
+            include_str!("../../../../tests/golden/mpat.toml"),
+        ] {
+            let scenario = Scenario::from_toml_str(toml, "<golden>", &[]).expect("parses");
+            let mut untraced = super::build(&scenario, None).expect("builds");
+            untraced.run();
+            assert!(untraced.flows.iter().all(|f| f.meters.rtt.direct));
+            let mut traced = super::build(&scenario, None)
+                .expect("builds")
+                .with_observer(Recorder::default());
+            traced.run();
+            assert!(traced.flows.iter().all(|f| !f.meters.rtt.direct));
+            let (a, b) = (untraced.results(), traced.results());
+            assert_eq!(json(&a.flows), json(&b.flows));
+            assert_eq!(json(&a.paths), json(&b.paths));
+            let samples: u64 = untraced
+                .flows
+                .iter()
+                .map(|f| f.meters.rtt.flow.count())
+                .sum();
+            let on_paths: u64 = untraced
+                .flows
+                .iter()
+                .flat_map(|f| &f.meters.rtt.paths)
+                .map(|h| h.count())
+                .sum();
+            assert!(samples > 1000 && on_paths > 1000, "{samples} {on_paths}");
+        }
+    }
+
+    fn json<T: serde::Serialize>(t: &T) -> String {
+        serde_json::to_string(t).expect("serialisable")
     }
 }

@@ -13,6 +13,12 @@ const SUB: usize = 1 << SUB_BITS;
 pub struct RttHistograms {
     pub flow: LogHistogram,
     pub paths: Vec<LogHistogram>,
+    /// Samples a transport reports go straight here, not through the driver's list of
+    /// events (`crate::transport::Outbox::report`): the driver sets it while recording a
+    /// sample is all it would do with the event (no observer sees the order of events, and
+    /// the warm-up has ended); a histogram's counts do not depend on the order of its
+    /// samples.
+    pub direct: bool,
 }
 
 impl RttHistograms {
@@ -25,6 +31,7 @@ impl RttHistograms {
             } else {
                 Vec::new()
             },
+            direct: false,
         }
     }
 

@@ -36,18 +36,16 @@ pub struct Outbox<'a> {
     events: &'a mut Vec<TransportEvent>,
     /// The flow's count of data packets sent (those travelling forward).
     data_sent: &'a mut u64,
-    /// Where an RTT sample goes straight away instead of onto `events`: the flow's RTT
-    /// histograms, when recording the sample is all the driver would do with the event (no
-    /// observer sees the order of events, and the warm-up has ended); a histogram's counts
-    /// do not depend on the order of its samples.
-    rtt: Option<&'a mut RttHistograms>,
+    /// The flow's RTT histograms, where an RTT sample goes straight away instead of onto
+    /// `events` when they say so ([`RttHistograms::direct`]).
+    rtt: &'a mut RttHistograms,
 }
 
 impl<'a> Outbox<'a> {
     /// An outbox for flow `flow`, whose paths' routes are `paths`: packets go into `pool`
     /// (the first one's slot held in the outbox, [`Outbox::first`], the others' appended to
     /// `more`; `data_sent` counts those travelling forward), events onto `events`, RTT
-    /// samples into `rtt` when given (see the field).
+    /// samples into `rtt` when it takes them directly.
     #[inline(always)]
     pub(crate) fn new(
         flow: FlowId,
@@ -56,7 +54,7 @@ impl<'a> Outbox<'a> {
         more: &'a mut Vec<PacketId>,
         events: &'a mut Vec<TransportEvent>,
         data_sent: &'a mut u64,
-        rtt: Option<&'a mut RttHistograms>,
+        rtt: &'a mut RttHistograms,
     ) -> Self {
         Outbox {
             flow,
@@ -145,9 +143,11 @@ impl<'a> Outbox<'a> {
     /// Reports an event (measurements, tracing), after every event reported before it.
     #[inline(always)]
     pub fn report(&mut self, event: TransportEvent) {
-        if let (TransportEvent::RttSample { path, rtt }, Some(h)) = (event, &mut self.rtt) {
-            h.record(path.index(), rtt.as_nanos());
-            return;
+        if let TransportEvent::RttSample { path, rtt } = event {
+            if self.rtt.direct {
+                self.rtt.record(path.index(), rtt.as_nanos());
+                return;
+            }
         }
         self.events.push(event);
     }
@@ -162,6 +162,8 @@ pub struct Capture {
     sent: Vec<PacketId>,
     events: Vec<TransportEvent>,
     data_sent: u64,
+    /// Never direct: every RTT sample is an event.
+    rtt: RttHistograms,
 }
 
 impl Capture {
@@ -178,6 +180,7 @@ impl Capture {
             sent: Vec::new(),
             events: Vec::new(),
             data_sent: 0,
+            rtt: RttHistograms::default(),
         }
     }
 
@@ -191,7 +194,7 @@ impl Capture {
             &mut more,
             &mut self.events,
             &mut self.data_sent,
-            None,
+            &mut self.rtt,
         );
         let r = f(&mut out);
         if let Some(first) = out.finish() {
@@ -315,6 +318,7 @@ mod tests {
             forward: RouteId::from_index(6),
             reverse: RouteId::from_index(2),
         }];
+        let mut rtt = RttHistograms::default();
         let mut out = Outbox::new(
             FlowId::from_index(3),
             &paths,
@@ -322,7 +326,7 @@ mod tests {
             &mut sent,
             &mut events,
             &mut data_sent,
-            None,
+            &mut rtt,
         );
         out.send_with(PathId::from_index(0), Direction::Reverse, |_| 77);
         let first = out.finish().expect("one packet sent");
@@ -354,6 +358,7 @@ mod tests {
         ];
         let (mut pool, mut more, mut events) = (PacketPool::default(), Vec::new(), Vec::new());
         let mut data_sent = 5;
+        let mut rtt = RttHistograms::default();
         let mut out = Outbox::new(
             FlowId::from_index(4),
             &paths,
@@ -361,7 +366,7 @@ mod tests {
             &mut more,
             &mut events,
             &mut data_sent,
-            None,
+            &mut rtt,
         );
         out.send(transmit(1, Direction::Reverse, 0));
         out.send(transmit(0, Direction::Forward, 0));
@@ -415,6 +420,7 @@ mod tests {
             let (mut pool, mut more, mut events, mut data_sent) =
                 (PacketPool::default(), Vec::new(), Vec::new(), 0);
             let mut h = RttHistograms::new(n);
+            h.direct = true;
             let mut out = Outbox::new(
                 FlowId::from_index(0),
                 &paths[..n],
@@ -422,7 +428,7 @@ mod tests {
                 &mut more,
                 &mut events,
                 &mut data_sent,
-                Some(&mut h),
+                &mut h,
             );
             for e in written {
                 out.report(e);
@@ -473,6 +479,7 @@ mod tests {
             let expected: Vec<PacketId> = (0..sends).map(|_| reference.alloc_slot().0).collect();
             let mut pool = pool_in_use();
             let (mut more, mut events, mut data_sent) = (Vec::new(), Vec::new(), 0);
+            let mut rtt = RttHistograms::default();
             let mut out = Outbox::new(
                 FlowId::from_index(0),
                 &paths,
@@ -480,7 +487,7 @@ mod tests {
                 &mut more,
                 &mut events,
                 &mut data_sent,
-                None,
+                &mut rtt,
             )
             .reusing(arrived);
             for i in 0..sends {
