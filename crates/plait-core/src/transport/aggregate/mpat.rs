@@ -236,6 +236,10 @@ pub struct MpatFlow {
     is_changed: Vec<bool>,
     /// Host timing noise: packets wait here until their release time.
     noise: Option<Box<HostNoise>>,
+    /// Every input through `on_packet` and `flush`, none through their shortcuts (for the
+    /// tests that compare the two).
+    #[cfg(test)]
+    general_only: bool,
 }
 
 impl MpatFlow {
@@ -318,6 +322,8 @@ impl MpatFlow {
             changed: Vec::with_capacity(n),
             is_changed: vec![false; n],
             noise: None,
+            #[cfg(test)]
+            general_only: false,
         };
         for i in 0..n {
             flow.set_load(i);
@@ -413,27 +419,10 @@ impl MpatFlow {
         // The earliest deadline moves earlier with a window's, and is looked for anew only
         // when the window that held it moved its own (later, or unset).
         let mut rescan = false;
-        for &j in &self.changed {
-            let w = &self.windows[j];
-            let sender = if active { w.core.poll_timeout() } else { None };
-            let old = self.deadlines[j];
-            let new = match (sender, w.receiver.poll_timeout()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            self.deadlines[j] = new;
+        for k in 0..self.changed.len() {
+            let j = self.changed[k];
             self.is_changed[j] = false;
-            // An unchanged wake-up leaves the earliest as it is (it is at most this one).
-            if new == old {
-                continue;
-            }
-            if old.is_some() && old == self.earliest {
-                rescan = true;
-            } else if let Some(t) = new {
-                if self.earliest.is_none_or(|e| t < e) {
-                    self.earliest = Some(t);
-                }
-            }
+            rescan |= self.set_deadline(j, active);
         }
         self.changed.clear();
         if rescan {
@@ -443,6 +432,32 @@ impl MpatFlow {
             self.earliest,
             self.deadlines.iter().flatten().min().copied()
         );
+    }
+
+    /// Window j's wake-up anew, and the earliest with it unless it has to be looked for
+    /// anew (returns whether it has: the window that held it moved its own).
+    #[inline(always)]
+    fn set_deadline(&mut self, j: usize, active: bool) -> bool {
+        let w = &self.windows[j];
+        let sender = if active { w.core.poll_timeout() } else { None };
+        let new = match (sender, w.receiver.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let old = std::mem::replace(&mut self.deadlines[j], new);
+        // An unchanged wake-up leaves the earliest as it is (it is at most this one).
+        if new == old {
+            return false;
+        }
+        if old.is_some() && old == self.earliest {
+            return true;
+        }
+        if let Some(t) = new {
+            if self.earliest.is_none_or(|e| t < e) {
+                self.earliest = Some(t);
+            }
+        }
+        false
     }
 
     /// Window j's receiver may have an ACK to send.
@@ -525,9 +540,15 @@ impl MpatFlow {
     }
 
     fn receive_data(&mut self, now: SimTime, j: usize, seg: &DataSegment, out: &mut Outbox<'_>) {
+        self.want_ack(j);
+        self.take_data(now, j, seg, out);
+    }
+
+    /// Window j's receiver takes a data segment; its newly in-order bytes go to their flows.
+    #[inline(always)]
+    fn take_data(&mut self, now: SimTime, j: usize, seg: &DataSegment, out: &mut Outbox<'_>) {
         let w = &mut self.windows[j];
         let in_order = w.receiver.handle_data(now, seg);
-        self.want_ack(j);
         if self.tracing {
             out.report(TransportEvent::Delivered {
                 path: PathId::from_index(j),
@@ -947,6 +968,59 @@ impl MpatFlow {
         }
     }
 
+    /// A data segment or an ACK of window j, without host noise and without a send loop
+    /// asked for before it, handled and flushed at once: what `on_packet` and `flush` do, in
+    /// the same order, without their lists. Every input ends with a flush, which empties the
+    /// lists of ACKs owed and windows changed; so a data segment leaves window j's ACKs alone
+    /// to send and window j alone to change (the send loop is not asked for), and an ACK
+    /// asks for the send loop and owes no ACK. Returns false, having done nothing, for any
+    /// other input.
+    #[inline(always)]
+    fn shortcut(&mut self, now: SimTime, j: usize, header: &Header, out: &mut Outbox<'_>) -> bool {
+        #[cfg(test)]
+        if self.general_only {
+            return false;
+        }
+        if self.noise.is_some() || self.send_pending || j >= self.windows.len() {
+            return false;
+        }
+        debug_assert!(self.acking.is_empty() && self.changed.is_empty());
+        match header {
+            Header::TcpData(seg) => {
+                self.take_data(now, j, seg, out);
+                let header_bytes = self.header_bytes;
+                let receiver = &mut self.windows[j].receiver;
+                while receiver.ack_pending() {
+                    out.send_with(
+                        PathId::from_index(j),
+                        Direction::Reverse,
+                        #[inline(always)]
+                        |header| {
+                            let ack = receiver.take_ack(now);
+                            *header = Header::TcpAck(ack);
+                            header_bytes + ack.sack.option_bytes()
+                        },
+                    );
+                }
+                let active = self.is_active();
+                if self.set_deadline(j, active) {
+                    self.earliest = self.deadlines.iter().flatten().min().copied();
+                }
+                debug_assert_eq!(
+                    self.earliest,
+                    self.deadlines.iter().flatten().min().copied()
+                );
+            }
+            Header::TcpAck(ack) => {
+                self.receive_ack(now, j, ack, out);
+                self.send(now, &mut |x| out.send(x));
+                self.refresh_deadlines();
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Puts what the ends send now into the outbox (through the host noise, if any), and
     /// brings the windows' wake-ups up to date.
     #[inline]
@@ -1016,6 +1090,9 @@ impl Transport for MpatFlow {
         header: &Header,
         out: &mut Outbox<'_>,
     ) {
+        if self.shortcut(now, path.index(), header, out) {
+            return;
+        }
         self.on_packet(now, path, header, out);
         self.flush(now, out);
     }

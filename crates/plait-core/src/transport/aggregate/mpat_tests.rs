@@ -126,6 +126,9 @@ struct Harness {
     log: Log,
     /// What the aggregate sends and reports while it handles an input.
     out: Capture,
+    /// The same aggregate with every input taken through the general path (no shortcut), fed
+    /// the same inputs; what it sends, reports and wakes up for must be the same.
+    twin: Option<(MpatFlow, Capture)>,
 }
 
 impl Harness {
@@ -135,6 +138,18 @@ impl Harness {
         app_bytes: Option<u64>,
         seed: u64,
         script: Script,
+    ) -> Self {
+        Self::with_twin(weights, mapping, app_bytes, seed, script, false)
+    }
+
+    /// [`Harness::new`], with a twin taking every input through the general path when `twin`.
+    fn with_twin(
+        weights: &[f64],
+        mapping: Mapping,
+        app_bytes: Option<u64>,
+        seed: u64,
+        script: Script,
+        twin: bool,
     ) -> Self {
         let tcp = TcpConfig {
             mss: MSS,
@@ -146,12 +161,22 @@ impl Harness {
             mapping,
             app_bytes,
         };
+        let flow_config = config.clone();
         let flow = MpatFlow::new(
             config,
             || Reno::new(MSS, tcp.initial_window).into(),
             rng_from_seed(seed),
         );
         let n = weights.len();
+        let twin = twin.then(|| {
+            let mut general = MpatFlow::new(
+                flow_config.clone(),
+                || Reno::new(MSS, tcp.initial_window).into(),
+                rng_from_seed(seed),
+            );
+            general.general_only = true;
+            (general, Capture::new(n))
+        });
         let initial_ssthresh = (0..n).map(|j| flow.windows[j].cc.ssthresh()).collect();
         Harness {
             flow,
@@ -181,6 +206,7 @@ impl Harness {
             model_outstanding: vec![0; n],
             started: false,
             out: Capture::new(n),
+            twin,
             log: Log {
                 reduced: vec![false; n],
                 ..Log::default()
@@ -223,6 +249,10 @@ impl Harness {
             self.started = true;
             let (flow, now) = (&mut self.flow, self.now);
             self.out.with(|out| flow.handle_start(now, out));
+            if let Some((general, out)) = &mut self.twin {
+                out.with(|out| general.handle_start(now, out));
+            }
+            self.compare_twin();
             self.drain();
             self.check();
         }
@@ -269,16 +299,52 @@ impl Harness {
                 _ => Direction::Reverse,
             };
             let (flow, now) = (&mut self.flow, self.now);
-            self.out.with(|out| {
-                flow.handle_packet(now, PathId::from_index(p.window), direction, &p.header, out)
-            });
+            let path = PathId::from_index(p.window);
+            self.out
+                .with(|out| flow.handle_packet(now, path, direction, &p.header, out));
+            if let Some((general, out)) = &mut self.twin {
+                out.with(|out| general.handle_packet(now, path, direction, &p.header, out));
+            }
+            self.compare_twin();
             Some((p.window, direction))
         } else {
             self.now = timer_at.unwrap();
             let (flow, now) = (&mut self.flow, self.now);
             self.out.with(|out| flow.handle_timeout(now, out));
+            if let Some((general, out)) = &mut self.twin {
+                out.with(|out| general.handle_timeout(now, out));
+            }
+            self.compare_twin();
             None
         }
+    }
+
+    /// The twin is left in the same state as the aggregate by the same input, and wakes up at
+    /// the same time (what they sent and reported is compared in `drain` and `check_losses`).
+    fn compare_twin(&self) {
+        let Some((general, _)) = &self.twin else {
+            return;
+        };
+        let flow = &self.flow;
+        assert_eq!(general.poll_timeout(), flow.poll_timeout(), "wake-up");
+        assert_eq!(general.earliest, flow.earliest);
+        assert_eq!(general.deadlines, flow.deadlines);
+        assert_eq!(general.loads, flow.loads);
+        for (a, b) in general.flows.iter().zip(&flow.flows) {
+            assert_eq!(
+                (a.next, a.outstanding, a.acked, a.last_window, a.stats),
+                (b.next, b.outstanding, b.acked, b.last_window, b.stats)
+            );
+            assert_eq!(a.receiver.rcv_nxt(), b.receiver.rcv_nxt());
+        }
+        for (a, b) in general.windows.iter().zip(&flow.windows) {
+            assert_eq!(a.mappings, b.mappings);
+            assert_eq!(
+                (a.core.snd_una(), a.core.snd_nxt(), a.cc.cwnd()),
+                (b.core.snd_una(), b.core.snd_nxt(), b.cc.cwnd())
+            );
+        }
+        assert_eq!(general.stats(), flow.stats());
     }
 
     /// The receiving end: window j's newly in-order bytes, mapped to their flows.
@@ -362,6 +428,14 @@ impl Harness {
     /// `check_losses`).
     fn drain(&mut self) {
         let transmits = self.out.take_transmits();
+        if let Some((_, out)) = &mut self.twin {
+            assert_eq!(
+                out.take_transmits(),
+                transmits,
+                "packets sent at {:?}",
+                self.now
+            );
+        }
         // The send loop started from the flows' outstanding bytes as the input left them: what
         // they are now less the new data sent (each segment's mapping names its flow).
         for (i, f) in self.flow.flows.iter().enumerate() {
@@ -505,7 +579,11 @@ impl Harness {
 
     /// A loss of window j reduces window j alone, to at most half its flight.
     fn check_losses(&mut self, before: &[WindowState]) {
-        for e in self.out.take_events() {
+        let events = self.out.take_events();
+        if let Some((_, out)) = &mut self.twin {
+            assert_eq!(out.take_events(), events, "events at {:?}", self.now);
+        }
+        for e in events {
             match e {
                 TransportEvent::Loss { path } | TransportEvent::Timeout { path } => {
                     if matches!(e, TransportEvent::Loss { .. }) {
@@ -710,6 +788,37 @@ fn shares_changed_mid_run_take_effect() {
     let h = h.run(SimTime::from_secs(2));
     let shares = h.flow.shares();
     assert!((shares[0] - 0.8).abs() < 1e-12 && (shares[1] - 0.2).abs() < 1e-12);
+}
+
+/// The shortcuts (a data segment or an ACK handled and flushed at once) send, report and
+/// leave what the general path does, input by input: through slow start, losses, reordering,
+/// lost ACKs, an outage (timeouts) and the flows' completion, for every mapping.
+#[test]
+fn shortcuts_do_what_the_general_path_does() {
+    let drops: Vec<bool> = (0..6_000).map(|i| i % 89 == 11).collect();
+    let delays: Vec<SimTime> = (0..6_000)
+        .map(|i| SimTime::from_millis(if i % 41 == 5 { 7 } else { 0 }))
+        .collect();
+    let acks: Vec<bool> = (0..6_000).map(|i| i % 67 == 3).collect();
+    for (k, mapping) in [Mapping::Random, Mapping::Sticky, Mapping::Spread]
+        .into_iter()
+        .enumerate()
+    {
+        let script = Script {
+            drop_data: drops.clone(),
+            delay_data: delays.clone(),
+            drop_ack: acks.clone(),
+            down: Some((SimTime::from_millis(900), SimTime::from_millis(1_400))),
+            ..Script::default()
+        };
+        let weights = [1.0, 2.0, 1.0, 4.0];
+        let h = Harness::with_twin(&weights, mapping, Some(1_500_000), k as u64, script, true)
+            .run(SimTime::from_secs(600));
+        assert!(h.log.losses > 0 && h.log.timeouts > 0, "{:?}", h.log);
+        let h = Harness::with_twin(&weights, mapping, None, k as u64, Script::default(), true)
+            .run(SimTime::from_secs(3));
+        assert!(h.log.data_packets > 1_000, "{:?}", h.log);
+    }
 }
 
 fn script_strategy() -> impl Strategy<Value = Script> {
