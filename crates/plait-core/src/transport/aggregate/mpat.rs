@@ -414,7 +414,34 @@ impl MpatFlow {
     }
 
     /// The windows' wake-ups after their changes.
+    #[inline(always)]
     fn refresh_deadlines(&mut self) {
+        // Most inputs change one window (an ACK's, which sends on itself): the loop below
+        // for it alone.
+        #[cfg(test)]
+        let general = self.general_only;
+        #[cfg(not(test))]
+        let general = false;
+        if self.changed.len() == 1 && !general {
+            let j = self.changed[0];
+            self.changed.clear();
+            self.is_changed[j] = false;
+            let active = self.is_active();
+            if self.set_deadline(j, active) {
+                self.earliest = self.deadlines.iter().flatten().min().copied();
+            }
+            debug_assert_eq!(
+                self.earliest,
+                self.deadlines.iter().flatten().min().copied()
+            );
+            return;
+        }
+        self.refresh_changed();
+    }
+
+    /// [`MpatFlow::refresh_deadlines`] of any number of windows changed.
+    #[inline(never)]
+    fn refresh_changed(&mut self) {
         let active = self.is_active();
         // The earliest deadline moves earlier with a window's, and is looked for anew only
         // when the window that held it moved its own (later, or unset).
@@ -494,6 +521,7 @@ impl MpatFlow {
     /// segments release their flow's outstanding bytes (the mappings below `snd_una`, the
     /// segments the sent log reports acknowledged, in the same order); returns the flow of the
     /// first segment reported lost since.
+    #[inline(always)]
     fn drain_core_events(&mut self, j: usize) -> Option<usize> {
         let w = &mut self.windows[j];
         let mut first_lost = w.first_lost.take();
@@ -574,6 +602,7 @@ impl MpatFlow {
         }
     }
 
+    #[inline(always)]
     fn receive_ack(
         &mut self,
         now: SimTime,
@@ -703,6 +732,7 @@ impl MpatFlow {
     /// that is: with an unbounded source every flow has a full segment to send while not
     /// closed, so the send loop would choose a flow, pick this window without a draw, find
     /// no room and refuse it. Then the window is refused here, and the flow not chosen.
+    #[inline(always)]
     fn only_open_is_full(&mut self) -> bool {
         if self.open.len() != 1 || self.app_bytes.is_some() || self.closed {
             return false;
@@ -763,7 +793,7 @@ impl MpatFlow {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push_data(&mut self, j: usize, seg: DataSegment, emit: &mut impl FnMut(Transmit)) {
         self.change(j);
         emit(Transmit {
@@ -802,7 +832,7 @@ impl MpatFlow {
     /// The window flow `i`'s next packet goes on, by the mapping, among the windows that may
     /// have room (the caller tries it and, if it has none, takes it off the list, so the
     /// choice is uniform over the windows with room); `None` when no window has room.
-    #[inline]
+    #[inline(always)]
     fn pick_window(&mut self, i: usize) -> Option<usize> {
         let n = self.open.len();
         if n == 0 {
