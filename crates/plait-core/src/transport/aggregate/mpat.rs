@@ -112,7 +112,7 @@ struct Mapped {
 /// Marks every mapping overlapping `[seq, end)` not yet reported lost as lost, noting the flow
 /// of the first in `first_lost` if none is noted: the sent log's `mark_lost`
 /// ([`TcpCore::with_sent_log`]), for a window that keeps no log.
-fn mark_lost(mappings: &mut VecDeque<Mapped>, first_lost: &mut Option<usize>, seq: u64, end: u64) {
+fn mark_lost(mappings: &mut [Mapped], first_lost: &mut Option<usize>, seq: u64, end: u64) {
     let mut k = first_ending_after(mappings, seq);
     while let Some(m) = mappings.get_mut(k) {
         if m.window_seq >= end {
@@ -132,8 +132,8 @@ fn mark_lost(mappings: &mut VecDeque<Mapped>, first_lost: &mut Option<usize>, se
 /// start (they are in order and do not overlap), so it is the first ending after `seq`;
 /// otherwise the binary search decides.
 #[inline]
-fn mapping_at(mappings: &VecDeque<Mapped>, seq: u64, mss: u32) -> usize {
-    if let Some(front) = mappings.front() {
+fn mapping_at(mappings: &[Mapped], seq: u64, mss: u32) -> usize {
+    if let Some(front) = mappings.first() {
         if seq < front.window_seq {
             return 0;
         }
@@ -148,17 +148,82 @@ fn mapping_at(mappings: &VecDeque<Mapped>, seq: u64, mss: u32) -> usize {
 }
 
 /// The index of the first of `mappings` (in window sequence order, not overlapping) that ends
-/// after `seq`: a binary search of the deque's two slices in place of
-/// `VecDeque::partition_point`'s indexed one.
+/// after `seq`, by binary search.
 #[inline]
-fn first_ending_after(mappings: &VecDeque<Mapped>, seq: u64) -> usize {
-    let below = |x: &Mapped| x.window_seq + u64::from(x.len) <= seq;
-    let (a, b) = mappings.as_slices();
-    let k = a.partition_point(below);
-    if k < a.len() {
-        k
-    } else {
-        a.len() + b.partition_point(below)
+fn first_ending_after(mappings: &[Mapped], seq: u64) -> usize {
+    mappings.partition_point(|x| x.window_seq + u64::from(x.len) <= seq)
+}
+
+/// A window's mappings, oldest first: a vector read from `head` on. The oldest leave by
+/// moving `head` (no wrapped index to compute for every access, as a ring buffer's); the part
+/// they leave is dropped when nothing is left after it, or when the vector is full and that
+/// part is at least half of it (so each mapping is moved at most once per mapping popped
+/// before it, and the vector holds at most about four times the most mappings held).
+#[derive(Clone, Debug, Default)]
+struct MappingLog {
+    v: Vec<Mapped>,
+    head: usize,
+}
+
+impl MappingLog {
+    #[inline(always)]
+    fn as_slice(&self) -> &[Mapped] {
+        &self.v[self.head..]
+    }
+
+    #[inline(always)]
+    fn as_mut_slice(&mut self) -> &mut [Mapped] {
+        &mut self.v[self.head..]
+    }
+
+    #[inline(always)]
+    fn front(&self) -> Option<&Mapped> {
+        self.v.get(self.head)
+    }
+
+    #[inline(always)]
+    fn iter(&self) -> std::slice::Iter<'_, Mapped> {
+        self.as_slice().iter()
+    }
+
+    /// Drops the `k` oldest (`k` at most as many as there are).
+    #[inline(always)]
+    fn pop_front(&mut self, k: usize) {
+        self.head += k;
+        debug_assert!(self.head <= self.v.len());
+        if self.head >= self.v.len() {
+            self.v.clear();
+            self.head = 0;
+        }
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, m: Mapped) {
+        if self.v.len() == self.v.capacity() && self.head > 0 && 2 * self.head >= self.v.len() {
+            self.compact();
+        }
+        self.v.push(m);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn compact(&mut self) {
+        self.v.drain(..self.head);
+        self.head = 0;
+    }
+}
+
+impl PartialEq for MappingLog {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a MappingLog {
+    type Item = &'a Mapped;
+    type IntoIter = std::slice::Iter<'a, Mapped>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
     }
 }
 
@@ -167,7 +232,7 @@ struct Window {
     cc: Controller,
     receiver: TcpReceiver,
     /// Mappings of the window's unacknowledged segments, in window sequence order.
-    mappings: VecDeque<Mapped>,
+    mappings: MappingLog,
     /// Whether the core keeps its sent log: with RACK-TLP, whose tail loss probes the log
     /// tells from retransmissions. Without it the mappings stand for the log (they hold the
     /// same segments: every new segment the window sends, in order), and `first_lost` for
@@ -271,7 +336,7 @@ impl MpatFlow {
                 core: if logged { core.with_sent_log() } else { core },
                 cc: controller(),
                 receiver: TcpReceiver::new(&tcp),
-                mappings: VecDeque::new(),
+                mappings: MappingLog::default(),
                 logged,
                 first_lost: None,
                 poll_receiver: false,
@@ -533,13 +598,14 @@ impl MpatFlow {
             }
         }
         let una = w.core.snd_una();
-        while let Some(m) = w
-            .mappings
-            .front()
+        let live = w.mappings.as_slice();
+        let mut acked = 0;
+        while let Some(m) = live
+            .get(acked)
             .filter(|x| x.window_seq + u64::from(x.len) <= una)
         {
             let (i, len) = (m.flow, u64::from(m.len));
-            w.mappings.pop_front();
+            acked += 1;
             let f = &mut self.flows[i];
             f.outstanding = f.outstanding.saturating_sub(len);
             let before = f.acked;
@@ -559,6 +625,7 @@ impl MpatFlow {
                 }
             };
         }
+        w.mappings.pop_front(acked);
         first_lost
     }
 
@@ -587,7 +654,7 @@ impl MpatFlow {
             return;
         }
         // The window's newly in-order bytes, mapped back to their flows.
-        let mappings = &self.windows[j].mappings;
+        let mappings = self.windows[j].mappings.as_slice();
         let mut k = mapping_at(mappings, in_order.start, self.mss);
         while let Some(&m) = mappings.get(k) {
             if m.window_seq >= in_order.end {
@@ -782,9 +849,9 @@ impl MpatFlow {
         if !w.logged && seg.is_retransmission {
             // Without RACK-TLP every resend is a retransmission the log would mark lost.
             let end = seg.seq + u64::from(seg.len);
-            mark_lost(&mut w.mappings, &mut w.first_lost, seg.seq, end);
+            mark_lost(w.mappings.as_mut_slice(), &mut w.first_lost, seg.seq, end);
         }
-        let m = &self.windows[j].mappings;
+        let m = self.windows[j].mappings.as_slice();
         if let Some(x) = m.get(mapping_at(m, seg.seq, self.mss)) {
             let s = &mut self.flows[x.flow].stats;
             s.packets_sent += 1;
@@ -961,7 +1028,7 @@ impl MpatFlow {
                     let mut seq = una;
                     while seq < nxt {
                         let hole_end = scoreboard.next_sacked_start(seq).unwrap_or(nxt).min(nxt);
-                        mark_lost(&mut w.mappings, &mut w.first_lost, seq, hole_end);
+                        mark_lost(w.mappings.as_mut_slice(), &mut w.first_lost, seq, hole_end);
                         seq = scoreboard.next_unsacked(hole_end.max(seq + 1));
                     }
                 }
@@ -1243,7 +1310,7 @@ mod tests {
     /// the range once, the first reported since the last drain naming the flow.
     #[test]
     fn a_mapping_is_reported_lost_once_and_the_first_names_the_flow() {
-        let mut m: VecDeque<Mapped> = (0..4)
+        let mut m: Vec<Mapped> = (0..4)
             .map(|k| Mapped {
                 window_seq: 100 * k,
                 len: 100,
@@ -1252,8 +1319,9 @@ mod tests {
                 lost: false,
             })
             .collect();
+        let m = &mut m[..];
         let mut first = None;
-        mark_lost(&mut m, &mut first, 150, 250);
+        mark_lost(m, &mut first, 150, 250);
         assert_eq!(first, Some(11));
         assert_eq!(
             m.iter().map(|x| x.lost).collect::<Vec<_>>(),
@@ -1261,31 +1329,32 @@ mod tests {
         );
         // Already reported: a second mark of the same range reports nothing new.
         let mut again = None;
-        mark_lost(&mut m, &mut again, 100, 300);
+        mark_lost(m, &mut again, 100, 300);
         assert_eq!(again, None);
         // A range ending where a segment starts leaves it alone; a later report keeps the
         // first flow noted.
-        mark_lost(&mut m, &mut first, 0, 100);
+        mark_lost(m, &mut first, 0, 100);
         assert_eq!(first, Some(11));
         assert!(m[0].lost && !m[3].lost);
-        m.pop_front();
         let mut after = None;
-        mark_lost(&mut m, &mut after, 0, 1_000);
+        mark_lost(&mut m[1..], &mut after, 0, 1_000);
         assert_eq!(after, Some(13));
     }
 
     /// The guess by segment size finds what the binary search finds: full and short
-    /// segments, gaps, a wrapped deque, sequence numbers before, inside and after them.
+    /// segments, gaps, a log with popped mappings before its live ones and one compacted,
+    /// sequence numbers before, inside and after them.
     #[test]
     fn a_mapping_found_by_its_size_is_the_one_the_search_finds() {
-        let mut m: VecDeque<Mapped> = VecDeque::with_capacity(8);
+        let mut m = MappingLog {
+            v: Vec::with_capacity(8),
+            head: 0,
+        };
         let mut seq = 1_000;
         for k in 0..14u64 {
             if k == 6 {
-                // Wrap the ring buffer: pop from the front, push at the back.
-                for _ in 0..5 {
-                    m.pop_front();
-                }
+                // Pop from the front, push at the back: the log compacts when full.
+                m.pop_front(5);
             }
             let len = match k % 5 {
                 3 => 400,
@@ -1302,17 +1371,54 @@ mod tests {
             seq += u64::from(len) + if k == 9 { 700 } else { 0 };
         }
         let (first, end) = (m.front().unwrap().window_seq, seq + 2_000);
+        let m = m.as_slice();
         for s in (first.saturating_sub(1_500)..end)
             .step_by(7)
             .chain([0, first, end])
         {
-            assert_eq!(
-                mapping_at(&m, s, 1_000),
-                first_ending_after(&m, s),
-                "seq {s}"
-            );
+            assert_eq!(mapping_at(m, s, 1_000), first_ending_after(m, s), "seq {s}");
         }
-        assert_eq!(mapping_at(&VecDeque::new(), 5, 1_000), 0);
+        assert_eq!(mapping_at(&[], 5, 1_000), 0);
+    }
+
+    /// The log holds what a ring buffer given the same pushes and pops holds, in the same
+    /// order, through pops of one and of many, emptying, compaction and growth; and its
+    /// vector stays within four times the most mappings held (plus its first allocation).
+    #[test]
+    fn the_mapping_log_holds_what_a_ring_buffer_holds() {
+        let mut log = MappingLog::default();
+        let mut ring: VecDeque<Mapped> = VecDeque::new();
+        let mut rng = crate::rng::rng_from_seed(11);
+        let (mut seq, mut most, mut compactions) = (0u64, 0usize, 0);
+        for step in 0..20_000u64 {
+            // Phases of growth and of shrinking, so the log grows, empties and compacts.
+            let push_bias = if (step / 500) % 2 == 0 { 6 } else { 3 };
+            if rng.gen_range(0..10) < push_bias {
+                let m = Mapped {
+                    window_seq: seq,
+                    len: 1_000,
+                    flow: (step % 7) as usize,
+                    offset: step,
+                    lost: step % 3 == 0,
+                };
+                seq += 1_000;
+                let before = log.head;
+                log.push_back(m);
+                if before > 0 && log.head == 0 {
+                    compactions += 1;
+                }
+                ring.push_back(m);
+            } else {
+                let k = rng.gen_range(0..=ring.len().min(4));
+                log.pop_front(k);
+                ring.drain(..k);
+            }
+            most = most.max(ring.len());
+            assert!(log.iter().eq(ring.iter()), "step {step}");
+            assert_eq!(log.front(), ring.front());
+            assert!(log.v.capacity() <= 4 * most.max(4), "step {step}");
+        }
+        assert!(compactions > 10, "{compactions}");
     }
 
     #[test]
