@@ -721,7 +721,7 @@ impl MpatFlow {
     /// A call the core would answer with nothing is not made ([`TcpCore::sends_nothing`]):
     /// the window is refused as the call's answer would have it, with the same draws of the
     /// mapping before it, so the packets are the same.
-    fn send(&mut self, now: SimTime, emit: &mut impl FnMut(Transmit)) {
+    fn send(&mut self, now: SimTime, mut emit: impl FnMut(Transmit)) {
         if !self.is_active() {
             return;
         }
@@ -757,7 +757,7 @@ impl MpatFlow {
                 } else {
                     self.account_resend(j, &seg);
                 }
-                self.push_data(j, seg, emit);
+                self.push_data(j, seg, &mut emit);
             }
         }
         touched.clear();
@@ -779,7 +779,7 @@ impl MpatFlow {
             match w.core.poll_transmit(now, &mut w.cc, before + len, tag(i)) {
                 Some(seg) if !seg.is_retransmission && seg.seq == before => {
                     self.account_new(i, j, offset, &seg);
-                    self.push_data(j, seg, emit);
+                    self.push_data(j, seg, &mut emit);
                     next = if self.open.is_empty() || self.only_open_is_full() {
                         None
                     } else {
@@ -788,7 +788,7 @@ impl MpatFlow {
                 }
                 Some(seg) => {
                     self.account_resend(j, &seg);
-                    self.push_data(j, seg, emit);
+                    self.push_data(j, seg, &mut emit);
                 }
                 None => self.refuse(j),
             }
@@ -944,7 +944,7 @@ impl MpatFlow {
     fn emit(&mut self, now: SimTime, emit: &mut impl FnMut(Transmit)) {
         if self.send_pending {
             self.send_pending = false;
-            self.send(now, emit);
+            self.send(now, &mut *emit);
         }
         while let Some(j) = self.acking.pop_front() {
             let w = &mut self.windows[j];
@@ -1110,7 +1110,11 @@ impl MpatFlow {
             }
             Header::TcpAck(ack) => {
                 self.receive_ack(now, j, ack, out);
-                self.send(now, &mut |x| out.send(x));
+                self.send(
+                    now,
+                    #[inline(always)]
+                    |x| out.send(x),
+                );
                 self.refresh_deadlines();
             }
             _ => return false,
@@ -1128,7 +1132,11 @@ impl MpatFlow {
                 // SACK blocks): the same packets in the same order.
                 if self.send_pending {
                     self.send_pending = false;
-                    self.send(now, &mut |x| out.send(x));
+                    self.send(
+                        now,
+                        #[inline(always)]
+                        |x| out.send(x),
+                    );
                 }
                 let header_bytes = self.header_bytes;
                 while let Some(j) = self.acking.pop_front() {
