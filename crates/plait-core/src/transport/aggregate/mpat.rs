@@ -688,7 +688,8 @@ impl MpatFlow {
             w.receiver.set_rtt_hint(srtt);
         }
         let recovered = self.windows[j].core.stats().fast_retransmits > fast_retransmits;
-        let oldest = self.oldest_flow(j);
+        // The oldest segment's flow before the drain (read only when it may be needed).
+        let oldest = if recovered { self.oldest_flow(j) } else { None };
         let first_lost = self.drain_core_events(j);
         if recovered {
             out.report(TransportEvent::Loss { path });
@@ -736,15 +737,18 @@ impl MpatFlow {
         for &j in &touched {
             self.is_touched[j] = false;
             loop {
+                // Asked about resends alone, the question does not read the offer: asked
+                // before the offer is made up.
+                let w = &self.windows[j];
+                if w.core.sends_nothing(&w.cc, w.core.snd_nxt(), false) {
+                    break;
+                }
                 let (i, offset, len) = match next {
                     Some(i) => (i, self.flows[i].next, self.segment_len(i)),
                     None => (0, 0, 0),
                 };
                 let w = &mut self.windows[j];
                 let before = w.core.snd_nxt();
-                if w.core.sends_nothing(&w.cc, before + len, false) {
-                    break;
-                }
                 let Some(seg) = w
                     .core
                     .poll_retransmission(now, &mut w.cc, before + len, tag(i))
