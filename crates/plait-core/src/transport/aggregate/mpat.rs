@@ -459,13 +459,19 @@ impl MpatFlow {
     #[inline(always)]
     fn touch(&mut self, j: usize) {
         self.change(j);
-        if !self.listed[j] {
-            self.listed[j] = true;
-            self.open.push(j);
-        }
+        self.reopen(j);
         if !self.is_touched[j] {
             self.is_touched[j] = true;
             self.touched.push(j);
+        }
+    }
+
+    /// Window j may have room again.
+    #[inline(always)]
+    fn reopen(&mut self, j: usize) {
+        if !self.listed[j] {
+            self.listed[j] = true;
+            self.open.push(j);
         }
     }
 
@@ -678,6 +684,19 @@ impl MpatFlow {
         out: &mut Outbox<'_>,
     ) {
         self.touch(j);
+        self.ack_arrived(now, j, ack, out);
+    }
+
+    /// Window j's sender takes an ACK (what [`MpatFlow::receive_ack`] does once the window is
+    /// touched).
+    #[inline(always)]
+    fn ack_arrived(
+        &mut self,
+        now: SimTime,
+        j: usize,
+        ack: &crate::packet::AckSegment,
+        out: &mut Outbox<'_>,
+    ) {
         let w = &mut self.windows[j];
         let fast_retransmits = w.core.stats().fast_retransmits;
         let outcome = w.core.handle_ack(now, ack, &mut w.cc);
@@ -736,37 +755,66 @@ impl MpatFlow {
         let mut next = self.next_flow();
         for &j in &touched {
             self.is_touched[j] = false;
-            loop {
-                // Asked about resends alone, the question does not read the offer: asked
-                // before the offer is made up.
-                let w = &self.windows[j];
-                if w.core.sends_nothing(&w.cc, w.core.snd_nxt(), false) {
-                    break;
-                }
-                let (i, offset, len) = match next {
-                    Some(i) => (i, self.flows[i].next, self.segment_len(i)),
-                    None => (0, 0, 0),
-                };
-                let w = &mut self.windows[j];
-                let before = w.core.snd_nxt();
-                let Some(seg) = w
-                    .core
-                    .poll_retransmission(now, &mut w.cc, before + len, tag(i))
-                else {
-                    break;
-                };
-                if !seg.is_retransmission && seg.seq == before && next.is_some() {
-                    // A tail loss probe carried the offered data: the next offer changes.
-                    self.account_new(i, j, offset, &seg);
-                    next = self.next_flow();
-                } else {
-                    self.account_resend(j, &seg);
-                }
-                self.push_data(j, seg, &mut emit);
-            }
+            next = self.resend(now, j, next, &mut emit);
         }
         touched.clear();
         self.touched = touched;
+        self.send_new(now, next, &mut emit);
+    }
+
+    /// [`MpatFlow::send`] with window j the one window touched, without the list.
+    #[inline(always)]
+    fn send_touched(&mut self, now: SimTime, j: usize, mut emit: impl FnMut(Transmit)) {
+        debug_assert!(self.is_active() && self.touched.is_empty());
+        let next = self.next_flow();
+        let next = self.resend(now, j, next, &mut emit);
+        self.send_new(now, next, &mut emit);
+    }
+
+    /// Window j's own resends, with flow `next`'s data on offer; returns the flow that sends
+    /// next after them.
+    #[inline(always)]
+    fn resend(
+        &mut self,
+        now: SimTime,
+        j: usize,
+        mut next: Option<usize>,
+        emit: &mut impl FnMut(Transmit),
+    ) -> Option<usize> {
+        loop {
+            // Asked about resends alone, the question does not read the offer: asked
+            // before the offer is made up.
+            let w = &self.windows[j];
+            if w.core.sends_nothing(&w.cc, w.core.snd_nxt(), false) {
+                break;
+            }
+            let (i, offset, len) = match next {
+                Some(i) => (i, self.flows[i].next, self.segment_len(i)),
+                None => (0, 0, 0),
+            };
+            let w = &mut self.windows[j];
+            let before = w.core.snd_nxt();
+            let Some(seg) = w
+                .core
+                .poll_retransmission(now, &mut w.cc, before + len, tag(i))
+            else {
+                break;
+            };
+            if !seg.is_retransmission && seg.seq == before && next.is_some() {
+                // A tail loss probe carried the offered data: the next offer changes.
+                self.account_new(i, j, offset, &seg);
+                next = self.next_flow();
+            } else {
+                self.account_resend(j, &seg);
+            }
+            self.push_data(j, seg, emit);
+        }
+        next
+    }
+
+    /// New data while windows are open, from flow `next` on.
+    #[inline(always)]
+    fn send_new(&mut self, now: SimTime, mut next: Option<usize>, emit: &mut impl FnMut(Transmit)) {
         // `next` is still the flow that sends next: resends change no flow's outstanding.
         while let Some(i) = next {
             let Some(j) = self.pick_window(i) else {
@@ -788,7 +836,7 @@ impl MpatFlow {
             match w.core.poll_transmit(now, &mut w.cc, before + len, tag(i)) {
                 Some(seg) if !seg.is_retransmission && seg.seq == before => {
                     self.account_new(i, j, offset, &seg);
-                    self.push_data(j, seg, &mut emit);
+                    self.push_data(j, seg, emit);
                     next = if self.open.is_empty() || self.only_open_is_full() {
                         None
                     } else {
@@ -797,7 +845,7 @@ impl MpatFlow {
                 }
                 Some(seg) => {
                     self.account_resend(j, &seg);
-                    self.push_data(j, seg, &mut emit);
+                    self.push_data(j, seg, emit);
                 }
                 None => self.refuse(j),
             }
@@ -1107,12 +1155,26 @@ impl MpatFlow {
                 );
             }
             Header::TcpAck(ack) => {
-                self.receive_ack(now, j, ack, out);
-                self.send(
-                    now,
-                    #[inline(always)]
-                    |x| out.send(x),
-                );
+                // The send loop empties the list of windows touched when it runs (the
+                // aggregate is active): then window j is the one touched, and is not listed.
+                if self.touched.is_empty() && self.is_active() {
+                    self.change(j);
+                    self.reopen(j);
+                    self.ack_arrived(now, j, ack, out);
+                    self.send_touched(
+                        now,
+                        j,
+                        #[inline(always)]
+                        |x| out.send(x),
+                    );
+                } else {
+                    self.receive_ack(now, j, ack, out);
+                    self.send(
+                        now,
+                        #[inline(always)]
+                        |x| out.send(x),
+                    );
+                }
                 self.refresh_deadlines();
             }
             _ => return false,
