@@ -295,6 +295,8 @@ pub struct MpatFlow {
     /// Each window's next wake-up (sender's timer if active, receiver's), kept for
     /// `poll_timeout`; recomputed for the windows in `changed` once the transmits are drained.
     deadlines: Vec<Option<SimTime>>,
+    /// Each window's receiver's timer as it was when its wake-up was last refreshed.
+    receiver_deadlines: Vec<Option<SimTime>>,
     /// The earliest of `deadlines`, kept up to date by `refresh_deadlines`.
     earliest: Option<SimTime>,
     changed: Vec<usize>,
@@ -383,6 +385,7 @@ impl MpatFlow {
             candidates: Vec::with_capacity(n),
             acking: VecDeque::with_capacity(n),
             deadlines: vec![None; n],
+            receiver_deadlines: vec![None; n],
             earliest: None,
             changed: Vec::with_capacity(n),
             is_changed: vec![false; n],
@@ -538,7 +541,9 @@ impl MpatFlow {
     fn set_deadline(&mut self, j: usize, active: bool) -> bool {
         let w = &self.windows[j];
         let sender = if active { w.core.poll_timeout() } else { None };
-        let new = match (sender, w.receiver.poll_timeout()) {
+        let receiver = w.receiver.poll_timeout();
+        self.receiver_deadlines[j] = receiver;
+        let new = match (sender, receiver) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
@@ -578,7 +583,7 @@ impl MpatFlow {
     }
 
     /// Window j's congestion window, for a traced run.
-    #[inline]
+    #[inline(always)]
     fn note_cwnd(&self, j: usize, out: &mut Outbox<'_>) {
         if self.tracing {
             out.report(TransportEvent::Cwnd {
@@ -720,6 +725,7 @@ impl MpatFlow {
         self.check_finished(now, out);
     }
 
+    #[inline(always)]
     fn check_finished(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         if self.app_bytes.is_none() {
             return;
@@ -1145,10 +1151,27 @@ impl MpatFlow {
                         },
                     );
                 }
-                let active = self.is_active();
-                if self.set_deadline(j, active) {
-                    self.earliest = self.deadlines.iter().flatten().min().copied();
+                // A data segment changes window j's receiver alone: its wake-up, refreshed
+                // at the end of every input that changed its sender or its receiver, moves
+                // only if the receiver's timer did.
+                if self.windows[j].receiver.poll_timeout() != self.receiver_deadlines[j] {
+                    let active = self.is_active();
+                    if self.set_deadline(j, active) {
+                        self.earliest = self.deadlines.iter().flatten().min().copied();
+                    }
                 }
+                debug_assert_eq!(self.deadlines[j], {
+                    let w = &self.windows[j];
+                    let sender = if self.is_active() {
+                        w.core.poll_timeout()
+                    } else {
+                        None
+                    };
+                    match (sender, w.receiver.poll_timeout()) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    }
+                });
                 debug_assert_eq!(
                     self.earliest,
                     self.deadlines.iter().flatten().min().copied()

@@ -139,22 +139,24 @@ impl Harness {
         seed: u64,
         script: Script,
     ) -> Self {
-        Self::with_twin(weights, mapping, app_bytes, seed, script, false)
+        Self::with_twin(weights, mapping, app_bytes, seed, script, None)
     }
 
-    /// [`Harness::new`], with a twin taking every input through the general path when `twin`.
+    /// [`Harness::new`], with the windows' TCP settings `twin` (MSS set here) and a twin
+    /// taking every input through the general path when given.
     fn with_twin(
         weights: &[f64],
         mapping: Mapping,
         app_bytes: Option<u64>,
         seed: u64,
         script: Script,
-        twin: bool,
+        twin: Option<TcpConfig>,
     ) -> Self {
         let tcp = TcpConfig {
             mss: MSS,
-            ..TcpConfig::default()
+            ..twin.unwrap_or_default()
         };
+        let twin = twin.is_some();
         let config = MpatConfig {
             tcp,
             shares: weights.to_vec(),
@@ -792,7 +794,8 @@ fn shares_changed_mid_run_take_effect() {
 
 /// The shortcuts (a data segment or an ACK handled and flushed at once) send, report and
 /// leave what the general path does, input by input: through slow start, losses, reordering,
-/// lost ACKs, an outage (timeouts) and the flows' completion, for every mapping.
+/// lost ACKs, an outage (timeouts) and the flows' completion, for every mapping, with ACKs
+/// sent at once, delayed (the receivers' timers run) or compressed, and with RACK-TLP.
 #[test]
 fn shortcuts_do_what_the_general_path_does() {
     let drops: Vec<bool> = (0..6_000).map(|i| i % 89 == 11).collect();
@@ -800,9 +803,29 @@ fn shortcuts_do_what_the_general_path_does() {
         .map(|i| SimTime::from_millis(if i % 41 == 5 { 7 } else { 0 }))
         .collect();
     let acks: Vec<bool> = (0..6_000).map(|i| i % 67 == 3).collect();
-    for (k, mapping) in [Mapping::Random, Mapping::Sticky, Mapping::Spread]
-        .into_iter()
-        .enumerate()
+    let plain = TcpConfig::default();
+    let delayed = TcpConfig {
+        delayed_ack: true,
+        ..plain
+    };
+    let compressed = TcpConfig {
+        sack_compression: true,
+        ..delayed
+    };
+    let rack = TcpConfig {
+        rack_tlp: true,
+        ..delayed
+    };
+    for (k, (mapping, tcp)) in [
+        (Mapping::Random, plain),
+        (Mapping::Sticky, plain),
+        (Mapping::Spread, plain),
+        (Mapping::Random, delayed),
+        (Mapping::Sticky, compressed),
+        (Mapping::Random, rack),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let script = Script {
             drop_data: drops.clone(),
@@ -812,11 +835,25 @@ fn shortcuts_do_what_the_general_path_does() {
             ..Script::default()
         };
         let weights = [1.0, 2.0, 1.0, 4.0];
-        let h = Harness::with_twin(&weights, mapping, Some(1_500_000), k as u64, script, true)
-            .run(SimTime::from_secs(600));
+        let h = Harness::with_twin(
+            &weights,
+            mapping,
+            Some(1_500_000),
+            k as u64,
+            script,
+            Some(tcp),
+        )
+        .run(SimTime::from_secs(600));
         assert!(h.log.losses > 0 && h.log.timeouts > 0, "{:?}", h.log);
-        let h = Harness::with_twin(&weights, mapping, None, k as u64, Script::default(), true)
-            .run(SimTime::from_secs(3));
+        let h = Harness::with_twin(
+            &weights,
+            mapping,
+            None,
+            k as u64,
+            Script::default(),
+            Some(tcp),
+        )
+        .run(SimTime::from_secs(3));
         assert!(h.log.data_packets > 1_000, "{:?}", h.log);
     }
 }
