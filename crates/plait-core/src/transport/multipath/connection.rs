@@ -59,6 +59,7 @@ use crate::transport::{
 
 use super::coupled::{Coupled, MultipathCongestionControl, SubflowController};
 use super::data_receiver::DataReceiver;
+use super::scheduler::min_rtt::NewDataChoice;
 use super::scheduler::{
     ConnectionView, Decision, PacketScheduler, Reason, Scheduler, SegmentView, SubflowSet,
     SubflowView, MAX_SUBFLOWS,
@@ -206,6 +207,9 @@ pub struct MptcpFlow {
     copies: bool,
     /// The scheduler only reads its inputs ([`PacketScheduler::is_stateless`]).
     stateless: bool,
+    /// The scheduler places new data by lowest RTT
+    /// ([`PacketScheduler::places_new_data_by_lowest_rtt`]).
+    new_data_by_lowest_rtt: bool,
     mss: u32,
     header_bytes: u32,
     send_buffer: u64,
@@ -299,6 +303,7 @@ impl MptcpFlow {
             cc,
             copies: scheduler.copies_to_every_subflow(),
             stateless: scheduler.is_stateless(),
+            new_data_by_lowest_rtt: scheduler.places_new_data_by_lowest_rtt(),
             scheduler,
             mss: tcp.mss,
             header_bytes: tcp.header_bytes,
@@ -669,11 +674,7 @@ impl MptcpFlow {
             ssthresh_bytes: self.cc.ssthresh(i),
             in_flight_bytes: s.core.bytes_in_flight(),
             queued_bytes: s.core.snd_nxt() - s.core.snd_una(),
-            srtt: if rtt.has_sample() {
-                rtt.srtt()
-            } else {
-                SimTime::ZERO
-            },
+            srtt: view_srtt(s),
             rttvar: if rtt.has_sample() {
                 rtt.rttvar()
             } else {
@@ -780,6 +781,14 @@ impl MptcpFlow {
         // `CoupledAlgorithm` and `Uncoupled` reach the named subflow alone). A custom
         // controller promises nothing of the kind, so its views are all taken anew for every
         // segment.
+        if self.new_data_by_lowest_rtt
+            && self.picks.is_none()
+            && !self.copies
+            && self.reinject.is_empty()
+            && self.send_new_data_by_lowest_rtt(now, io)
+        {
+            return;
+        }
         let mut optimised = false;
         let keep_views = !matches!(self.cc, Coupled::Custom(_));
         let mut fresh = if keep_views {
@@ -910,6 +919,83 @@ impl MptcpFlow {
             self.account_sent(now, dsn, len, is_reinjection, is_copy, sent);
         }
         self.views_fresh = if keep_views { fresh } else { SubflowSet::EMPTY };
+    }
+
+    /// The send loop's new data when the scheduler places it by lowest RTT
+    /// ([`PacketScheduler::places_new_data_by_lowest_rtt`]), nothing is to be reinjected, the
+    /// scheduler wants no copies and its picks are not logged: each chunk goes where
+    /// [`NewDataChoice`] says, from each usable subflow's class, window space and SRTT, which
+    /// is what the loop below does with the views (the scheduler, stateless for new data,
+    /// is not asked; nor when no subflow has the window, which is a wait for it). No view is
+    /// taken: those of the subflows sent on are no longer fresh. True when the loop is over
+    /// (the scheduler waits, or the subflow's TCP would not send); false when no new data
+    /// may go, for the loop below to take over (its [`MptcpFlow::next_new_chunk`] asked again
+    /// at the same time changes nothing more and answers the same).
+    fn send_new_data_by_lowest_rtt(&mut self, now: SimTime, io: &mut Io<'_, '_>) -> bool {
+        loop {
+            let Some(len) = self.next_new_chunk(now) else {
+                return false;
+            };
+            let mut choice = NewDataChoice::default();
+            for j in 0..self.subflows.len() {
+                if !self.usable(j) {
+                    continue;
+                }
+                let s = &self.subflows[j];
+                let in_flight = s.core.bytes_in_flight();
+                let window_space =
+                    in_flight == 0 || in_flight + u64::from(len) <= self.send_window(j);
+                choice.offer(j, s.backup, window_space, || view_srtt(s));
+            }
+            let target = choice.decision();
+            debug_assert_eq!(
+                target,
+                self.scheduled_new_data(now, len),
+                "the new-data choice"
+            );
+            let Some(i) = target else {
+                return true;
+            };
+            let dsn = self.data_nxt;
+            self.views_fresh.remove(i);
+            if !self.send_on(now, i, dsn, len, io) {
+                return true;
+            }
+            let mut sent = SubflowSet::EMPTY;
+            sent.insert(i);
+            self.account_sent(now, dsn, len, false, false, sent);
+        }
+    }
+
+    /// Where the loop with the views would send the next new chunk, of `len` bytes: the
+    /// scheduler's choice if it names a subflow that can send it, else `None` (to check
+    /// [`MptcpFlow::send_new_data_by_lowest_rtt`]; the scheduler is stateless for new data).
+    fn scheduled_new_data(&mut self, now: SimTime, len: u32) -> Option<usize> {
+        let views: Vec<SubflowView> = (0..self.subflows.len())
+            .map(|j| self.view(j, SubflowSet::EMPTY))
+            .collect();
+        if !views.iter().any(|v| v.can_send(len)) {
+            return None;
+        }
+        let connection = ConnectionView {
+            now,
+            data_window_bytes: self.peer_right_edge.saturating_sub(self.data_nxt),
+            peer_window_bytes: self.peer_window,
+            unscheduled_bytes: self.written().saturating_sub(self.data_nxt),
+        };
+        let segment = SegmentView {
+            dsn: self.data_nxt,
+            len,
+            is_reinjection: false,
+        };
+        match self
+            .scheduler
+            .schedule(&connection, &segment, &views)
+            .decision
+        {
+            Decision::One(i) if views.get(i).is_some_and(|v| v.can_send(len)) => Some(i),
+            _ => None,
+        }
     }
 
     /// Bookkeeping after `[dsn, dsn + len)` went out on the subflows in `sent` (as a
@@ -1225,6 +1311,17 @@ impl Io<'_, '_> {
     #[inline(always)]
     fn report(&mut self, event: TransportEvent) {
         self.out.report(event);
+    }
+}
+
+/// A subflow's [`SubflowView::srtt`]: its smoothed RTT, zero before the first sample.
+#[inline(always)]
+fn view_srtt(s: &Subflow) -> SimTime {
+    let rtt = s.core.rtt_estimator();
+    if rtt.has_sample() {
+        rtt.srtt()
+    } else {
+        SimTime::ZERO
     }
 }
 

@@ -17,6 +17,7 @@ use super::{
     SubflowView,
 };
 use crate::registry::{AlgorithmSpec, Param, Scalar};
+use crate::time::SimTime;
 
 /// The registry declaration of the lowest-RTT scheduler.
 pub const SPEC: AlgorithmSpec<SchedulerKind> = AlgorithmSpec {
@@ -64,6 +65,52 @@ pub fn lowest_rtt(segment: &SegmentView, subflows: &[SubflowView]) -> Pick {
     choose_in_class(segment, subflows, false, false)
         .or_else(|| choose_in_class(segment, subflows, true, false))
         .unwrap_or(Pick::wait(Reason::NoWindowSpace))
+}
+
+/// [`lowest_rtt`] for new data (no subflow carried the segment), folded one subflow at a
+/// time from the little it reads of each, so that the connection need not take the views
+/// ([`PacketScheduler::places_new_data_by_lowest_rtt`]). Offered the usable subflows in index
+/// order, it chooses as [`lowest_rtt`] does then: with no subflow preferred for having carried
+/// the segment, the non-backup class if it has a usable subflow, else the backup class; in
+/// the class, the subflow with window space and the smallest SRTT (the first on a tie), or
+/// wait if none has space.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NewDataChoice {
+    /// Per class (non-backup, backup): the subflow with window space and the smallest SRTT
+    /// offered so far, with that SRTT.
+    best: [Option<(SimTime, usize)>; 2],
+    /// A non-backup subflow was offered.
+    any_regular: bool,
+}
+
+impl NewDataChoice {
+    /// The usable subflow `id` (offered after those of lower index): a backup one or not,
+    /// with window space for the segment or not, and its SRTT ([`SubflowView::srtt`]), read
+    /// only if it has window space.
+    #[inline(always)]
+    pub fn offer(
+        &mut self,
+        id: usize,
+        backup: bool,
+        window_space: bool,
+        srtt: impl FnOnce() -> SimTime,
+    ) {
+        self.any_regular |= !backup;
+        if window_space {
+            let srtt = srtt();
+            let best = &mut self.best[usize::from(backup)];
+            if best.is_none_or(|(b, _)| srtt < b) {
+                *best = Some((srtt, id));
+            }
+        }
+    }
+
+    /// The subflow to send the segment on, `None` to wait.
+    #[inline(always)]
+    pub fn decision(&self) -> Option<usize> {
+        let class = usize::from(!self.any_regular);
+        self.best[class].map(|(_, id)| id)
+    }
 }
 
 /// The usable subflow with the smallest SRTT, whatever its window, class or history (the fast
@@ -114,7 +161,12 @@ impl PacketScheduler for MinRtt {
         "min_rtt"
     }
 
-    fn schedule(&mut self, _: &ConnectionView, segment: &SegmentView, subflows: &[SubflowView]) -> Pick {
+    fn schedule(
+        &mut self,
+        _: &ConnectionView,
+        segment: &SegmentView,
+        subflows: &[SubflowView],
+    ) -> Pick {
         lowest_rtt(segment, subflows)
     }
 
@@ -125,12 +177,16 @@ impl PacketScheduler for MinRtt {
     fn is_stateless(&self) -> bool {
         true
     }
+
+    fn places_new_data_by_lowest_rtt(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::SimTime;
+    use proptest::prelude::*;
 
     pub(crate) fn view(id: usize, srtt_ms: u64, cwnd: u64, in_flight: u64) -> SubflowView {
         SubflowView {
@@ -197,5 +253,63 @@ mod tests {
         let mut subflows = [view(0, 10, 10, 0), view(1, 10, 10, 0), view(2, 1, 10, 0)];
         subflows[2].usable = false;
         assert_eq!(pick(&subflows), Pick::one(0, Reason::LowestRtt));
+    }
+
+    fn new_data_choice(subflows: &[SubflowView], len: u32) -> Option<usize> {
+        let mut choice = NewDataChoice::default();
+        for s in subflows.iter().filter(|s| s.usable) {
+            choice.offer(s.id, s.backup, s.has_window_space(len), || s.srtt);
+        }
+        choice.decision()
+    }
+
+    #[test]
+    fn the_new_data_choice_reads_the_classes_as_lowest_rtt() {
+        let mut subflows = [view(0, 10, 10, 10), view(1, 5, 10, 0), view(2, 5, 10, 0)];
+        subflows[1].backup = true;
+        subflows[2].backup = true;
+        // The active subflow is full: wait, not a backup.
+        assert_eq!(new_data_choice(&subflows, 1000), None);
+        subflows[0].usable = false;
+        // No active subflow is usable: the fastest backup with space, the first on a tie.
+        assert_eq!(new_data_choice(&subflows, 1000), Some(1));
+        subflows[1].in_flight_bytes = 10_000;
+        assert_eq!(new_data_choice(&subflows, 1000), Some(2));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The new-data shortcut chooses what the scheduler chooses, on any views of a segment
+        /// no subflow carried (a wait for a wait).
+        #[test]
+        fn the_new_data_choice_is_lowest_rtt(
+            subflows in prop::collection::vec(
+                (any::<bool>(), any::<bool>(), 0u64..4, 0u64..6, 0u64..6, 0u64..3),
+                1..6,
+            ),
+            len in prop_oneof![Just(1000u32), 1u32..1000],
+        ) {
+            let views: Vec<SubflowView> = subflows
+                .iter()
+                .enumerate()
+                .map(|(id, &(usable, backup, srtt, cwnd, in_flight, partial))| SubflowView {
+                    usable,
+                    backup,
+                    in_flight_bytes: (in_flight * 1000).saturating_sub(partial * 400),
+                    ..view(id, srtt, cwnd, 0)
+                })
+                .collect();
+            let segment = SegmentView { dsn: 0, len, is_reinjection: false };
+            let expected = match MinRtt::default()
+                .schedule(&ConnectionView::default(), &segment, &views)
+                .decision
+            {
+                super::super::Decision::One(i) => Some(i),
+                super::super::Decision::Wait => None,
+                super::super::Decision::Several(_) => unreachable!(),
+            };
+            prop_assert_eq!(new_data_choice(&views, len), expected);
+        }
     }
 }

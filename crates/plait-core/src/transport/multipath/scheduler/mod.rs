@@ -267,6 +267,14 @@ pub trait PacketScheduler {
     fn is_stateless(&self) -> bool {
         false
     }
+    /// Whether `schedule` places new data (a segment no subflow has carried) exactly as
+    /// [`min_rtt::lowest_rtt`] does and changes nothing doing so: the connection may then
+    /// choose the subflow for new data itself, with [`min_rtt::NewDataChoice`] from the few
+    /// fields that choice reads, without taking the views (unless it logs its picks). False
+    /// by default. Asked once, when the connection is built.
+    fn places_new_data_by_lowest_rtt(&self) -> bool {
+        false
+    }
     /// Whether every subflow should carry the whole stream (the redundant scheduler): the
     /// connection then keeps, per subflow, how far along the data sequence space it has
     /// carried the data (skipping what is DATA_ACKed), and before new data offers the oldest
@@ -340,6 +348,7 @@ macro_rules! builtin_schedulers {
                 ) -> Pick;
                 fn options(&self) -> SchedulerOptions;
                 fn is_stateless(&self) -> bool;
+                fn places_new_data_by_lowest_rtt(&self) -> bool;
                 fn copies_to_every_subflow(&self) -> bool;
                 fn on_receive_buffer_optimisation(&mut self);
                 fn subflow_estimate(&self, subflow: usize) -> Option<f64>;
