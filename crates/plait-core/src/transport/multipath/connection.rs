@@ -725,6 +725,7 @@ impl MptcpFlow {
         true
     }
 
+    #[inline(always)]
     fn push_data(&mut self, i: usize, seg: DataSegment, io: &mut Io<'_, '_>) {
         let s = &mut self.subflows[i];
         s.stats.segments_sent += 1;
@@ -732,10 +733,25 @@ impl MptcpFlow {
         if seg.is_retransmission {
             s.stats.retransmissions += 1;
         }
+        let path = PathId::from_index(i);
+        let size_bytes = seg.len + self.header_bytes + DSS_DATA_OPTION_BYTES;
+        if io.noise.is_none() {
+            // Written where it lies in the pool, as `Io::send` would put it there.
+            io.out.send_with(
+                path,
+                Direction::Forward,
+                #[inline(always)]
+                |header| {
+                    *header = Header::TcpData(seg);
+                    size_bytes
+                },
+            );
+            return;
+        }
         io.send(Transmit {
-            path: PathId::from_index(i),
+            path,
             direction: Direction::Forward,
-            size_bytes: seg.len + self.header_bytes + DSS_DATA_OPTION_BYTES,
+            size_bytes,
             header: Header::TcpData(seg),
         });
     }
@@ -961,9 +977,15 @@ impl MptcpFlow {
             if !self.send_on(now, i, dsn, len, io) {
                 return true;
             }
-            let mut sent = SubflowSet::EMPTY;
-            sent.insert(i);
-            self.account_sent(now, dsn, len, false, false, sent);
+            // `account_sent` for new data on one subflow (no copies are wanted).
+            self.chunks.push_back(Chunk {
+                dsn,
+                len,
+                carried: SubflowSet(1 << i),
+                first_sent: now,
+            });
+            self.data_nxt += u64::from(len);
+            self.subflows[i].stats.new_data_bytes += u64::from(len);
         }
     }
 
