@@ -500,7 +500,7 @@ impl MptcpFlow {
             .partition_point_from(guess, |m| m.sub_seq + u64::from(m.len) <= in_order.start);
         let before = self.receiver.rcv_nxt();
         let mut k = first;
-        while let Some(&m) = self.subflows[i].mappings.get(k) {
+        for m in &s.mappings.as_slice()[first..] {
             if m.sub_seq >= in_order.end {
                 break;
             }
@@ -510,7 +510,6 @@ impl MptcpFlow {
             k += 1;
         }
         // The next in-order bytes usually start where these ended, at a mapping's start.
-        let s = &mut self.subflows[i];
         s.mapping_hint = s.mappings.removed() + k as u64;
         let after = self.receiver.rcv_nxt();
         if after > before {
@@ -527,10 +526,11 @@ impl MptcpFlow {
     /// first transmission of each chunk.
     fn note_delivery_delay(&mut self, now: SimTime, from: u64, to: u64) {
         let guess = self.chunk_hint.saturating_sub(self.chunks.removed()) as usize;
-        let mut k = self
+        let first = self
             .chunks
             .partition_point_from(guess, |c| c.dsn + u64::from(c.len) <= from);
-        while let Some(c) = self.chunks.get(k) {
+        let mut k = first;
+        for c in &self.chunks.as_slice()[first..] {
             if c.dsn >= to {
                 break;
             }
@@ -574,7 +574,7 @@ impl MptcpFlow {
             .front()
             .is_some_and(|m| m.sub_seq + u64::from(m.len) <= una)
         {
-            s.mappings.pop_front();
+            s.mappings.drop_front();
         }
         self.note_cwnd(now, i, io);
 
@@ -586,7 +586,7 @@ impl MptcpFlow {
                 .front()
                 .is_some_and(|c| c.dsn + u64::from(c.len) <= self.data_una)
             {
-                self.chunks.pop_front();
+                self.chunks.drop_front();
             }
             while self.reinject.front().is_some_and(|&d| d < self.data_una) {
                 self.reinject.pop_front();
