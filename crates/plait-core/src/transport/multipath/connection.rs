@@ -948,22 +948,44 @@ impl MptcpFlow {
     /// may go, for the loop below to take over (its [`MptcpFlow::next_new_chunk`] asked again
     /// at the same time changes nothing more and answers the same).
     fn send_new_data_by_lowest_rtt(&mut self, now: SimTime, io: &mut Io<'_, '_>) -> bool {
+        // `(i, len)` when subflow i, just sent on, was the only subflow with window space for
+        // a chunk of `len` bytes: for the next chunk of that length no other has it still
+        // (within the input only a send changes a subflow's usability or window space, and
+        // only that subflow's, as the loop with the views relies on for a built-in
+        // controller, whose `on_packet_sent` touches the named subflow's window alone), so
+        // the choice is i if it still has the space (it was chosen from the class the
+        // choice reads), else a wait. A custom controller promises nothing: never kept.
+        let keep = !matches!(self.cc, Coupled::Custom(_));
+        let mut alone: Option<(usize, u32)> = None;
         loop {
             let Some(len) = self.next_new_chunk(now) else {
                 return false;
             };
-            let mut choice = NewDataChoice::default();
-            for j in 0..self.subflows.len() {
-                if !self.usable(j) {
-                    continue;
+            let target = match alone {
+                Some((i, l)) if l == len => {
+                    let in_flight = self.subflows[i].core.bytes_in_flight();
+                    (in_flight == 0 || in_flight + u64::from(len) <= self.send_window(i))
+                        .then_some(i)
                 }
-                let s = &self.subflows[j];
-                let in_flight = s.core.bytes_in_flight();
-                let window_space =
-                    in_flight == 0 || in_flight + u64::from(len) <= self.send_window(j);
-                choice.offer(j, s.backup, window_space, || view_srtt(s));
-            }
-            let target = choice.decision();
+                _ => {
+                    let mut choice = NewDataChoice::default();
+                    for j in 0..self.subflows.len() {
+                        if !self.usable(j) {
+                            continue;
+                        }
+                        let s = &self.subflows[j];
+                        let in_flight = s.core.bytes_in_flight();
+                        let window_space =
+                            in_flight == 0 || in_flight + u64::from(len) <= self.send_window(j);
+                        choice.offer(j, s.backup, window_space, || view_srtt(s));
+                    }
+                    let target = choice.decision();
+                    alone = target
+                        .filter(|_| keep && choice.with_space() == 1)
+                        .map(|i| (i, len));
+                    target
+                }
+            };
             debug_assert_eq!(
                 target,
                 self.scheduled_new_data(now, len),

@@ -81,6 +81,8 @@ pub struct NewDataChoice {
     best: [Option<(SimTime, usize)>; 2],
     /// A non-backup subflow was offered.
     any_regular: bool,
+    /// How many subflows offered had window space.
+    with_space: u32,
 }
 
 impl NewDataChoice {
@@ -97,12 +99,19 @@ impl NewDataChoice {
     ) {
         self.any_regular |= !backup;
         if window_space {
+            self.with_space += 1;
             let srtt = srtt();
             let best = &mut self.best[usize::from(backup)];
             if best.is_none_or(|(b, _)| srtt < b) {
                 *best = Some((srtt, id));
             }
         }
+    }
+
+    /// How many of the subflows offered had window space.
+    #[inline(always)]
+    pub fn with_space(&self) -> u32 {
+        self.with_space
     }
 
     /// The subflow to send the segment on, `None` to wait.
