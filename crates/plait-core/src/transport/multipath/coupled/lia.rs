@@ -97,8 +97,15 @@ impl Lia {
         let mut best = 0.0f64;
         let mut members = 0;
         for w in self.subflows.iter().filter(|w| w.is_coupled()) {
-            rates += w.rate();
-            best = best.max(w.rate() / w.rtt());
+            let rate = w.rate();
+            rates += rate;
+            // `best.max(rate / rtt)`: neither is NaN (a window over an RTT of at least 1 ns,
+            // over that RTT again, is finite and not negative), so the plain comparison
+            // takes the same one.
+            let r = rate / w.rtt();
+            if r > best {
+                best = r;
+            }
             members += 1;
         }
         if members < 2 {
@@ -276,6 +283,34 @@ mod tests {
     }
 
     proptest! {
+        /// The threshold, with its comparisons and conversions written for speed, is the
+        /// formula as first written (`f64::max`, `as f64`), bit for bit.
+        #[test]
+        fn the_threshold_is_the_formula_bit_for_bit(
+            subflows in prop::collection::vec((2000u64..1 << 40, 1u64..1 << 34), 1..5),
+        ) {
+            let windows: Vec<(u64, SimTime)> = subflows
+                .iter()
+                .map(|&(cwnd, rtt)| (cwnd, SimTime::from_nanos(rtt)))
+                .collect();
+            let cc = lia(&windows);
+            for i in 0..windows.len() {
+                let own = windows[i].0 as f64;
+                let (mut rates, mut best) = (0.0, 0.0f64);
+                for &(cwnd, rtt) in &windows {
+                    let rate = cwnd as f64 / rtt.as_nanos() as f64;
+                    rates += rate;
+                    best = best.max(rate / rtt.as_nanos() as f64);
+                }
+                let expected = if windows.len() < 2 {
+                    own
+                } else {
+                    (rates * rates / best).max(own)
+                };
+                prop_assert_eq!(cc.threshold(i).to_bits(), expected.to_bits());
+            }
+        }
+
         #[test]
         fn one_subflow_is_reno_for_any_event_sequence(events in events()) {
             let mut cc: Coupled = Lia::new(connection(1)).into();

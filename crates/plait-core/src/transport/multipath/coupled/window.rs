@@ -44,6 +44,17 @@ use crate::transport::cc::window::{
 };
 use crate::transport::cc::AckSample;
 
+/// `v as f64`, the same value rounded the same way, by the signed conversion below 2^63 (one
+/// instruction on x86-64, where the unsigned one takes several).
+#[inline(always)]
+fn exact_f64(v: u64) -> f64 {
+    if v < 1 << 63 {
+        v as i64 as f64
+    } else {
+        v as f64
+    }
+}
+
 /// The window of one subflow (see the module documentation).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct SubflowWindow {
@@ -121,13 +132,15 @@ impl SubflowWindow {
     }
 
     /// The window as a number of bytes.
+    #[inline]
     pub(crate) fn window(&self) -> f64 {
-        self.cwnd as f64
+        exact_f64(self.cwnd)
     }
 
     /// The smoothed RTT in nanoseconds.
+    #[inline]
     pub(crate) fn rtt(&self) -> f64 {
-        self.srtt.as_nanos() as f64
+        exact_f64(self.srtt.as_nanos())
     }
 
     /// `cwnd/srtt` in bytes per nanosecond (the unit cancels in every coupled formula).
@@ -500,6 +513,32 @@ mod tests {
 
     const M: u64 = 1000;
     const RTT: SimTime = SimTime::from_millis(10);
+
+    #[test]
+    fn the_signed_conversion_gives_the_unsigned_one() {
+        let edges = [
+            0,
+            1,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 63) - 1,
+            1 << 63,
+        ];
+        for v in edges
+            .into_iter()
+            .chain([u64::MAX, u64::MAX - 1024, 0x8000_0000_0000_0401])
+        {
+            assert_eq!(exact_f64(v).to_bits(), (v as f64).to_bits(), "{v}");
+        }
+        let mut v = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..10_000 {
+            v = v.rotate_left(7).wrapping_mul(0x2545_f491_4f6c_dd1d);
+            for x in [v, v >> 1, v >> 11, v >> 40] {
+                assert_eq!(exact_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+            }
+        }
+    }
 
     fn in_avoidance(cwnd: u64) -> SubflowWindow {
         let mut w = SubflowWindow::new("test", 1000, 10);
