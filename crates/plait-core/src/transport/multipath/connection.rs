@@ -1272,7 +1272,7 @@ impl MptcpFlow {
     }
 
     /// The ACKs the receiving end of subflow `i` has to send now.
-    #[inline]
+    #[inline(always)]
     fn send_acks(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         self.subflows[i].poll_receiver = false;
         if io.noise.is_none() {
