@@ -429,6 +429,7 @@ impl MptcpFlow {
     }
 
     /// Records subflow `i`'s window for the time average.
+    #[inline(always)]
     fn note_cwnd(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         let cwnd = self.cc.cwnd(i);
         let s = &mut self.subflows[i];
