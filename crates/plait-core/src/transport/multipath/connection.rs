@@ -707,6 +707,7 @@ impl MptcpFlow {
 
     /// Hands `[dsn, dsn + len)` to subflow `i` as its next new segment. False if its TCP
     /// would not send it now.
+    #[inline(always)]
     fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32, io: &mut Io<'_, '_>) -> bool {
         let s = &mut self.subflows[i];
         let sub_seq = s.core.snd_nxt();
