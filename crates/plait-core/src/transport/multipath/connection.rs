@@ -767,12 +767,20 @@ impl MptcpFlow {
         // Each subflow first repairs its own losses. Outside recovery and without RACK-TLP's
         // probes a subflow has nothing to resend (only new data goes then: RFC 6675 NextSeg's
         // rule (2)), so its TCP is not asked: asked to send nothing new, it would return
-        // nothing and change nothing the connection reads.
-        for i in 0..self.subflows.len() {
-            let core = &self.subflows[i].core;
-            if !self.subflows[i].established
-                || (core.recovery_phase() == RecoveryPhase::Open && core.rack().is_none())
-            {
+        // nothing and change nothing the connection reads. Usually no subflow is asked: one
+        // pass over them tells, before the loop that asks (a subflow's repairs change nothing
+        // of whether another is asked).
+        let asked = |s: &Subflow| {
+            s.established
+                && (s.core.recovery_phase() != RecoveryPhase::Open || s.core.rack().is_some())
+        };
+        let n = if self.subflows.iter().any(asked) {
+            self.subflows.len()
+        } else {
+            0
+        };
+        for i in 0..n {
+            if !asked(&self.subflows[i]) {
                 continue;
             }
             loop {
