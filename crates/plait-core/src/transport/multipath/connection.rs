@@ -1564,7 +1564,13 @@ impl Transport for MptcpFlow {
                 // It joins then.
                 (false, Some(started)) => Some(started + s.start),
             };
-            earliest = earlier(earliest, earlier(sender, s.receiver.poll_timeout()));
+            // Most deadlines are unset: each set one is folded in alone.
+            if let Some(t) = sender {
+                earliest = earlier(earliest, Some(t));
+            }
+            if let Some(t) = s.receiver.poll_timeout() {
+                earliest = earlier(earliest, Some(t));
+            }
         }
         earliest
     }
