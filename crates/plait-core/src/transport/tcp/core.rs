@@ -1127,10 +1127,18 @@ impl TcpCore {
     /// [`TcpCore::poll_timeout`] with RACK-TLP's timers.
     #[inline(never)]
     fn earliest_with_rack(&self, rack: &Rack) -> Option<SimTime> {
-        [self.rto_deadline, rack.reo_deadline(), rack.pto_deadline()]
-            .into_iter()
-            .flatten()
-            .min()
+        /// The earlier of two deadlines, either of which may be unset.
+        #[inline(always)]
+        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+            match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        }
+        earlier(
+            earlier(self.rto_deadline, rack.reo_deadline()),
+            rack.pto_deadline(),
+        )
     }
 
     /// RACK-TLP's state and counters, when it is on.

@@ -189,6 +189,10 @@ struct Send {
     seq: u64,
     /// The record's transmission count after this one (stale once it differs).
     transmission: u32,
+    /// The record's place among all records ever made (`Rack::popped` plus its index while it
+    /// is outstanding): records are only appended and taken from the front, never split or
+    /// merged, so the place finds the record without a search (`Rack::index_of`).
+    record: u64,
 }
 
 /// A lost record, as recovery sees it.
@@ -222,6 +226,8 @@ pub struct Rack {
     dupack_threshold: u32,
     max_ack_delay: SimTime,
     records: VecDeque<Record>,
+    /// Records taken from the front of `records` (cumulatively acknowledged) so far.
+    popped: u64,
     sends: VecDeque<Send>,
     lost: VecDeque<Lost>,
     pending: u32,
@@ -259,6 +265,7 @@ impl Rack {
             dupack_threshold: config.dupack_threshold.max(1),
             max_ack_delay: WC_DEL_ACK_T.max(receiver_delay),
             records: VecDeque::new(),
+            popped: 0,
             sends: VecDeque::new(),
             lost: VecDeque::new(),
             pending: 0,
@@ -331,6 +338,7 @@ impl Rack {
     pub fn on_transmit(&mut self, now: SimTime, seq: u64, end: u64, retransmission: bool) {
         if !retransmission {
             debug_assert!(self.records.back().is_none_or(|r| r.end == seq));
+            let record = self.popped + self.records.len() as u64;
             self.records.push_back(Record {
                 seq,
                 end,
@@ -344,6 +352,7 @@ impl Rack {
                 xmit_ts: now,
                 seq,
                 transmission: 1,
+                record,
             });
             return;
         }
@@ -364,6 +373,7 @@ impl Rack {
                 xmit_ts: now,
                 seq: rseq,
                 transmission,
+                record: self.popped + i as u64,
             });
             i += 1;
         }
@@ -426,6 +436,7 @@ impl Rack {
                 break;
             }
             self.records.pop_front();
+            self.popped += 1;
             if r.lost {
                 let l = self.lost.pop_front();
                 debug_assert_eq!(l.map(|l| l.seq), Some(r.seq));
@@ -529,7 +540,7 @@ impl Rack {
         let mut marked = 0;
         let mut i = 0;
         while let Some(&send) = self.sends.get(i) {
-            let index = self.find(send.seq);
+            let index = self.index_of(&send);
             let current = index
                 .map(|j| self.records[j])
                 .filter(|r| r.transmissions == send.transmission && !r.sacked && !r.pending);
@@ -643,6 +654,20 @@ impl Rack {
         self.tlp_is_retrans = false;
         self.pto_deadline = None;
         self.probe_due = false;
+    }
+
+    /// The index of the record `send` transmitted, if it is still outstanding: what
+    /// [`Rack::find`] gives for its start, read from its place (`Send::record`).
+    #[inline]
+    fn index_of(&self, send: &Send) -> Option<usize> {
+        let index = usize::try_from(send.record.checked_sub(self.popped)?).ok()?;
+        let found = self
+            .records
+            .get(index)
+            .is_some_and(|r| r.seq == send.seq)
+            .then_some(index);
+        debug_assert_eq!(found, self.find(send.seq), "a record's place");
+        found
     }
 
     /// The index of the record starting at `seq`.
@@ -971,6 +996,43 @@ mod tests {
                 .filter(|&k| self.rack.is_pending(k * MSS))
                 .collect()
         }
+    }
+
+    /// Every send's record, found from its place, is the one a search by its start finds.
+    fn check_places(rack: &Rack) {
+        for send in &rack.sends {
+            assert_eq!(rack.index_of(send), rack.find(send.seq), "{send:?}");
+        }
+    }
+
+    #[test]
+    fn a_send_finds_its_record_by_place_as_a_search_does() {
+        let mut f = Fixture::new(ms(40));
+        f.send(ms(0), 6);
+        check_places(&f.rack);
+        // Cumulative ACKs take records from the front; retransmissions add sends of old
+        // records.
+        f.ack(ms(40), &ack(200, &[(300, 500)], ms(0), false), false);
+        check_places(&f.rack);
+        f.resend(ms(41), 2);
+        f.send(ms(42), 3);
+        check_places(&f.rack);
+        f.ack(ms(80), &ack(500, &[(600, 800)], ms(41), true), true);
+        check_places(&f.rack);
+        f.resend(ms(81), 5);
+        check_places(&f.rack);
+        assert!(f.rack.sends.iter().any(|s| f.rack.index_of(s).is_some()));
+        // A send of a record taken away (segment 0, acknowledged at 40 ms) finds nothing, as
+        // the search does.
+        let gone = Send {
+            xmit_ts: ms(0),
+            seq: 0,
+            transmission: 1,
+            record: 0,
+        };
+        assert_eq!((f.rack.index_of(&gone), f.rack.find(0)), (None, None));
+        f.ack(ms(120), &ack(900, &[], ms(81), true), false);
+        check_places(&f.rack);
     }
 
     #[test]
