@@ -13,12 +13,13 @@
 //! hosts, every subflow's alike (one host stack sends them all).
 
 use super::{host_noise, Built, FlowContext, Missing, Paths, ProtocolSpec};
-use crate::app::tcp::{config, finish};
-use crate::registry::{AlgorithmSpec, Param, Params, Scalar};
+use crate::app::tcp::{config, finish as finish_tcp};
+use crate::registry::{AlgorithmSpec, Param, ParamIssue, Params, Scalar};
 use crate::time::SimTime;
 use crate::transport::cc::{CcSpec, Connection};
 use crate::transport::multipath::coupled::{Coupled, CoupledSpec, MultipathConnection, Uncoupled};
 use crate::transport::multipath::scheduler::{SchedulerContext, SchedulerSpec};
+use crate::transport::multipath::connection::DSS_DATA_OPTION_BYTES;
 use crate::transport::multipath::{MptcpConfig, MptcpFlow, SubflowConfig};
 use crate::transport::tcp::StopMode;
 use crate::transport::AnyTransport;
@@ -60,6 +61,24 @@ const SPEC: AlgorithmSpec<super::SourceKind> = AlgorithmSpec {
     finish: Some(finish),
     build,
 };
+
+/// The TCP source's checks, and room for data beside the DSS option: a data segment's options
+/// come out of its MSS (RFC 6691 §3), so an MPTCP flow's `mss` must exceed the DSS option's
+/// [`DSS_DATA_OPTION_BYTES`].
+fn finish(params: &mut Params) -> Result<(), ParamIssue> {
+    finish_tcp(params)?;
+    let mss = params.size("mss");
+    if mss <= u64::from(DSS_DATA_OPTION_BYTES) {
+        return Err(ParamIssue::at(
+            "mss",
+            format!(
+                "an MPTCP flow's mss must exceed the {DSS_DATA_OPTION_BYTES} bytes of the DSS \
+                 option every data segment carries in it, got {mss}"
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// The multipath part of an MPTCP flow, read by the scenario reader with the flow's topology
 /// ([`Paths::Subflows`]).
@@ -125,10 +144,12 @@ fn build(params: &Params, context: FlowContext) -> Result<Built, Missing> {
     };
     let n = config.subflows.len();
     let tcp = config.tcp;
+    // The controller counts in the segments' data bytes, as the subflows do.
+    let mss = config.segment_payload();
     let cc = match &multipath.cc {
         CoupledChoice::Coupled(spec) => spec.build(MultipathConnection {
             subflows: n,
-            mss: tcp.mss,
+            mss,
             initial_window: tcp.initial_window,
             profile: tcp.profile,
         }),
@@ -136,13 +157,13 @@ fn build(params: &Params, context: FlowContext) -> Result<Built, Missing> {
             controllers: (0..n)
                 .map(|_| {
                     spec.build(Connection {
-                        mss: tcp.mss,
+                        mss,
                         initial_window: tcp.initial_window,
                         profile: tcp.profile,
                     })
                 })
                 .collect(),
-            mss: tcp.mss,
+            mss,
         }),
     };
     let scheduler = multipath.scheduler.build(SchedulerContext { subflows: n });
@@ -156,4 +177,46 @@ fn build(params: &Params, context: FlowContext) -> Result<Built, Missing> {
         transport: AnyTransport::Mptcp(Box::new(flow)),
         cc: multipath.cc.name(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::Value;
+
+    #[test]
+    fn the_mss_must_leave_room_for_data_beside_the_dss_option() {
+        let dss = u64::from(DSS_DATA_OPTION_BYTES);
+        let e = PROTOCOL
+            .source
+            .check(&[("mss", Value::Size(dss))])
+            .unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("mss"));
+        assert_eq!(
+            e.message,
+            "an MPTCP flow's mss must exceed the 24 bytes of the DSS option every data segment \
+             carries in it, got 24"
+        );
+        assert!(PROTOCOL.source.check(&[("mss", Value::Size(dss + 1))]).is_ok());
+        // The TCP source's own checks still run.
+        let e = PROTOCOL
+            .source
+            .check(&[("mss", Value::Size(9000)), ("receive_buffer", Value::Size(100))])
+            .unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("receive_buffer"));
+    }
+
+    #[test]
+    fn a_full_segment_carries_the_mss_less_the_dss_option() {
+        let params = PROTOCOL.source.check(&[("mss", Value::Size(1448))]).unwrap();
+        let config = MptcpConfig {
+            tcp: config(&params),
+            send_buffer: 1 << 20,
+            receive_buffer: 1 << 20,
+            app_bytes: None,
+            subflows: vec![SubflowConfig::default()],
+        };
+        // Linux 6.18 on the testbed: 1424 data bytes in a 1500-byte packet where TCP has 1448.
+        assert_eq!(config.segment_payload(), 1424);
+    }
 }

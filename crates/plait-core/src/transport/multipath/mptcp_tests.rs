@@ -393,6 +393,9 @@ impl Harness {
                 (Direction::Forward, Header::TcpData(seg)) => {
                     self.on_data_sent(i, &seg);
                     assert_eq!(t.size_bytes, seg.len + TCP_HEADER + DSS_DATA_OPTION_BYTES);
+                    // The DSS option is inside the MSS (RFC 6691 §3): at most a TCP
+                    // segment's length on the wire.
+                    assert!(t.size_bytes <= MSS + TCP_HEADER);
                 }
                 (Direction::Reverse, Header::MptcpAck(ack)) => self.on_ack_sent(&ack),
                 other => panic!("unexpected transmit {other:?}"),
@@ -615,9 +618,11 @@ fn connection(
     receive_buffer: u64,
 ) -> MptcpFlow {
     let tcp = tcp_config(receive_buffer);
+    // The controller counts in the data bytes of a full segment, as the subflows do.
+    let payload = MSS - DSS_DATA_OPTION_BYTES;
     let multipath = MultipathConnection {
         subflows,
-        mss: MSS,
+        mss: payload,
         initial_window: tcp.initial_window,
         profile: tcp.profile,
     };
@@ -626,9 +631,9 @@ fn connection(
         Cc::Olia => Olia::new(multipath).into(),
         Cc::UncoupledReno => Coupled::Uncoupled(Uncoupled {
             controllers: (0..subflows)
-                .map(|_| Controller::from(Reno::new(MSS, tcp.initial_window)))
+                .map(|_| Controller::from(Reno::new(payload, tcp.initial_window)))
                 .collect(),
-            mss: MSS,
+            mss: payload,
         }),
     };
     let scheduler: Scheduler = match sched {
