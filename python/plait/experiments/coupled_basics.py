@@ -58,10 +58,10 @@ FAIR_RANGE = (0.8, 1.25)
 UNCOUPLED_RANGE = (1.6, 2.5)
 #: Ours: RFC 6356 goal 1, at least this fraction of what one TCP gets alone on path 1.
 POOLING_FRACTION = 0.9
-#: Disjoint paths: capacity of each (bit/s); payload over wire bytes of a 1460-byte segment
-#: with 40 header bytes and the 20-byte DSS option.
+#: Disjoint paths: capacity of each (bit/s); payload over wire bytes of a full subflow segment:
+#: an mss of 1460 with 40 header bytes, the 24-byte DSS option inside the mss (docs/multipath.md).
 PATH_BPS = 10e6
-PAYLOAD_RATIO = 1460 / 1520
+PAYLOAD_RATIO = (1460 - 24) / 1500
 #: Khalili scenario A: users of each type, X's rates (C1/C2 = 1 and 2), T's rate.
 USERS = 5
 X_RATES = {"10Mbps": 10e6, "20Mbps": 20e6}
@@ -450,7 +450,7 @@ def setup(data: dict, sc: Settings) -> str:
         "disjoint 10 Mb/s paths, path 2 shared with two Reno flows. khalili.toml: Khalili et "
         "al.'s scenario A with 5 type-1 users (private link X of 10 or 20 Mb/s, and T) and 5 "
         "type-2 users on T (10 Mb/s). Every single-path flow is a one-subflow MPTCP connection "
-        "(the same TCP, the same 1520-byte data packets); queues are RED, because a "
+        "(the same TCP, the same 1500-byte data packets); queues are RED, because a "
         "deterministic DropTail queue's phase effects favour slowly growing windows (see the "
         f"README).\n\nRuns of {sc.duration:g} s, the first {sc.warmup:g} s discarded, over "
         f"{len(sc.seeds)} seeds (flows start uniformly within the first second)."

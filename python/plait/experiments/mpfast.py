@@ -42,8 +42,9 @@ PAPER = (
     "TCP dựa trên độ trễ” (MPFAST: a delay-based Multipath TCP design), §IV, Fig. 1-4."
 )
 
-#: Payload over wire bytes of a 1448-byte segment (40 header bytes, 20-byte DSS option).
-PAYLOAD = 1448 / 1508
+#: Payload over wire bytes of a full subflow segment: an mss of 1448 with 40 header bytes, the
+#: 24-byte DSS option inside the mss (docs/multipath.md).
+PAYLOAD = (1448 - 24) / 1488
 #: Efficiency: the two links' capacity (bit/s) and the background flows on each.
 EFFICIENCY_BPS = 2 * 80e6
 BACKGROUND = {"bg1": 6, "bg2": 8}
