@@ -91,6 +91,13 @@ def main(args: argparse.Namespace) -> int:
 
     outputs = Outputs()
     json_target = outputs.file("--json", args.json)
+    import sys
+
+    def progress(done: int, total: int) -> None:
+        # On a terminal only: which run of how many (the runs go one after another).
+        end = "\n" if done == total else ""
+        print(f"\rplait phase: run {done} of {total}", end=end, file=sys.stderr, flush=True)
+
     try:
         result = check(
             args.file,
@@ -99,6 +106,7 @@ def main(args: argparse.Namespace) -> int:
             tolerance=args.tolerance,
             overrides=args.overrides,
             packet_bytes=args.packet_bytes,
+            progress=progress if sys.stderr.isatty() else None,
         )
     except NothingToVary as e:
         raise ValueError(f"{safe(args.file)}: {e}") from None
