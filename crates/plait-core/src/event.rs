@@ -19,7 +19,7 @@
 
 mod timer_wheel;
 
-use crate::ids::{FlowId, LinkId};
+use crate::ids::{FlowId, LinkId, PacketId};
 use crate::time::SimTime;
 use timer_wheel::TimerWheel;
 
@@ -54,6 +54,9 @@ pub enum Event {
     /// A packet admitted ahead of time by a link (`Link::admit_ahead`) was dropped there:
     /// report the first such drop now, at its arrival time.
     DropAhead(LinkId),
+    /// A packet a host held back (host timing noise, `Outbox::send_at`) leaves it: it enters
+    /// the first link of its route.
+    Release(PacketId),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -314,6 +314,9 @@ impl<O: Observer> Simulator<O> {
         let answers = &mut self.ahead.reaction_buf;
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let (pool, events) = (&mut self.pool, &mut self.event_buf);
+        // A transport that reacts ahead sends nothing to leave later (host noise would delay
+        // its answers: `Transport::reacts_ahead`).
+        let mut later = Vec::new();
         // Answers travel back: they are no data the flow sent.
         let (data_sent, rtt) = (&mut flow.meters.data_packets_sent, &mut flow.meters.rtt);
         let first = match &mut flow.transport {
@@ -325,6 +328,7 @@ impl<O: Observer> Simulator<O> {
                 paths,
                 pool,
                 answers,
+                &mut later,
                 events,
                 data_sent,
                 rtt,
@@ -338,6 +342,7 @@ impl<O: Observer> Simulator<O> {
                 paths,
                 pool,
                 answers,
+                &mut later,
                 events,
                 data_sent,
                 rtt,
@@ -351,6 +356,7 @@ impl<O: Observer> Simulator<O> {
                 paths,
                 pool,
                 answers,
+                &mut later,
                 events,
                 data_sent,
                 rtt,
@@ -370,6 +376,7 @@ impl<O: Observer> Simulator<O> {
             flow.deadline,
             "a reaction ahead moved the wake-up"
         );
+        debug_assert!(later.is_empty(), "a reaction ahead held a packet back");
         let Some(first) = first else {
             return;
         };

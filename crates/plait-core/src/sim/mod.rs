@@ -65,8 +65,8 @@ enum Input {
 /// Hands `input` to the transport `t` of flow `flow`, with an outbox writing the packets it
 /// sends into `pool` (their slots appended to `sent`) and its events onto `events`. A packet
 /// that arrived is read out of its slot, which the first packet sent in response takes (or
-/// which is freed after the input, [`Outbox::finish`]). Returns the first packet sent (the
-/// others are in `sent`).
+/// which is freed after the input, [`Outbox::finish`]). Returns the first packet sent to leave
+/// now (the others are in `sent`, those that leave later in `later`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn feed<T: Transport + ?Sized>(
@@ -77,6 +77,7 @@ fn feed<T: Transport + ?Sized>(
     paths: &[flow::FlowPath],
     pool: &mut PacketPool,
     sent: &mut Vec<PacketId>,
+    later: &mut Vec<(SimTime, PacketId)>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
     rtt: &mut RttHistograms,
@@ -92,23 +93,23 @@ fn feed<T: Transport + ?Sized>(
                 h => *h,
             };
             let (path, direction) = (p.path, p.direction);
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt).reusing(id);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt).reusing(id);
             t.handle_packet(now, path, direction, &header, &mut out);
         }
         Input::Timeout => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
             t.handle_timeout(now, &mut out);
         }
         Input::Start => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
             t.handle_start(now, &mut out);
         }
         Input::Stop => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
             t.handle_stop(now, &mut out);
         }
         Input::Change(i) => {
-            out = Outbox::new(flow, paths, pool, sent, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
             t.handle_change(now, &changes[i as usize].change, &mut out);
         }
     }
@@ -126,13 +127,14 @@ fn run<T: Transport + ?Sized>(
     paths: &[flow::FlowPath],
     pool: &mut PacketPool,
     sent: &mut Vec<PacketId>,
+    later: &mut Vec<(SimTime, PacketId)>,
     events: &mut Vec<TransportEvent>,
     data_sent: &mut u64,
     rtt: &mut RttHistograms,
     changes: &[FlowSettingChange],
 ) -> (Option<PacketId>, Option<SimTime>) {
     let first = feed(
-        t, now, input, flow, paths, pool, sent, events, data_sent, rtt, changes,
+        t, now, input, flow, paths, pool, sent, later, events, data_sent, rtt, changes,
     );
     (first, t.poll_timeout())
 }
@@ -265,6 +267,9 @@ pub struct Simulator<O: Observer = NoTrace> {
     events_processed: u64,
     dropped_buf: Vec<QueueItem>,
     transmit_buf: Vec<PacketId>,
+    /// The packets a transport sent in its last input to leave later, with their times
+    /// ([`Outbox::send_at`]).
+    later_buf: Vec<(SimTime, PacketId)>,
     /// The events a transport reported while handling its last input.
     event_buf: Vec<TransportEvent>,
     measure: Measurements,
@@ -381,6 +386,7 @@ impl<O: Observer> Simulator<O> {
             events_processed: 0,
             dropped_buf: Vec::new(),
             transmit_buf: Vec::new(),
+            later_buf: Vec::new(),
             event_buf: Vec::new(),
             measure,
             finished: false,
@@ -429,6 +435,7 @@ impl<O: Observer> Simulator<O> {
             events_processed: self.events_processed,
             dropped_buf: self.dropped_buf,
             transmit_buf: self.transmit_buf,
+            later_buf: self.later_buf,
             event_buf: self.event_buf,
             measure: self.measure,
             finished: self.finished,
@@ -628,6 +635,7 @@ impl<O: Observer> Simulator<O> {
                 self.handle(f, Input::Change(i));
             }
             Event::DropAhead(l) => self.handle_drop_ahead(l),
+            Event::Release(id) => self.handle_release(id),
         }
     }
 
@@ -816,28 +824,29 @@ impl<O: Observer> Simulator<O> {
         let flow = &mut self.flows[f.index()];
         self.transmit_buf.clear();
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
+        let later = &mut self.later_buf;
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let meters = &mut flow.meters;
         let (data_sent, rtt) = (&mut meters.data_packets_sent, &mut meters.rtt);
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
         let (first, deadline) = match &mut flow.transport {
             AnyTransport::Tcp(t) => run(
-                t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
+                t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
             ),
             AnyTransport::Datagram(t) => run(
-                t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
+                t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
             ),
             AnyTransport::Mptcp(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
+                &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
             ),
             AnyTransport::Tfrc(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
+                &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
             ),
             AnyTransport::Mpat(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
+                &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
             ),
             AnyTransport::Custom(t) => run(
-                &mut **t, now, input, f, paths, pool, sent, events, data_sent, rtt, changes,
+                &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
             ),
         };
         if !self.event_buf.is_empty() {
@@ -855,6 +864,9 @@ impl<O: Observer> Simulator<O> {
                 flow.timer_scheduled = Some(t);
                 self.events.push(t, Event::FlowTimer(f));
             }
+        }
+        if !self.later_buf.is_empty() {
+            self.hold_later();
         }
         let Some(first) = first else {
             return;
@@ -883,6 +895,24 @@ impl<O: Observer> Simulator<O> {
             }
         }
         self.enter_link(id);
+    }
+
+    /// The packets the last input sent to leave later: each enters its route at its time
+    /// (`Event::Release`), in the order sent among those due at the same time.
+    #[inline(never)]
+    fn hold_later(&mut self) {
+        self.counters.created += self.later_buf.len() as u64;
+        for &(at, id) in &self.later_buf {
+            self.events.push(at.max(self.now), Event::Release(id));
+        }
+        self.later_buf.clear();
+    }
+
+    /// A packet a host held ([`Outbox::send_at`]) leaves it now.
+    #[inline]
+    fn handle_release(&mut self, id: PacketId) {
+        let f = self.pool.get(id).flow;
+        self.put_on_route(f, id);
     }
 
     fn handle_flow_timer(&mut self, f: FlowId) {

@@ -15,13 +15,14 @@
 //!   NIC do not reorder one connection): a packet never leaves before the one emitted before
 //!   it from the same end.
 //!
+//! A packet due later is handed to the driver with its release time ([`Outbox::send_at`]),
+//! which puts it on its route then; the transport is not woken for it.
+//!
 //! Every draw comes from the connection's own seeded stream (`flow.<name>.tcp` for a TCP flow,
 //! `flow.<name>.host` for an MPTCP connection or an MPAT aggregate, whose subflows or windows
 //! share the two hosts), so runs stay deterministic and seeds give independent replications. The two ends (sender and receiver)
 //! are independent hosts with their own state, drawing from the one stream in the order the
 //! packets are emitted.
-
-use std::collections::VecDeque;
 
 use rand::Rng;
 
@@ -49,17 +50,22 @@ impl HostNoiseConfig {
 }
 
 /// One end's state.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct End {
     /// When the packet emitted last leaves (the next may not leave earlier).
     free_at: SimTime,
     /// The next stall `[start, end)`, once drawn.
     stall: Option<(SimTime, SimTime)>,
-    /// Packets waiting to leave, with their release times (non-decreasing).
-    waiting: VecDeque<(SimTime, Transmit)>,
+    /// When the last packet held back leaves (the driver releases it then): a packet due at
+    /// that very instant is held too, so that it leaves after it.
+    held_until: Option<SimTime>,
 }
 
 /// Delays the packets of a connection's two ends (see the module documentation).
+///
+/// A packet due at once goes straight into the outbox; a later one goes in with its release
+/// time ([`Outbox::send_at`]), and the driver puts it on its route then: no wake-up of the
+/// transport per packet, and the transport's own wake-ups are its timers alone.
 #[derive(Clone, Debug)]
 pub struct HostNoise {
     config: HostNoiseConfig,
@@ -76,8 +82,10 @@ impl HostNoise {
         }
     }
 
-    /// End `end` (0 or 1) emitted `packet` at `now`.
-    pub fn admit(&mut self, now: SimTime, end: usize, packet: Transmit) {
+    /// When a packet the end `end` (0 or 1) emits at `now` leaves it: `now` plus its
+    /// processing delay, after any stall it falls in, and not before the end's previous
+    /// packet.
+    fn release_time(&mut self, now: SimTime, end: usize) -> SimTime {
         let jitter = self.config.jitter.as_nanos();
         let delay = if jitter > 0 {
             self.rng.gen_range(0..=jitter)
@@ -88,9 +96,38 @@ impl HostNoise {
         if self.config.stall_rate > 0.0 && self.config.stall_duration > SimTime::ZERO {
             release = self.after_stalls(end, release);
         }
+        self.ends[end].free_at = release;
+        release
+    }
+
+    /// Sends `packet`, emitted at `now` by the end its direction says (the sender's forward,
+    /// the receiver's back), into `out`: at once if due now and no packet of that end is held
+    /// until now, else to leave at its release time.
+    #[inline]
+    pub fn send(&mut self, now: SimTime, packet: Transmit, out: &mut Outbox<'_>) {
+        let end = usize::from(packet.direction == Direction::Reverse);
+        let release = self.release_time(now, end);
         let e = &mut self.ends[end];
-        e.free_at = release;
-        e.waiting.push_back((release, packet));
+        // Held packets due before `now` have left; one due at `now` may not have yet.
+        if release <= now && e.held_until.is_none_or(|h| h < now) {
+            out.send(packet);
+        } else {
+            e.held_until = Some(release);
+            out.send_at(packet, release);
+        }
+    }
+
+    /// Sends every packet `emit` yields at `now` through the noise ([`HostNoise::send`]): a
+    /// transport's sending.
+    pub fn relay(
+        &mut self,
+        now: SimTime,
+        mut emit: impl FnMut() -> Option<Transmit>,
+        out: &mut Outbox<'_>,
+    ) {
+        while let Some(x) = emit() {
+            self.send(now, x, out);
+        }
     }
 
     /// `release`, or the end of the stall it falls in; stalls that ended before it are passed.
@@ -126,49 +163,6 @@ impl HostNoise {
         let seconds = -(1.0 - u).ln() / self.config.stall_rate;
         from.saturating_add(SimTime::from_secs_f64(seconds.min(1e9)))
     }
-
-    /// Admits every packet `emit` yields at `now` (end 0 for the forward direction, 1 for
-    /// the reverse), then sends into `out` every packet due: a transport's sending through
-    /// the noise.
-    pub fn relay(
-        &mut self,
-        now: SimTime,
-        mut emit: impl FnMut() -> Option<Transmit>,
-        out: &mut Outbox<'_>,
-    ) {
-        while let Some(x) = emit() {
-            let end = usize::from(x.direction == Direction::Reverse);
-            self.admit(now, end, x);
-        }
-        while let Some(x) = self.poll(now) {
-            out.send(x);
-        }
-    }
-
-    /// The next packet due by `now`, earliest release first (end 0 first on a tie).
-    pub fn poll(&mut self, now: SimTime) -> Option<Transmit> {
-        let due = |e: &End| e.waiting.front().map(|w| w.0).filter(|&t| t <= now);
-        let end = match (due(&self.ends[0]), due(&self.ends[1])) {
-            (Some(a), Some(b)) => usize::from(b < a),
-            (Some(_), None) => 0,
-            (None, Some(_)) => 1,
-            (None, None) => return None,
-        };
-        self.ends[end].waiting.pop_front().map(|w| w.1)
-    }
-
-    /// When the next waiting packet is due.
-    pub fn next_release(&self) -> Option<SimTime> {
-        self.ends
-            .iter()
-            .filter_map(|e| e.waiting.front().map(|w| w.0))
-            .min()
-    }
-
-    /// Packets waiting at either end.
-    pub fn waiting(&self) -> usize {
-        self.ends.iter().map(|e| e.waiting.len()).sum()
-    }
 }
 
 #[cfg(test)]
@@ -177,6 +171,7 @@ mod tests {
     use crate::ids::PathId;
     use crate::packet::{CustomHeader, Header};
     use crate::rng::RngStreams;
+    use crate::transport::outbox::Capture;
 
     fn packet(size: u32) -> Transmit {
         Transmit {
@@ -195,19 +190,25 @@ mod tests {
         SimTime::from_micros(v)
     }
 
-    /// Release times of `n` packets emitted by end 0 at `at(i)`.
+    /// Where a packet sent through the noise went: at once, or held until a time.
+    fn send(n: &mut HostNoise, c: &mut Capture, now: SimTime, x: Transmit) -> Option<SimTime> {
+        c.with(|out| n.send(now, x, out));
+        let (at_once, later) = (c.take_transmits(), c.take_later());
+        assert_eq!(at_once.len() + later.len(), 1, "the packet is sent once");
+        assert!(at_once.iter().all(|y| *y == x) && later.iter().all(|(_, y)| *y == x));
+        later.first().map(|&(at, _)| at)
+    }
+
+    /// Release times of packets emitted by end 0 at `times` (non-decreasing), each the
+    /// instant of its emission when sent at once.
     fn releases(n: &mut HostNoise, times: &[SimTime]) -> Vec<SimTime> {
-        let mut out = Vec::new();
-        for (i, &t) in times.iter().enumerate() {
-            n.admit(t, 0, packet(i as u32 + 1));
-        }
-        let mut now = SimTime::ZERO;
-        while let Some(t) = n.next_release() {
-            now = now.max(t);
-            let p = n.poll(now).unwrap();
-            out.push(now);
-            assert_eq!(p.size_bytes as usize, out.len(), "emission order kept");
-        }
+        let mut c = Capture::new(1);
+        let out: Vec<SimTime> = times
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| send(n, &mut c, t, packet(i as u32 + 1)).unwrap_or(t))
+            .collect();
+        assert!(out.windows(2).all(|w| w[0] <= w[1]), "emission order kept");
         out
     }
 
@@ -291,30 +292,63 @@ mod tests {
     }
 
     #[test]
-    fn the_two_ends_are_independent_and_released_in_time_order() {
+    fn the_two_ends_are_independent() {
         let config = HostNoiseConfig {
             jitter: us(5),
             ..HostNoiseConfig::default()
         };
         let mut n = noise(config, 5);
-        n.admit(us(0), 0, packet(1));
-        n.admit(us(0), 1, packet(2));
-        n.admit(us(100), 1, packet(3));
-        assert_eq!(n.waiting(), 3);
-        let first = n.next_release().unwrap();
+        let mut c = Capture::new(1);
+        let back = |size| Transmit {
+            direction: Direction::Reverse,
+            ..packet(size)
+        };
+        // End 0 is busy until its first packet's release; end 1's packets do not wait for it.
+        let first = send(&mut n, &mut c, us(0), packet(1)).expect("delayed");
         assert!(first <= us(5));
-        assert!(n.poll(first).is_some());
-        assert!(n.poll(us(50)).is_some());
-        assert!(n.poll(us(50)).is_none(), "the third is not due");
-        assert!(n.poll(us(105)).is_some());
-        assert_eq!(n.next_release(), None);
+        let second = send(&mut n, &mut c, us(0), back(2)).unwrap_or(us(0));
+        assert!(second <= us(5));
+        let third = send(&mut n, &mut c, us(0), packet(3)).expect("after the first");
+        assert!(third >= first);
+    }
+
+    #[test]
+    fn a_packet_due_when_one_held_is_due_waits_for_it() {
+        // Without jitter a packet is due at once, but one emitted at the instant the end's
+        // held packet leaves goes after it (the driver releases both at that instant, in the
+        // order they were sent), not before it.
+        let config = HostNoiseConfig {
+            jitter: SimTime::ZERO,
+            stall_rate: 1e6,
+            stall_duration: us(10),
+        };
+        let mut n = noise(config, 9);
+        let mut c = Capture::new(1);
+        let mut t = us(0);
+        let mut waited = false;
+        for i in 0..200 {
+            match send(&mut n, &mut c, t, packet(i + 1)) {
+                Some(at) => {
+                    // The next packet is emitted exactly when this one leaves.
+                    assert!(at > t);
+                    t = at;
+                    let again = send(&mut n, &mut c, t, packet(1000 + i))
+                        .expect("held behind the packet due now");
+                    assert!(again >= t);
+                    t = again + us(1);
+                    waited = true;
+                }
+                None => t += us(1),
+            }
+        }
+        assert!(waited, "some packet fell in a stall");
     }
 
     #[test]
     fn off_means_no_delay_and_no_draw() {
         assert!(!HostNoiseConfig::default().is_on());
         let mut n = noise(HostNoiseConfig::default(), 1);
-        n.admit(us(3), 0, packet(1));
-        assert_eq!(n.next_release(), Some(us(3)));
+        let mut c = Capture::new(1);
+        assert_eq!(send(&mut n, &mut c, us(3), packet(1)), None);
     }
 }

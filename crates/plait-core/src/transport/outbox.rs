@@ -7,6 +7,9 @@
 //! [`Outbox::report`] notes an event for the flow's measurements and the observer. The driver
 //! reads both once the transport returns: the packets enter the first link of their routes in
 //! the order they were sent, after the events are recorded and the wake-up is re-armed.
+//! [`Outbox::send_at`] sends a packet that leaves its host later (host timing noise,
+//! [`crate::transport::host_noise`]): the driver puts it on its route at that time, and the
+//! transport is not woken for it.
 //!
 //! Outside the simulator (unit tests, harnesses) a [`Capture`] holds what an outbox writes
 //! and hands it back as [`Transmit`]s and [`TransportEvent`]s.
@@ -14,6 +17,7 @@
 use crate::ids::{FlowId, PacketId, PathId, RouteId};
 use crate::packet::pool::PacketPool;
 use crate::packet::{FlowPath, Header};
+use crate::time::SimTime;
 use crate::trace::histogram::RttHistograms;
 
 use super::{Direction, Transmit, TransportEvent};
@@ -33,6 +37,8 @@ pub struct Outbox<'a> {
     /// list.
     arrived: Option<PacketId>,
     more: &'a mut Vec<PacketId>,
+    /// The packets sent to leave later, with the time each leaves.
+    later: &'a mut Vec<(SimTime, PacketId)>,
     events: &'a mut Vec<TransportEvent>,
     /// The flow's count of data packets sent (those travelling forward).
     data_sent: &'a mut u64,
@@ -44,14 +50,16 @@ pub struct Outbox<'a> {
 impl<'a> Outbox<'a> {
     /// An outbox for flow `flow`, whose paths' routes are `paths`: packets go into `pool`
     /// (the first one's slot held in the outbox, [`Outbox::first`], the others' appended to
-    /// `more`; `data_sent` counts those travelling forward), events onto `events`, RTT
-    /// samples into `rtt` when it takes them directly.
+    /// `more`, those that leave later onto `later`; `data_sent` counts those travelling
+    /// forward), events onto `events`, RTT samples into `rtt` when it takes them directly.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         flow: FlowId,
         paths: &'a [FlowPath],
         pool: &'a mut PacketPool,
         more: &'a mut Vec<PacketId>,
+        later: &'a mut Vec<(SimTime, PacketId)>,
         events: &'a mut Vec<TransportEvent>,
         data_sent: &'a mut u64,
         rtt: &'a mut RttHistograms,
@@ -63,6 +71,7 @@ impl<'a> Outbox<'a> {
             first: None,
             arrived: None,
             more,
+            later,
             events,
             data_sent,
             rtt,
@@ -78,14 +87,13 @@ impl<'a> Outbox<'a> {
         self
     }
 
-    /// Ends the input: the slot of the first packet sent, if any (the others are in `more`,
-    /// in order); the arriving packet's slot is free if no packet took it.
+    /// Ends the input: the slot of the first packet sent to leave now, if any (the others are
+    /// in `more`, in order; those that leave later in `later`); the arriving packet's slot is
+    /// free if no packet took it.
     #[inline(always)]
     pub(crate) fn finish(self) -> Option<PacketId> {
-        if self.first.is_none() {
-            if let Some(id) = self.arrived {
-                self.pool.release(id);
-            }
+        if let Some(id) = self.arrived {
+            self.pool.release(id);
         }
         self.first
     }
@@ -120,11 +128,43 @@ impl<'a> Outbox<'a> {
         direction: Direction,
         write: impl FnOnce(&mut Header) -> u32,
     ) {
+        let id = self.place(path, direction, write);
+        if self.first.is_none() {
+            self.first = Some(id);
+        } else {
+            self.more.push(id);
+        }
+    }
+
+    /// Sends a packet that leaves its host at `at`, after the current instant: the driver puts
+    /// it on its route then, after every packet sent earlier to leave at that time (host
+    /// timing noise holds packets this way, [`crate::transport::host_noise`]). It is counted
+    /// as sent now.
+    ///
+    /// # Panics
+    /// When the path is not one of the flow's paths (a transport bug).
+    #[inline]
+    pub fn send_at(&mut self, x: Transmit, at: SimTime) {
+        let id = self.place(x.path, x.direction, |header| {
+            *header = x.header;
+            x.size_bytes
+        });
+        self.later.push((at, id));
+    }
+
+    /// Writes a packet into the pool, in the arriving packet's slot if no packet took it yet
+    /// (as the pool's free list would hand it out), and counts it.
+    #[inline(always)]
+    fn place(
+        &mut self,
+        path: PathId,
+        direction: Direction,
+        write: impl FnOnce(&mut Header) -> u32,
+    ) -> PacketId {
         let route = self.paths[path.index()].route(direction);
-        let first = self.first.is_none();
-        let (id, p) = match self.arrived {
-            Some(id) if first => (id, self.pool.get_mut(id)),
-            _ => self.pool.alloc_slot(),
+        let (id, p) = match self.arrived.take() {
+            Some(id) => (id, self.pool.get_mut(id)),
+            None => self.pool.alloc_slot(),
         };
         p.flow = self.flow;
         p.path = path;
@@ -133,11 +173,7 @@ impl<'a> Outbox<'a> {
         p.hop = 0;
         p.size_bytes = write(&mut p.header);
         *self.data_sent += u64::from(direction == Direction::Forward);
-        if first {
-            self.first = Some(id);
-        } else {
-            self.more.push(id);
-        }
+        id
     }
 
     /// Reports an event (measurements, tracing), after every event reported before it.
@@ -160,6 +196,7 @@ pub struct Capture {
     paths: Vec<FlowPath>,
     pool: PacketPool,
     sent: Vec<PacketId>,
+    later: Vec<(SimTime, PacketId)>,
     events: Vec<TransportEvent>,
     data_sent: u64,
     /// Never direct: every RTT sample is an event.
@@ -178,6 +215,7 @@ impl Capture {
                 .collect(),
             pool: PacketPool::default(),
             sent: Vec::new(),
+            later: Vec::new(),
             events: Vec::new(),
             data_sent: 0,
             rtt: RttHistograms::default(),
@@ -192,6 +230,7 @@ impl Capture {
             &self.paths,
             &mut self.pool,
             &mut more,
+            &mut self.later,
             &mut self.events,
             &mut self.data_sent,
             &mut self.rtt,
@@ -204,20 +243,22 @@ impl Capture {
         r
     }
 
-    /// The packets sent since the last call, in order.
+    /// The packets sent to leave at once since the last call, in order.
     pub fn take_transmits(&mut self) -> Vec<Transmit> {
         let pool = &mut self.pool;
         self.sent
             .drain(..)
-            .map(|id| {
-                let p = pool.free(id);
-                Transmit {
-                    path: p.path,
-                    direction: p.direction,
-                    size_bytes: p.size_bytes,
-                    header: p.header,
-                }
-            })
+            .map(|id| transmit_of(pool.free(id)))
+            .collect()
+    }
+
+    /// The packets sent to leave later ([`Outbox::send_at`]) since the last call, with their
+    /// times, in the order they were sent.
+    pub fn take_later(&mut self) -> Vec<(SimTime, Transmit)> {
+        let pool = &mut self.pool;
+        self.later
+            .drain(..)
+            .map(|(at, id)| (at, transmit_of(pool.free(id))))
             .collect()
     }
 
@@ -237,11 +278,20 @@ impl Capture {
     }
 }
 
+/// What a transport sent, read back from its packet.
+fn transmit_of(p: crate::packet::Packet) -> Transmit {
+    Transmit {
+        path: p.path,
+        direction: p.direction,
+        size_bytes: p.size_bytes,
+        header: p.header,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::packet::{CustomHeader, Header};
-    use crate::time::SimTime;
     use crate::transport::Direction;
 
     fn transmit(path: usize, direction: Direction, word: u64) -> Transmit {
@@ -319,11 +369,13 @@ mod tests {
             reverse: RouteId::from_index(2),
         }];
         let mut rtt = RttHistograms::default();
+        let mut later = Vec::new();
         let mut out = Outbox::new(
             FlowId::from_index(3),
             &paths,
             &mut pool,
             &mut sent,
+            &mut later,
             &mut events,
             &mut data_sent,
             &mut rtt,
@@ -359,11 +411,13 @@ mod tests {
         let (mut pool, mut more, mut events) = (PacketPool::default(), Vec::new(), Vec::new());
         let mut data_sent = 5;
         let mut rtt = RttHistograms::default();
+        let mut later = Vec::new();
         let mut out = Outbox::new(
             FlowId::from_index(4),
             &paths,
             &mut pool,
             &mut more,
+            &mut later,
             &mut events,
             &mut data_sent,
             &mut rtt,
@@ -421,11 +475,13 @@ mod tests {
                 (PacketPool::default(), Vec::new(), Vec::new(), 0);
             let mut h = RttHistograms::new(n);
             h.direct = true;
+            let mut later = Vec::new();
             let mut out = Outbox::new(
                 FlowId::from_index(0),
                 &paths[..n],
                 &mut pool,
                 &mut more,
+                &mut later,
                 &mut events,
                 &mut data_sent,
                 &mut h,
@@ -480,11 +536,13 @@ mod tests {
             let mut pool = pool_in_use();
             let (mut more, mut events, mut data_sent) = (Vec::new(), Vec::new(), 0);
             let mut rtt = RttHistograms::default();
+            let mut later = Vec::new();
             let mut out = Outbox::new(
                 FlowId::from_index(0),
                 &paths,
                 &mut pool,
                 &mut more,
+                &mut later,
                 &mut events,
                 &mut data_sent,
                 &mut rtt,
@@ -516,5 +574,50 @@ mod tests {
                 });
             }
         }
+    }
+
+    #[test]
+    fn a_packet_sent_to_leave_later_is_held_apart_with_its_time() {
+        let mut c = Capture::new(2);
+        let at = SimTime::from_micros(7);
+        c.with(|out| {
+            out.send_at(transmit(1, Direction::Forward, 1), at);
+            out.send(transmit(0, Direction::Reverse, 2));
+            out.send_at(transmit(0, Direction::Forward, 3), at);
+        });
+        assert_eq!(c.take_transmits(), vec![transmit(0, Direction::Reverse, 2)]);
+        assert_eq!(
+            c.take_later(),
+            vec![
+                (at, transmit(1, Direction::Forward, 1)),
+                (at, transmit(0, Direction::Forward, 3))
+            ]
+        );
+        assert_eq!(c.data_sent(), 2, "held data counts as sent");
+        // The arriving packet's slot goes to the first packet sent, held or not.
+        let paths = [FlowPath {
+            forward: RouteId::from_index(0),
+            reverse: RouteId::from_index(1),
+        }];
+        let mut pool = PacketPool::default();
+        let arrived = pool.alloc_slot().0;
+        let (mut more, mut later, mut events, mut data_sent) =
+            (Vec::new(), Vec::new(), Vec::new(), 0);
+        let mut rtt = RttHistograms::default();
+        let mut out = Outbox::new(
+            FlowId::from_index(0),
+            &paths,
+            &mut pool,
+            &mut more,
+            &mut later,
+            &mut events,
+            &mut data_sent,
+            &mut rtt,
+        )
+        .reusing(arrived);
+        out.send_at(transmit(0, Direction::Reverse, 4), at);
+        assert_eq!(out.finish(), None, "nothing leaves now");
+        assert_eq!(later, vec![(at, arrived)]);
+        assert_eq!(pool.live(), 1);
     }
 }

@@ -301,7 +301,7 @@ pub struct MpatFlow {
     earliest: Option<SimTime>,
     changed: Vec<usize>,
     is_changed: Vec<bool>,
-    /// Host timing noise: packets wait here until their release time.
+    /// Host timing noise: the packets the hosts send leave when it releases them.
     noise: Option<Box<HostNoise>>,
     /// Every input through `on_packet` and `flush`, none through their shortcuts (for the
     /// tests that compare the two).
@@ -1050,11 +1050,6 @@ impl MpatFlow {
     }
 
     fn on_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
-        // A wake-up for a packet the host noise releases, and no window's: nothing to do
-        // here (`poll_transmit` releases it), and no pass over every window.
-        if self.noise.is_some() && self.earliest.is_none_or(|t| t > now) {
-            return;
-        }
         for j in 0..self.windows.len() {
             // A window none of whose timers is due has nothing to do (its receiver owes no
             // ACK: every ACK owed is sent when the input that owes it is flushed).
@@ -1241,13 +1236,7 @@ impl MpatFlow {
                 }
             }
             Some(mut noise) => {
-                self.emit(now, &mut |x: Transmit| {
-                    let end = usize::from(x.direction == Direction::Reverse);
-                    noise.admit(now, end, x);
-                });
-                while let Some(x) = noise.poll(now) {
-                    out.send(x);
-                }
+                self.emit(now, &mut |x: Transmit| noise.send(now, x, out));
                 self.noise = Some(noise);
             }
         }
@@ -1304,13 +1293,7 @@ impl Transport for MpatFlow {
             self.changed.is_empty(),
             "poll_timeout before the transmits were drained"
         );
-        match (
-            self.earliest,
-            self.noise.as_ref().and_then(|n| n.next_release()),
-        ) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.earliest
     }
 
     fn stats(&self) -> TransportStats {

@@ -255,7 +255,7 @@ pub struct MptcpFlow {
     window_blocked_since: Option<SimTime>,
     buffer_blocked_since: Option<SimTime>,
     picks: Option<Vec<PickRecord>>,
-    /// Host timing noise: packets wait here until their release time.
+    /// Host timing noise: the packets the hosts send leave when it releases them.
     noise: Option<Box<HostNoise>>,
     /// How much work the inputs took (for the tests of what an input costs).
     #[cfg(test)]
@@ -1375,10 +1375,7 @@ impl Io<'_, '_> {
     fn send(&mut self, x: Transmit) {
         match self.noise.as_deref_mut() {
             None => self.out.send(x),
-            Some(noise) => {
-                let end = usize::from(x.direction == Direction::Reverse);
-                noise.admit(self.now, end, x);
-            }
+            Some(noise) => noise.send(self.now, x, self.out),
         }
     }
 
@@ -1510,8 +1507,7 @@ impl MptcpFlow {
         self.send_all(now, io);
     }
 
-    /// Runs `f` with the outbox (through the host noise, if any), then puts what the host
-    /// noise releases by `now` into the outbox.
+    /// Runs `f` with the outbox (through the host noise, if any).
     #[inline(always)]
     fn with_io(
         &mut self,
@@ -1525,12 +1521,7 @@ impl MptcpFlow {
             now,
         };
         f(self, &mut io);
-        if let Some(mut noise) = io.noise.take() {
-            while let Some(x) = noise.poll(now) {
-                io.out.send(x);
-            }
-            self.noise = Some(noise);
-        }
+        self.noise = io.noise.take();
     }
 }
 
@@ -1576,7 +1567,7 @@ impl Transport for MptcpFlow {
             }
         }
         let active = self.is_active();
-        let mut earliest = self.noise.as_ref().and_then(|n| n.next_release());
+        let mut earliest = None;
         for s in &self.subflows {
             let sender = match (s.established, self.started_at) {
                 (true, _) if active => s.core.poll_timeout(),

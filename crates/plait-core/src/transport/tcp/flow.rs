@@ -59,7 +59,7 @@ pub struct TcpFlow {
     stop_mode: StopMode,
     finished: bool,
     tracing: bool,
-    /// Host timing noise: packets wait here until their release time.
+    /// Host timing noise: the packets the ends send leave when it releases them.
     noise: Option<Box<HostNoise>>,
 }
 
@@ -121,7 +121,7 @@ impl TcpFlow {
     }
 
     /// What the ends send after an input, the sender's (if `sender`) then the receiver's (if
-    /// `receiver`): into the outbox, or, with host noise, into the noise and out when due.
+    /// `receiver`): into the outbox, through the host noise if any.
     #[inline(always)]
     fn flush(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
         if self.noise.is_some() {
@@ -145,7 +145,8 @@ impl TcpFlow {
         }
     }
 
-    /// [`TcpFlow::flush`] with host noise: what the ends send waits in the noise until due.
+    /// [`TcpFlow::flush`] with host noise: what the ends send leaves when the noise releases
+    /// it.
     #[inline(never)]
     fn flush_through_noise(
         &mut self,
@@ -239,8 +240,7 @@ impl Transport for TcpFlow {
             StopMode::Finish => self.sender.close(),
             StopMode::Abort => self.stopped = true,
         }
-        // Nothing to send after a stop (the sender only stops sending) but what host noise
-        // holds when due.
+        // Nothing to send after a stop (the sender only stops sending).
         self.flush(now, false, false, out);
     }
 
@@ -305,11 +305,7 @@ impl Transport for TcpFlow {
         } else {
             None
         };
-        let ends = match (s, self.receiver.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match (ends, self.noise.as_ref().and_then(|n| n.next_release())) {
+        match (s, self.receiver.poll_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
