@@ -1,25 +1,27 @@
 """Is a result a phase effect? (`plait phase FILE`, docs/phase.md)
 
-On a drop-tail queue the flow whose packet arrives just after a departure finds room and the
-one arriving just before it is dropped, so when every end's timing is exact, which flow loses
-at each overflow can be decided by the packets' relative timing to within a fraction of one
+On a drop-tail queue the flow whose packet arrives just after a departure finds room and the one
+arriving just before it is dropped, so when every end's timing is exact, which flow loses at
+each overflow can be decided by the packets' relative timing to within a fraction of one
 packet's service time (S. Floyd and V. Jacobson, "On traffic phase effects in packet-switched
 gateways", Internetworking: Research and Experience 3(3), 1992). A share measured that way may
 be an artefact of the set-up (a packet 20 bytes longer, a link 1 µs longer) rather than of the
 congestion controllers, and seeds change nothing when nothing else is random.
 
-The check runs the scenario again with a random per-packet host delay at both ends of every
-TCP-family connection (`tcp.host_jitter`: uniform in [0, J], a connection's packets keeping
-their order), for J from a quarter of the bottleneck's service time of a full-sized packet to
-twice it, over several seeds, and compares each flow's share of the total goodput with the
-exact run's. A share that moves by more than the tolerance (relative to the exact share) in any
-of these runs is phase-sensitive: report it with its jitter and seeds, or on RED, where the
-drop decision is random and the shares do not hinge on timing.
+The exact runs are the scenario with exact timing (`tcp.exact_timing`: no send jitter, no host
+jitter, no stalls, unless a flow sets them itself). The check runs the scenario again with a
+random per-packet host delay at both ends of every TCP-family connection (`tcp.host_jitter`:
+uniform in [0, J], a connection's packets keeping their order), for J from a quarter of the
+bottleneck's service time of a full-sized packet to twice it, over several seeds, and compares
+each flow's share of the total goodput with the exact run's. A share that moves by more than the
+tolerance (relative to the exact share) in any of these runs is phase-sensitive: report it with
+its jitter and seeds, or on RED, where the drop decision is random and the shares do not hinge
+on timing.
 
-The bottleneck is the busiest link of the exact run (highest utilisation, then the slowest),
-its service time that of a full-sized packet at its rate: the largest mean size on the wire of
-a flow's data packets in the exact run (1500 bytes if no flow sent any). Flows without host
-timing (the TFRC family, datagram sources) keep their exact timing; a flow that sets its own
+The bottleneck is the busiest link of the exact run (highest utilisation, then the slowest), its
+service time that of a full-sized packet at its rate: the largest mean size on the wire of a
+flow's data packets in the exact run (1500 bytes if no flow sent any). Flows without host timing
+(the TFRC family, datagram sources) keep their exact timing; a flow that sets its own
 `host_jitter` keeps it.
 """
 
@@ -242,15 +244,20 @@ def check(
         if progress is not None:
             progress(done, total)
 
-    def with_jitter(jitter_s: float) -> Any:
-        setting = f"tcp.host_jitter={jitter_s * 1e9:.0f}ns"
+    def with_settings(settings: dict[str, str]) -> Any:
+        # Exact timing under every run: the jitter the check adds is then the only one.
+        settings = {"tcp.exact_timing": "true", **settings}
         if base is None:
-            return [setting]
+            return [f"{k}={v}" for k, v in settings.items()]
         if isinstance(base, dict):
-            return {**base, "tcp.host_jitter": f"{jitter_s * 1e9:.0f}ns"}
-        return [*base, setting]
+            return {**base, **settings}
+        return [*base, *(f"{k}={v}" for k, v in settings.items())]
 
-    exact_run, warnings = _run(scenario, None, base)
+    def with_jitter(jitter_s: float) -> Any:
+        return with_settings({"tcp.host_jitter": f"{jitter_s * 1e9:.0f}ns"})
+
+    exact_overrides = with_settings({})
+    exact_run, warnings = _run(scenario, None, exact_overrides)
     step()
     timed = host_timed_kinds()
     kinds = {r["name"]: r["kind"] for r in exact_run.flows if not r.get("aggregate_name")}
@@ -267,7 +274,7 @@ def check(
     service = size * 8 / rate
     exact_by_seed = []
     for s in seed_list:
-        exact_by_seed.append(_shares(_run(scenario, s, base)[0]))
+        exact_by_seed.append(_shares(_run(scenario, s, exact_overrides)[0]))
         step()
     same = all(
         all(math.isclose(x[k], exact_by_seed[0][k], rel_tol=1e-12) for k in x)

@@ -59,10 +59,13 @@ def test_profiles_differ_and_rfc_is_the_default():
 
 
 def test_host_jitter_makes_seeds_independent_replications():
-    # Without any random draw, the seed changes nothing; with the linux profile's host jitter
-    # (or an explicit one) every seed gives another result.
-    plain = [goodputs(plait.run(dumbbell(), seed=s)) for s in (1, 2, 3)]
+    # With exact timing (no random draw), the seed changes nothing; with the default send
+    # jitter, the linux profile's host jitter or an explicit one every seed gives another
+    # result.
+    plain = [goodputs(plait.run(dumbbell({"exact_timing": True}), seed=s)) for s in (1, 2, 3)]
     assert plain[0] == plain[1] == plain[2]
+    default = [goodputs(plait.run(dumbbell(), seed=s)) for s in (1, 2, 3)]
+    assert len({tuple(g) for g in default}) == 3
     jittered = [goodputs(plait.run(dumbbell({"host_jitter": "5us"}), seed=s)) for s in (1, 2, 3)]
     assert len({tuple(g) for g in jittered}) == 3
     linux = [goodputs(plait.run(dumbbell({"profile": "linux"}), seed=s)) for s in (1, 2, 3)]

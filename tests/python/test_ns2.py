@@ -118,6 +118,9 @@ def test_script_follows_the_scenario_options():
         ({"link.bottleneck.queue": '{kind = "red", mode = "bytes"}'}, "mode: only packet"),
         ({"tcp.rack_tlp": "true"}, "tcp.rack_tlp: not translated"),
         ({"flow[0].dst": "r2"}, "every flow must go from the same src to the same dst"),
+        # ns-2's agents send at exact times: plait's default send jitter is refused.
+        ({"tcp.exact_timing": "false"}, "tcp.exact_timing: ns-2's agents send at exact times"),
+        ({"tcp.send_jitter": "0.5"}, "give tcp.exact_timing = true"),
     ],
 )
 def test_what_is_not_translated_is_refused_in_one_line(override, message):

@@ -153,6 +153,9 @@ SWEEP = """
 duration = "6s"
 warmup = "1s"
 
+[tcp]
+exact_timing = {exact}
+
 [[link]]
 name = "bottleneck"
 from = "a"
@@ -177,14 +180,20 @@ seeds = 2
 def test_a_sweep_whose_seeds_change_nothing_says_so(tmp_path, capsys):
     import plait
 
+    # Exact timing and fixed starts: nothing random. Random starts, or the default send
+    # jitter, make every seed another replication.
     fixed = tmp_path / "fixed.toml"
-    fixed.write_text(SWEEP.replace("{start}", ""), encoding="utf-8")
+    fixed.write_text(SWEEP.replace("{start}", "").replace("{exact}", "true"), encoding="utf-8")
     random_starts = tmp_path / "random.toml"
     random_starts.write_text(
-        SWEEP.replace("{start}", 'start = { uniform = ["0s", "1s"] }'), encoding="utf-8"
+        SWEEP.replace("{start}", 'start = { uniform = ["0s", "1s"] }').replace("{exact}", "true"),
+        encoding="utf-8",
     )
+    jittered = tmp_path / "jittered.toml"
+    jittered.write_text(SWEEP.replace("{start}", "").replace("{exact}", "false"), encoding="utf-8")
     assert plait.sweep(fixed, workers=1, out=tmp_path / "a").seeds_change_nothing()
     assert not plait.sweep(random_starts, workers=1, out=tmp_path / "b").seeds_change_nothing()
+    assert not plait.sweep(jittered, workers=1, out=tmp_path / "d").seeds_change_nothing()
     # One seed: nothing to compare.
     assert not plait.sweep(fixed, seeds=1, workers=1, out=tmp_path / "c").seeds_change_nothing()
     # The command line says it after the summary (the runs are stored already).

@@ -591,13 +591,13 @@ fn regression_host_noise_delays_the_subflows_packets() {
     let json = |r: &plait_core::trace::results::RunResult| {
         serde_json::to_string(&(&r.flows, &r.paths, &r.links)).unwrap()
     };
-    let calm = results("", 1);
+    let calm = results("exact_timing = true", 1);
     let jitter = results("host_jitter = \"20us\"", 1);
     assert_ne!(json(&calm), json(&jitter), "jitter changes the run");
     assert_eq!(json(&jitter), json(&results("host_jitter = \"20us\"", 1)));
     assert_ne!(json(&jitter), json(&results("host_jitter = \"20us\"", 2)));
     // Calm runs do not depend on the seed (nothing draws): with jitter, seeds differ.
-    assert_eq!(json(&calm), json(&results("", 2)));
+    assert_eq!(json(&calm), json(&results("exact_timing = true", 2)));
     // Stalls of 20 ms ten times a second hold packets: some RTT samples take a stall more.
     let stalls = results("host_stall_rate = 10\nhost_stall_duration = \"20ms\"", 1);
     let goodput = |r: &plait_core::trace::results::RunResult| r.flows.goodput_bps[0];

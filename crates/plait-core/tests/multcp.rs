@@ -88,12 +88,20 @@ fn one_flow_is_reno_result_for_result_in_every_golden_scenario() {
 /// 20 Mb/s bottleneck with the given queue and loss, for 120 s (the first 20 s discarded).
 /// Returns MulTCP's goodput over the mean goodput of the Reno flows.
 fn share(cc: &str, bottleneck: &str) -> f64 {
+    share_with(cc, bottleneck, "")
+}
+
+/// [`share`] with TCP settings `tcp` (the `[tcp]` section).
+fn share_with(cc: &str, bottleneck: &str, tcp: &str) -> f64 {
     let text = format!(
         r#"
 [simulation]
 duration = "120s"
 warmup = "20s"
 seed = 1
+
+[tcp]
+{tcp}
 
 [[link]]
 name = "access_src"
@@ -190,12 +198,20 @@ fn four_flows_worth_under_random_losses() {
 /// they halved: the fluid model's 20 holds for windows large enough to be continuous, and
 /// below it every flow's 2-segment floor and whole segments make Reno weaker still. What
 /// stays is the weakness itself: far more than n = 4 shares, beyond N² = 16.
+///
+/// Losses that hit every flow at every overflow need exact timing (`exact_timing`, as ns-2's
+/// agents without `overhead_`): with the default send jitter of one service time the flows'
+/// packets reach the full queue in an order that varies, not every flow loses at each
+/// overflow, and MulTCP takes 13.4 shares here: fewer, still far more than four.
 #[test]
 fn synchronized_drop_tail_losses_give_far_more_than_four_shares() {
     let bottleneck = "rate = \"20Mbps\"\nqueue = { kind = \"droptail\", packets = 75 }";
-    let ratio = share(N4, bottleneck);
-    println!("drop-tail: MulTCP n = 4 / mean Reno = {ratio:.3}");
+    let ratio = share_with(N4, bottleneck, "exact_timing = true");
+    println!("drop-tail, exact timing: MulTCP n = 4 / mean Reno = {ratio:.3}");
     assert!((16.0..40.0).contains(&ratio), "ratio {ratio}");
+    let jittered = share(N4, bottleneck);
+    println!("drop-tail, send jitter: MulTCP n = 4 / mean Reno = {jittered:.3}");
+    assert!((8.0..ratio).contains(&jittered), "ratio {jittered}");
 }
 
 /// RED that drops arrivals at random (min_th 5, max_th 15, w_q 0.002, max_p 0.1, gentle, 100

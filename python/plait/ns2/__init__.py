@@ -301,9 +301,20 @@ def from_plait(
             # ns-2 always reduces from its window (`slowdown` reads `window()`, tcp/tcp.cc):
             # plait's choice of basis has no counterpart to set.
             "ssthresh_basis",
+            "exact_timing",
+            "send_jitter",
         },
         "tcp",
     )
+    # ns-2's agents send the instant they may (`overhead_` 0, tcp/tcp.cc): plait's side must
+    # too, or the two differ by plait's send jitter (docs/phase.md).
+    exact = bool(tcp_raw.get("exact_timing", False))
+    jitter = float(tcp_raw.get("send_jitter", 0.0 if exact else 1.0))
+    if jitter != 0.0:
+        raise Unsupported(
+            "tcp.exact_timing: ns-2's agents send at exact times (overhead_ 0); give "
+            "tcp.exact_timing = true (or tcp.send_jitter = 0) so that plait's side does too"
+        )
     tcp = Tcp()
     if "mss" in tcp_raw:
         tcp.mss = size(tcp_raw["mss"], "tcp.mss")

@@ -151,6 +151,27 @@ macro_rules! tcp_connection_params {
             )
             .default($crate::registry::Scalar::Name("rfc6298"))
             .in_section(),
+            $crate::registry::Param::number(
+                "send_jitter",
+                "largest random delay before each data packet leaves the sender, in service \
+                 times of a full-sized packet (mss + header_bytes) at the slowest link of the \
+                 connection's routes, drawn uniformly from the flow's seeded stream; a \
+                 connection's packets keep their order. It keeps ties from deciding shares at \
+                 drop-tail queues (phase effects, Floyd and Jacobson 1992) and gives seeds \
+                 independent replications (0: exact timing)",
+            )
+            .unit("service times")
+            .between(0.0, 100.0)
+            .default($crate::registry::Scalar::Number(1.0))
+            .in_section(),
+            $crate::registry::Param::bool(
+                "exact_timing",
+                "no host randomness: send_jitter, host_jitter and host_stall_rate default to 0 \
+                 (a value given explicitly still applies), for runs that must follow exact \
+                 arithmetic",
+            )
+            .default($crate::registry::Scalar::Bool(false))
+            .in_section(),
             $crate::registry::Param::duration(
                 "host_jitter",
                 "largest per-packet processing delay at each end, drawn uniformly from [0, \
@@ -189,8 +210,20 @@ pub use tcp_connection_params;
 /// The host timing noise of validated TCP-connection parameters (`host_jitter`,
 /// `host_stall_rate`, `host_stall_duration`), shared by every source built on them (TCP, MPTCP
 /// subflows, MPAT windows).
-pub fn host_noise(params: &Params) -> HostNoiseConfig {
+///
+/// `slowest_rate_bps` is the rate of the slowest link on the connection's routes (its data's
+/// direction), which sets the service time `send_jitter` counts in; `None` (a flow built in
+/// code, without routes) gives no send jitter.
+pub fn host_noise(params: &Params, slowest_rate_bps: Option<f64>) -> HostNoiseConfig {
+    let packet_bits = 8.0 * (params.size("mss") as f64 + params.integer("header_bytes") as f64);
+    let send_jitter = match slowest_rate_bps {
+        Some(rate) if rate > 0.0 => {
+            SimTime::from_secs_f64(params.number("send_jitter") * packet_bits / rate)
+        }
+        _ => SimTime::ZERO,
+    };
     HostNoiseConfig {
+        send_jitter,
         jitter: params.duration("host_jitter"),
         stall_rate: params.number("host_stall_rate"),
         stall_duration: params.duration("host_stall_duration"),
@@ -257,11 +290,21 @@ pub fn linux_profile() -> Vec<(&'static str, Value)> {
 
 /// Replaces the declared defaults of the settings neither the flow nor `[tcp]` gave with the
 /// chosen profile's.
+/// With `exact_timing`, the settings of host randomness left at their defaults are off.
 pub(crate) fn apply_profile(params: &mut Params) {
-    if params.choice("profile") != "linux" {
-        return;
+    let mut defaults = if params.choice("profile") == "linux" {
+        linux_profile()
+    } else {
+        Vec::new()
+    };
+    if params.bool("exact_timing") {
+        defaults.extend([
+            ("send_jitter", Value::Number(0.0)),
+            ("host_jitter", Value::Duration(SimTime::ZERO)),
+            ("host_stall_rate", Value::Number(0.0)),
+        ]);
     }
-    for (name, value) in linux_profile() {
+    for (name, value) in defaults {
         let declared = params.iter().any(|(p, _)| p.name == name);
         if declared && params.origin(name) == Origin::Default {
             params.set(name, Some(value));

@@ -121,6 +121,10 @@ pub struct FlowContext {
     pub multipath: Option<MultipathSpec>,
     /// The application flows' weights ([`Paths::Shares`]).
     pub shares: Option<Vec<f64>>,
+    /// The rate of the slowest link its data crosses, over all its paths, in bits per second
+    /// (`None` for a flow built in code): the service time a TCP connection's `send_jitter`
+    /// counts in.
+    pub slowest_rate_bps: Option<f64>,
 }
 
 impl FlowContext {
@@ -132,6 +136,7 @@ impl FlowContext {
             rng,
             multipath: None,
             shares: None,
+            slowest_rate_bps: None,
         }
     }
 }
@@ -220,10 +225,15 @@ protocols! {
     tfrc,
 }
 
-/// The host timing noise of validated TCP-connection parameters (`host_jitter`,
-/// `host_stall_*`), drawn from `rng`; `None` when the settings delay nothing.
-fn host_noise(params: &crate::registry::Params, rng: SimRng) -> Option<Box<HostNoise>> {
-    let config = crate::app::tcp::host_noise(params);
+/// The host timing noise of validated TCP-connection parameters (`send_jitter`,
+/// `host_jitter`, `host_stall_*`) of a flow whose slowest link runs at `slowest_rate_bps`,
+/// drawn from `rng`; `None` when the settings delay nothing.
+fn host_noise(
+    params: &crate::registry::Params,
+    rng: SimRng,
+    slowest_rate_bps: Option<f64>,
+) -> Option<Box<HostNoise>> {
+    let config = crate::app::tcp::host_noise(params, slowest_rate_bps);
     config
         .is_on()
         .then(|| Box::new(HostNoise::new(config, rng)))

@@ -81,7 +81,7 @@ fn build(params: &Params, context: FlowContext) -> Result<Built, Missing> {
     };
     let flow = MpatFlow::new(config, controller, context.rng)
         .with_stop_mode(StopMode::from_name(params.choice("on_stop")).expect("a declared mode"))
-        .with_host_noise(host_noise(params, context.host));
+        .with_host_noise(host_noise(params, context.host, context.slowest_rate_bps));
     Ok(Built {
         transport: AnyTransport::Mpat(Box::new(flow)),
         cc: cc.name().to_string(),

@@ -169,7 +169,7 @@ fn build(params: &Params, context: FlowContext) -> Result<Built, Missing> {
     let scheduler = multipath.scheduler.build(SchedulerContext { subflows: n });
     let mut flow = MptcpFlow::new(config, cc, scheduler)
         .with_stop_mode(StopMode::from_name(params.choice("on_stop")).expect("a declared mode"))
-        .with_host_noise(host_noise(params, context.host));
+        .with_host_noise(host_noise(params, context.host, context.slowest_rate_bps));
     if params.bool("trace_picks") {
         flow = flow.with_pick_log();
     }

@@ -45,7 +45,7 @@ const SPEC: AlgorithmSpec<super::SourceKind> = AlgorithmSpec {
         let sender = TcpSender::new(config, controller, params.opt_size("bytes"));
         let flow = TcpFlow::new(sender, TcpReceiver::new(&config))
             .with_stop_mode(StopMode::from_name(params.choice("on_stop")).expect("a declared mode"))
-            .with_host_noise(host_noise(params, context.rng));
+            .with_host_noise(host_noise(params, context.host, context.slowest_rate_bps));
         Ok(Built {
             transport: AnyTransport::Tcp(flow),
             cc: cc.name().to_string(),

@@ -173,6 +173,11 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             host: streams.stream_of(&["flow.", &f.name, ".host"]),
             multipath: f.multipath.clone(),
             shares: f.shares.clone(),
+            slowest_rate_bps: paths
+                .iter()
+                .flat_map(|p| p.forward.iter())
+                .map(|l| scenario.links[directions[l.index()].0].rate.as_f64())
+                .reduce(f64::min),
         };
         let Built { transport, cc } = f
             .kind

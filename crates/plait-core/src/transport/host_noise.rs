@@ -7,7 +7,11 @@
 //! microseconds, varying, to process an ACK and send, and is now and then descheduled for
 //! longer. [`HostNoise`] delays each packet a connection end emits:
 //!
-//! - **Jitter**: a delay drawn uniformly from `[0, jitter]` (nanosecond resolution);
+//! - **Jitter**: a delay drawn uniformly from `[0, jitter]` (nanosecond resolution), and at
+//!   the sending end (the one whose packets travel forward) from `[0, jitter + send_jitter]`:
+//!   `send_jitter` is the random processing time at the sources that Floyd and Jacobson ("On
+//!   traffic phase effects in packet-switched gateways", 1992) and ns-2's `overhead_` use
+//!   against phase effects;
 //! - **Stalls**: the end stalls at the times of a Poisson process of `stall_rate` per second,
 //!   for `stall_duration` each (the next stall is drawn from the end of the previous one); a
 //!   packet whose release falls in a stall leaves when it ends;
@@ -33,7 +37,10 @@ use crate::transport::{Direction, Outbox, Transmit};
 /// The settings of [`HostNoise`]; all zero is off.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HostNoiseConfig {
-    /// Largest per-packet processing delay (uniform in `[0, jitter]`).
+    /// Largest extra delay of each packet the sending end (end 0) emits, on top of `jitter`
+    /// (uniform in `[0, send_jitter + jitter]` there).
+    pub send_jitter: SimTime,
+    /// Largest per-packet processing delay at each end (uniform in `[0, jitter]`).
     pub jitter: SimTime,
     /// Stalls per second at each end (0: none).
     pub stall_rate: f64,
@@ -44,6 +51,12 @@ pub struct HostNoiseConfig {
 impl HostNoiseConfig {
     /// Whether the settings delay anything.
     pub fn is_on(&self) -> bool {
+        self.send_jitter > SimTime::ZERO || self.delays_both_ends()
+    }
+
+    /// Whether the receiving end (end 1) delays its packets too: processing jitter or
+    /// stalls at both ends.
+    pub fn delays_both_ends(&self) -> bool {
         self.jitter > SimTime::ZERO
             || (self.stall_rate > 0.0 && self.stall_duration > SimTime::ZERO)
     }
@@ -86,7 +99,10 @@ impl HostNoise {
     /// processing delay, after any stall it falls in, and not before the end's previous
     /// packet.
     fn release_time(&mut self, now: SimTime, end: usize) -> SimTime {
-        let jitter = self.config.jitter.as_nanos();
+        let mut jitter = self.config.jitter.as_nanos();
+        if end == 0 {
+            jitter += self.config.send_jitter.as_nanos();
+        }
         let delay = if jitter > 0 {
             self.rng.gen_range(0..=jitter)
         } else {
@@ -98,6 +114,12 @@ impl HostNoise {
         }
         self.ends[end].free_at = release;
         release
+    }
+
+    /// Whether the receiving end sends every packet the instant it emits it (only the sender's
+    /// packets are delayed, [`HostNoiseConfig::send_jitter`]).
+    pub fn receiver_is_exact(&self) -> bool {
+        !self.config.delays_both_ends()
     }
 
     /// Sends `packet`, emitted at `now` by the end its direction says (the sender's forward,
@@ -257,6 +279,7 @@ mod tests {
     #[test]
     fn stalls_hold_packets_until_they_end() {
         let config = HostNoiseConfig {
+            send_jitter: SimTime::ZERO,
             jitter: SimTime::ZERO,
             stall_rate: 100.0,
             stall_duration: SimTime::from_millis(1),
@@ -279,6 +302,7 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_delays_and_another_seed_others() {
         let config = HostNoiseConfig {
+            send_jitter: SimTime::ZERO,
             jitter: us(5),
             stall_rate: 10.0,
             stall_duration: us(200),
@@ -318,6 +342,7 @@ mod tests {
         // held packet leaves goes after it (the driver releases both at that instant, in the
         // order they were sent), not before it.
         let config = HostNoiseConfig {
+            send_jitter: SimTime::ZERO,
             jitter: SimTime::ZERO,
             stall_rate: 1e6,
             stall_duration: us(10),

@@ -249,10 +249,13 @@ impl Transport for TcpFlow {
     }
 
     /// Without delayed ACKs (and so without SACK compression) the receiver ACKs every
-    /// segment at once, from its own state alone, and arms no timer; host noise would delay
-    /// the ACK, and tracing reports each delivery at its time.
+    /// segment at once, from its own state alone, and arms no timer; host noise at the
+    /// receiving end would delay the ACK (noise at the sender alone does not), and tracing
+    /// reports each delivery at its time.
     fn reacts_ahead(&self) -> bool {
-        self.receiver.acks_at_once() && self.noise.is_none() && !self.tracing
+        self.receiver.acks_at_once()
+            && self.noise.as_ref().is_none_or(|n| n.receiver_is_exact())
+            && !self.tracing
     }
 
     #[inline(always)]
