@@ -258,15 +258,14 @@ pub fn run_dumbbell_kind(
     Ok(report)
 }
 
-/// [`run_dumbbell`] with host timing noise: a per-packet delay at each host of up to one
-/// service time of a full-sized packet at the bottleneck (120 us at 100 Mb/s), for the cost of
-/// the noise.
-pub fn run_dumbbell_jitter(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
+/// [`run_dumbbell`] with exact timing (`exact_timing`: no send jitter), for the cost of the
+/// default's send jitter.
+pub fn run_dumbbell_exact(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
     run_dumbbell_text(flows, duration_s, |flows, duration_s| {
         dumbbell_toml_with_tcp(
             flows,
             duration_s,
-            "mss = 1460\nsack = true\ndelayed_ack = false\nhost_jitter = \"120us\"",
+            "mss = 1460\nsack = true\ndelayed_ack = false\nexact_timing = true",
         )
     })
 }

@@ -124,12 +124,24 @@ impl TcpFlow {
     /// `receiver`): into the outbox, through the host noise if any.
     #[inline(always)]
     fn flush(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
-        if self.noise.is_some() {
-            return self.flush_through_noise(now, sender, receiver, out);
-        }
-        let mut window_open = sender;
-        while let Some(x) = self.next_data(now, &mut window_open) {
-            out.send(x);
+        match &self.noise {
+            None => {
+                let mut window_open = sender;
+                while let Some(x) = self.next_data(now, &mut window_open) {
+                    out.send(x);
+                }
+            }
+            // Noise at the receiver too: every packet through it.
+            Some(noise) if !noise.receiver_is_exact() => {
+                return self.flush_through_noise(now, sender, receiver, out);
+            }
+            // Send jitter alone: the data through the noise, the ACKs at once as without it
+            // (the noise would send each at once: its receiving end never delays).
+            Some(_) => {
+                if sender {
+                    self.flush_through_noise(now, true, false, out);
+                }
+            }
         }
         if receiver {
             // Each ACK is written where it lies in the pool (no copy of its SACK blocks).
