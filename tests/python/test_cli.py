@@ -570,6 +570,22 @@ def test_bench_text(capsys):
     assert "packets delivered" in out and "peak RSS" in out
 
 
+def test_bench_exact_timing_runs_without_send_jitter(capsys):
+    # The default's send jitter puts each data packet on its first link at an event of its
+    # own: exact timing runs the same packets in fewer events, and says so.
+    args = ("bench", "dumbbell", "--flows", "2", "--duration", "5", "--json")
+    code, out, _ = cli(capsys, *args)
+    assert code == 0
+    jittered = json.loads(out)
+    code, out, _ = cli(capsys, *args, "--exact")
+    assert code == 0
+    exact = json.loads(out)
+    check_bench_report(exact, flows=2, duration=5.0)
+    assert exact["events"] < jittered["events"]
+    code, out, _ = cli(capsys, "bench", "mptcp", "--connections", "1", "--duration", "5", "--exact")
+    assert code == 0 and out.startswith("mptcp, 1 connections of 2 subflows, exact timing, ")
+
+
 def test_bench_mptcp(capsys):
     code, out, _ = cli(
         capsys,

@@ -159,6 +159,12 @@ pub struct BenchReport {
     pub peak_rss_bytes: u64,
 }
 
+/// `text` (a benchmark scenario, with a `[tcp]` section) with exact timing
+/// (`exact_timing = true`: no send jitter), for the cost of the default's send jitter.
+pub fn with_exact_timing(text: &str) -> String {
+    text.replacen("[tcp]\n", "[tcp]\nexact_timing = true\n", 1)
+}
+
 /// Peak resident set size of the current process, from `/proc/self/status` (Linux).
 pub fn peak_rss_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")
@@ -177,11 +183,13 @@ pub fn run_dumbbell(flows: usize, duration_s: f64) -> Result<BenchReport, Scenar
     run_dumbbell_text(flows, duration_s, dumbbell_toml)
 }
 
-/// Builds and runs [`mptcp_toml`] with `connections` connections of `subflows` subflows.
+/// Builds and runs [`mptcp_toml`] with `connections` connections of `subflows` subflows, with
+/// exact timing if `exact` ([`with_exact_timing`]).
 pub fn run_mptcp(
     connections: usize,
     subflows: usize,
     duration_s: f64,
+    exact: bool,
 ) -> Result<BenchReport, ScenarioError> {
     if subflows == 0 {
         return Err(bench_error(format!(
@@ -189,7 +197,10 @@ pub fn run_mptcp(
         )));
     }
     check_size(connections, duration_s)?;
-    let text = mptcp_toml(connections, subflows, duration_s);
+    let mut text = mptcp_toml(connections, subflows, duration_s);
+    if exact {
+        text = with_exact_timing(&text);
+    }
     let mut report = run_text(&text)?;
     report.flows = connections;
     report.subflows = subflows;
@@ -239,11 +250,13 @@ pub fn dumbbell_kind_toml(flows: usize, duration_s: f64, kind: &str) -> String {
     }
 }
 
-/// [`run_dumbbell`] with `kind` flows ([`dumbbell_kind_toml`]).
+/// [`run_dumbbell`] with `kind` flows ([`dumbbell_kind_toml`]), with exact timing if `exact`
+/// ([`with_exact_timing`]).
 pub fn run_dumbbell_kind(
     flows: usize,
     duration_s: f64,
     kind: &str,
+    exact: bool,
 ) -> Result<BenchReport, ScenarioError> {
     if !DUMBBELL_KINDS.contains(&kind) {
         return Err(bench_error(format!(
@@ -252,22 +265,14 @@ pub fn run_dumbbell_kind(
         )));
     }
     check_size(flows, duration_s)?;
-    let mut report = run_text(&dumbbell_kind_toml(flows, duration_s, kind))?;
+    let mut text = dumbbell_kind_toml(flows, duration_s, kind);
+    if exact {
+        text = with_exact_timing(&text);
+    }
+    let mut report = run_text(&text)?;
     report.flows = flows;
     report.duration_s = duration_s;
     Ok(report)
-}
-
-/// [`run_dumbbell`] with exact timing (`exact_timing`: no send jitter), for the cost of the
-/// default's send jitter.
-pub fn run_dumbbell_exact(flows: usize, duration_s: f64) -> Result<BenchReport, ScenarioError> {
-    run_dumbbell_text(flows, duration_s, |flows, duration_s| {
-        dumbbell_toml_with_tcp(
-            flows,
-            duration_s,
-            "mss = 1460\nsack = true\ndelayed_ack = false\nexact_timing = true",
-        )
-    })
 }
 
 /// [`run_dumbbell`] with the `linux` TCP profile ([`dumbbell_linux_toml`]).

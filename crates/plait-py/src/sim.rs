@@ -327,10 +327,16 @@ fn catalog_json() -> PyResult<String> {
 
 /// Runs the dumbbell benchmark in this process; returns its report as JSON.
 #[pyfunction]
-#[pyo3(signature = (flows, duration_s, kind = "tcp"))]
-fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64, kind: &str) -> PyResult<String> {
+#[pyo3(signature = (flows, duration_s, kind = "tcp", exact = false))]
+fn bench_dumbbell(
+    py: Python<'_>,
+    flows: usize,
+    duration_s: f64,
+    kind: &str,
+    exact: bool,
+) -> PyResult<String> {
     let report = py
-        .allow_threads(|| plait_core::bench::run_dumbbell_kind(flows, duration_s, kind))
+        .allow_threads(|| plait_core::bench::run_dumbbell_kind(flows, duration_s, kind, exact))
         .map_err(|e| scenario_error(py, &e))?;
     serde_json::to_string(&report)
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))
@@ -338,14 +344,16 @@ fn bench_dumbbell(py: Python<'_>, flows: usize, duration_s: f64, kind: &str) -> 
 
 /// Runs the MPTCP benchmark in this process; returns its report as JSON.
 #[pyfunction]
+#[pyo3(signature = (connections, subflows, duration_s, exact = false))]
 fn bench_mptcp(
     py: Python<'_>,
     connections: usize,
     subflows: usize,
     duration_s: f64,
+    exact: bool,
 ) -> PyResult<String> {
     let report = py
-        .allow_threads(|| plait_core::bench::run_mptcp(connections, subflows, duration_s))
+        .allow_threads(|| plait_core::bench::run_mptcp(connections, subflows, duration_s, exact))
         .map_err(|e| scenario_error(py, &e))?;
     serde_json::to_string(&report)
         .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))

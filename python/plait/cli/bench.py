@@ -80,6 +80,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="dumbbell: the flows' kind: Reno TCP (default); TFRC, MulTFRC or CP with n = 1; "
         "or mpat: one aggregate of --flows flows with equal shares",
     )
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="dumbbell, mptcp: exact timing (tcp.exact_timing: no send jitter), for the cost of "
+        "the default's send jitter (docs/phase.md)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=main)
 
@@ -88,9 +94,11 @@ def main(args: argparse.Namespace) -> int:
     if args.scenario == "sweep":
         return _sweep(args)
     if args.scenario == "mptcp":
-        call = f"c.bench_mptcp({args.connections}, {args.subflows}, {args.duration!r})"
+        call = (
+            f"c.bench_mptcp({args.connections}, {args.subflows}, {args.duration!r}, {args.exact!r})"
+        )
     else:
-        call = f"c.bench_dumbbell({args.flows}, {args.duration!r}, {args.kind!r})"
+        call = f"c.bench_dumbbell({args.flows}, {args.duration!r}, {args.kind!r}, {args.exact!r})"
     code = (
         "import sys, plait._core as c\n"
         "try:\n"
@@ -111,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
             f"mptcp, {report['flows']} connections of {report['subflows']} subflows"
             if args.scenario == "mptcp"
             else f"dumbbell, {report['flows']} {args.kind} flows"
-        )
+        ) + (", exact timing" if args.exact else "")
         print(
             f"{what}, {report['duration_s']:g} s simulated: "
             f"{report['delivered_packets']:,} packets delivered, {report['events']:,} events in "

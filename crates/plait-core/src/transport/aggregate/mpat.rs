@@ -1125,7 +1125,13 @@ impl MpatFlow {
         if self.general_only {
             return false;
         }
-        if self.noise.is_some() || self.send_pending || j >= self.windows.len() {
+        // Host noise at the receiving end delays its ACKs, at the sender its data: the data
+        // segment's answer needs neither but the first, the ACK's both.
+        let exact_receiver = self.noise.as_ref().is_none_or(|n| n.receiver_is_exact());
+        if !exact_receiver || self.send_pending || j >= self.windows.len() {
+            return false;
+        }
+        if self.noise.is_some() && matches!(header, Header::TcpAck(_)) {
             return false;
         }
         debug_assert!(self.acking.is_empty() && self.changed.is_empty());
@@ -1200,6 +1206,30 @@ impl MpatFlow {
         true
     }
 
+    /// The ACKs the windows' receivers owe, each written where it lies in the pool (no copy
+    /// of its SACK blocks): `emit`'s ACKs, in the same order.
+    #[inline(always)]
+    fn flush_acks(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        let header_bytes = self.header_bytes;
+        while let Some(j) = self.acking.pop_front() {
+            let w = &mut self.windows[j];
+            w.poll_receiver = false;
+            let receiver = &mut w.receiver;
+            while receiver.ack_pending() {
+                out.send_with(
+                    PathId::from_index(j),
+                    Direction::Reverse,
+                    #[inline(always)]
+                    |header| {
+                        let ack = receiver.take_ack(now);
+                        *header = Header::TcpAck(ack);
+                        header_bytes + ack.sack.option_bytes()
+                    },
+                );
+            }
+        }
+    }
+
     /// Puts what the ends send now into the outbox (through the host noise, if any), and
     /// brings the windows' wake-ups up to date.
     #[inline]
@@ -1216,24 +1246,17 @@ impl MpatFlow {
                         |x| out.send(x),
                     );
                 }
-                let header_bytes = self.header_bytes;
-                while let Some(j) = self.acking.pop_front() {
-                    let w = &mut self.windows[j];
-                    w.poll_receiver = false;
-                    let receiver = &mut w.receiver;
-                    while receiver.ack_pending() {
-                        out.send_with(
-                            PathId::from_index(j),
-                            Direction::Reverse,
-                            #[inline(always)]
-                            |header| {
-                                let ack = receiver.take_ack(now);
-                                *header = Header::TcpAck(ack);
-                                header_bytes + ack.sack.option_bytes()
-                            },
-                        );
-                    }
+                self.flush_acks(now, out);
+            }
+            // Send jitter alone: the data through the noise, the ACKs at once as without it
+            // (the noise would send each at once: its receiving end never delays).
+            Some(mut noise) if noise.receiver_is_exact() => {
+                if self.send_pending {
+                    self.send_pending = false;
+                    self.send(now, |x| noise.send(now, x, out));
                 }
+                self.flush_acks(now, out);
+                self.noise = Some(noise);
             }
             Some(mut noise) => {
                 self.emit(now, &mut |x: Transmit| noise.send(now, x, out));

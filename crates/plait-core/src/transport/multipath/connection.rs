@@ -1305,7 +1305,9 @@ impl MptcpFlow {
     #[inline(always)]
     fn send_acks(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
         self.subflows[i].poll_receiver = false;
-        if io.noise.is_none() {
+        // With send jitter alone the noise would send every ACK at once (its receiving end
+        // never delays): the same ACKs, written in place.
+        if io.noise.as_ref().is_none_or(|n| n.receiver_is_exact()) {
             // Each ACK written where it lies in the pool (no copy of its SACK blocks); the
             // same ACKs as below: nothing here changes the window or the DATA_ACK.
             let (window, data_ack) = (self.receiver.window(), self.receiver.rcv_nxt());
