@@ -608,7 +608,7 @@ fn regression_host_noise_delays_the_subflows_packets() {
         stalls.flows.rtt_max_s[0],
         calm.flows.rtt_max_s[0]
     );
-    // The linux profile's 100 us of jitter applies, and host_jitter = 0 turns it off.
+    // The linux profile's 50 us of jitter applies, and host_jitter = 0 turns it off.
     let linux = results("profile = \"linux\"", 1);
     assert_ne!(
         json(&linux),

@@ -413,7 +413,7 @@ def claims(summary: pd.DataFrame) -> list[Claim]:
             "Two runs count as the same result when their flows delivered the same number of "
             "payload bytes in the window, with the same drops, repairs and mean RTT. Both "
             "profiles draw the flows' start times from the seed; the rfc profile adds send "
-            "jitter, the linux profile up to 100 us of host jitter per packet at each end.",
+            "jitter, the linux profile up to 50 us of host jitter per packet at each end.",
         )
     )
 
@@ -1750,7 +1750,7 @@ def setup(data: dict, sc: Settings) -> str:
         "in every run; everything else comes from the TCP profile: rfc (the RFC defaults: mss "
         "1460 with 40 header bytes, no delayed ACKs, RFC 6675 recovery, no jitter) or linux "
         "(mss 1448 with 52 header bytes, ssthresh from cwnd, PRR, RACK-TLP, Linux delayed "
-        "ACKs with SACK compression, up to 100 us of host jitter per packet, HyStart with "
+        "ACKs with SACK compression, up to 50 us of host jitter per packet, HyStart with "
         "CUBIC); both have a 200 ms minimum RTO.\n\n"
         f"Runs of {sc.duration:g} s, the first {sc.warmup:g} s discarded, over "
         f"{len(sc.seeds)} seeds: {packet_runs(sc)} runs. Utilisation is the flows' "

@@ -98,7 +98,7 @@ macro_rules! tcp_connection_params {
                 "where the defaults of the other settings come from: the RFCs as written (rfc) or \
                  what Linux does (linux: mss 1448 with 52 header bytes, CUBIC with HyStart, \
                  ssthresh from cwnd, PRR, RACK-TLP, Linux's RTO, Linux delayed ACKs with SACK \
-                 compression, host jitter of up to 100 us and no send jitter); a setting given \
+                 compression, host jitter of up to 50 us and no send jitter); a setting given \
                  explicitly wins",
             )
             .default($crate::registry::Scalar::Name("rfc"))
@@ -265,7 +265,7 @@ pub fn config(params: &Params) -> TcpConfig {
 /// with HyStart, ssthresh from cwnd (`tcp_reno_ssthresh`, `cubictcp_recalc_ssthresh`), PRR
 /// (`tcp_cwnd_reduction`), RACK-TLP (`tcp_recovery` = 1, `tcp_early_retrans` = 3), delayed
 /// ACKs with quick-ACK mode and SACK compression (`tcp_comp_sack_nr` = 44), TCP_RTO_MIN of
-/// 200 ms and TCP_RTO_MAX of 120 s; and a processing delay of up to 100 us per packet at each
+/// 200 ms and TCP_RTO_MAX of 120 s; and a processing delay of up to 50 us per packet at each
 /// host (no send jitter beside it): the kernel's per-packet host delays, measured on the
 /// testbed (docs/linux.md, "Host timing"), and what makes seeds independent replications.
 pub fn linux_profile() -> Vec<(&'static str, Value)> {
@@ -282,7 +282,7 @@ pub fn linux_profile() -> Vec<(&'static str, Value)> {
         ("delayed_ack_style", Value::Choice("linux")),
         ("sack_compression", Value::Bool(true)),
         ("rto_formula", Value::Choice("linux")),
-        ("host_jitter", Value::Duration(SimTime::from_micros(100))),
+        ("host_jitter", Value::Duration(SimTime::from_micros(50))),
         ("send_jitter", Value::Number(0.0)),
         (
             "cc",
