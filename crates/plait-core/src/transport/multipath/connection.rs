@@ -208,6 +208,11 @@ struct Subflow {
     /// Window and time of the latest change, for the time average.
     cwnd: u64,
     cwnd_since: SimTime,
+    /// The subflow's wake-up (the earlier of its sender's and its receiver's, or its join
+    /// time) as [`MptcpFlow::refresh_deadlines`] last computed it.
+    wake: Option<SimTime>,
+    /// Its receiver's wake-up when `wake` was computed.
+    receiver_wake: Option<SimTime>,
 }
 
 /// An MPTCP connection: both ends of every subflow.
@@ -251,6 +256,11 @@ pub struct MptcpFlow {
     /// The subflows whose view in `views` is still exact (but for its `carried` flag):
     /// nothing of them changed since it was taken, in this input or an earlier one.
     views_fresh: SubflowSet,
+    /// The subflows whose timers an input may have moved since their `wake` was computed.
+    changed: SubflowSet,
+    /// The earliest of the subflows' `wake`s, kept up to date by
+    /// [`MptcpFlow::refresh_deadlines`] at the end of every input.
+    earliest: Option<SimTime>,
     stats: ConnectionStats,
     window_blocked_since: Option<SimTime>,
     buffer_blocked_since: Option<SimTime>,
@@ -316,6 +326,8 @@ impl MptcpFlow {
                 stats: SubflowStats::default(),
                 cwnd: 0,
                 cwnd_since: SimTime::ZERO,
+                wake: None,
+                receiver_wake: None,
             })
             .collect();
         MptcpFlow {
@@ -346,6 +358,8 @@ impl MptcpFlow {
             send_pending: false,
             views: vec![SubflowView::default(); n],
             views_fresh: SubflowSet::EMPTY,
+            changed: SubflowSet::EMPTY,
+            earliest: None,
             stats: ConnectionStats::default(),
             window_blocked_since: None,
             buffer_blocked_since: None,
@@ -495,6 +509,7 @@ impl MptcpFlow {
                 s.cwnd = self.cc.cwnd(i);
                 self.cc.set_established(i, true);
                 self.views_fresh = SubflowSet::EMPTY;
+                self.changed.insert(i);
                 self.send_pending = true;
             }
         }
@@ -568,6 +583,7 @@ impl MptcpFlow {
     /// An ACK reached the sending end of subflow `i`.
     fn receive_ack(&mut self, now: SimTime, i: usize, ack: &MptcpAck, io: &mut Io<'_, '_>) {
         self.views_fresh.remove(i);
+        self.changed.insert(i);
         let s = &mut self.subflows[i];
         s.potentially_failed = false;
         let fast_retransmits = s.core.stats().fast_retransmits;
@@ -729,6 +745,7 @@ impl MptcpFlow {
     /// would not send it now.
     #[inline(always)]
     fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32, io: &mut Io<'_, '_>) -> bool {
+        self.changed.insert(i);
         let s = &mut self.subflows[i];
         let sub_seq = s.core.snd_nxt();
         let mut controller = SubflowController {
@@ -803,6 +820,7 @@ impl MptcpFlow {
             if !asked(&self.subflows[i]) {
                 continue;
             }
+            self.changed.insert(i);
             loop {
                 let s = &mut self.subflows[i];
                 let snd_nxt = s.core.snd_nxt();
@@ -1429,6 +1447,7 @@ impl CongestionControl for SubflowControllerRef<'_> {
 
 impl MptcpFlow {
     fn on_start(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
+        self.changed = self.all_subflows();
         self.started_at = Some(now);
         self.join_subflows(now);
         self.send_pending = true;
@@ -1436,6 +1455,7 @@ impl MptcpFlow {
     }
 
     fn on_stop(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
+        self.changed = self.all_subflows();
         match self.stop_mode {
             StopMode::Finish => {
                 self.closed_at.get_or_insert(self.data_nxt);
@@ -1457,6 +1477,12 @@ impl MptcpFlow {
             Header::TcpData(seg) => {
                 self.receive_data(now, i, seg, io);
                 self.send_acks(now, i, io);
+                // A data segment changes subflow i's receiver alone: its wake-up moves only
+                // if the receiver's did.
+                let s = &self.subflows[i];
+                if s.receiver.poll_timeout() != s.receiver_wake {
+                    self.changed.insert(i);
+                }
             }
             Header::MptcpAck(ack) if self.subflows[i].established => {
                 self.receive_ack(now, i, ack, io);
@@ -1472,6 +1498,7 @@ impl MptcpFlow {
 
     fn on_timeout(&mut self, now: SimTime, io: &mut Io<'_, '_>) {
         self.views_fresh = SubflowSet::EMPTY;
+        self.changed = self.all_subflows();
         self.join_subflows(now);
         let active = self.is_active();
         for i in 0..self.subflows.len() {
@@ -1509,6 +1536,72 @@ impl MptcpFlow {
         self.send_all(now, io);
     }
 
+    /// Every subflow, as a set.
+    fn all_subflows(&self) -> SubflowSet {
+        SubflowSet(((1u64 << self.subflows.len()) - 1) as u32)
+    }
+
+    /// Subflow i's wake-up: its sender's timers while the connection is active and the
+    /// subflow established, its join time before it joins (once the connection started), and
+    /// its receiver's timers.
+    #[inline(always)]
+    fn subflow_wake(&self, i: usize, active: bool) -> (Option<SimTime>, Option<SimTime>) {
+        let s = &self.subflows[i];
+        let sender = match (s.established, self.started_at) {
+            (true, _) if active => s.core.poll_timeout(),
+            (true, _) | (false, None) => None,
+            // It joins then.
+            (false, Some(started)) => Some(started + s.start),
+        };
+        let receiver = s.receiver.poll_timeout();
+        let wake = match (sender, receiver) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        (wake, receiver)
+    }
+
+    /// Brings the wake-ups of the subflows an input changed up to date, and the earliest
+    /// with them. A subflow's timers move only through its own sender or receiver (or the
+    /// connection's start, stop and timeouts, which mark every subflow), and every place
+    /// that reaches one marks it in `changed`; the others' wake-ups are as they were.
+    #[inline(always)]
+    fn refresh_deadlines(&mut self) {
+        let changed = std::mem::replace(&mut self.changed, SubflowSet::EMPTY);
+        let active = self.is_active();
+        let mut rescan = false;
+        for i in changed.iter() {
+            let (new, receiver) = self.subflow_wake(i, active);
+            let s = &mut self.subflows[i];
+            s.receiver_wake = receiver;
+            let old = std::mem::replace(&mut s.wake, new);
+            if new == old {
+                continue;
+            }
+            // `earliest` is the least of the wake-ups, `old` among them: unless `old` was
+            // it, the others keep it (a later wake-up gone changes no minimum).
+            if old.is_some() && old == self.earliest {
+                rescan = true;
+            } else if let Some(t) = new {
+                if self.earliest.is_none_or(|e| t < e) {
+                    self.earliest = Some(t);
+                }
+            }
+        }
+        if rescan {
+            self.earliest = self.subflows.iter().filter_map(|s| s.wake).min();
+        }
+        debug_assert_eq!(self.earliest, self.computed_wake(), "the earliest wake-up");
+    }
+
+    /// The earliest of the subflows' wake-ups, computed afresh.
+    fn computed_wake(&self) -> Option<SimTime> {
+        let active = self.is_active();
+        (0..self.subflows.len())
+            .filter_map(|i| self.subflow_wake(i, active).0)
+            .min()
+    }
+
     /// Runs `f` with the outbox (through the host noise, if any).
     #[inline(always)]
     fn with_io(
@@ -1534,10 +1627,12 @@ impl Transport for MptcpFlow {
 
     fn handle_start(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         self.with_io(now, out, |flow, io| flow.on_start(now, io));
+        self.refresh_deadlines();
     }
 
     fn handle_stop(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         self.with_io(now, out, |flow, io| flow.on_stop(now, io));
+        self.refresh_deadlines();
     }
 
     fn handle_packet(
@@ -1549,10 +1644,12 @@ impl Transport for MptcpFlow {
         out: &mut Outbox<'_>,
     ) {
         self.with_io(now, out, |flow, io| flow.on_packet(now, path, header, io));
+        self.refresh_deadlines();
     }
 
     fn handle_timeout(&mut self, now: SimTime, out: &mut Outbox<'_>) {
         self.with_io(now, out, |flow, io| flow.on_timeout(now, io));
+        self.refresh_deadlines();
     }
 
     fn set_tracing(&mut self, enabled: bool) {
@@ -1560,32 +1657,9 @@ impl Transport for MptcpFlow {
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        /// The earlier of two deadlines, either of which may be unset.
-        #[inline(always)]
-        fn earlier(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
-            match (a, b) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            }
-        }
-        let active = self.is_active();
-        let mut earliest = None;
-        for s in &self.subflows {
-            let sender = match (s.established, self.started_at) {
-                (true, _) if active => s.core.poll_timeout(),
-                (true, _) | (false, None) => None,
-                // It joins then.
-                (false, Some(started)) => Some(started + s.start),
-            };
-            // Most deadlines are unset: each set one is folded in alone.
-            if let Some(t) = sender {
-                earliest = earlier(earliest, Some(t));
-            }
-            if let Some(t) = s.receiver.poll_timeout() {
-                earliest = earlier(earliest, Some(t));
-            }
-        }
-        earliest
+        debug_assert!(self.changed.is_empty(), "wake-ups left to refresh");
+        debug_assert_eq!(self.earliest, self.computed_wake(), "the earliest wake-up");
+        self.earliest
     }
 
     fn stats(&self) -> TransportStats {
