@@ -1337,10 +1337,15 @@ impl MptcpFlow {
                     Direction::Reverse,
                     #[inline(always)]
                     |header| {
-                        let mut ack = receiver.take_ack(now);
-                        ack.rwnd = window;
-                        *header = Header::MptcpAck(MptcpAck { ack, data_ack });
-                        header_bytes + ack.sack.option_bytes() + DSS_ACK_OPTION_BYTES
+                        let sack_bytes = receiver.write_ack_in(now, |ack| {
+                            *header = Header::MptcpAck(MptcpAck { ack, data_ack });
+                            let Header::MptcpAck(placed) = header else {
+                                unreachable!("written as an MPTCP ACK above")
+                            };
+                            placed.ack.rwnd = window;
+                            &mut placed.ack
+                        });
+                        header_bytes + sack_bytes + DSS_ACK_OPTION_BYTES
                     },
                 );
             }

@@ -713,6 +713,38 @@ impl TcpReceiver {
         ack.sack.option_bytes()
     }
 
+    /// [`TcpReceiver::take_ack`] written where the ACK travels inside another header (an
+    /// MPTCP ACK): `place` writes the ACK it is given (its SACK blocks left out) there and
+    /// returns it, and the SACK blocks are pushed in place, in the order `take_ack` gives
+    /// them (as [`TcpReceiver::write_ack`] does for a TCP ACK). Returns the bytes of the
+    /// SACK option ([`SackBlocks::option_bytes`]).
+    #[inline(always)]
+    pub fn write_ack_in<'h>(
+        &mut self,
+        _now: SimTime,
+        place: impl FnOnce(AckSegment) -> &'h mut AckSegment,
+    ) -> u32 {
+        debug_assert!(self.ack_pending(), "write_ack_in without an ACK owed");
+        if let Some(ack) = self.flushed.take() {
+            self.acks_sent += 1;
+            return place(ack).sack.option_bytes();
+        }
+        self.ack_now = false;
+        self.ack_sent();
+        self.acks_sent += 1;
+        let ack = place(AckSegment {
+            ack: self.rcv_nxt,
+            sack: SackBlocks::EMPTY,
+            rwnd: self.rwnd(),
+            echo_sent_at: self.echo_sent_at,
+            echo_is_retransmission: self.echo_is_retransmission,
+        });
+        for &(start, end) in &self.sack_blocks[..self.sack_block_count] {
+            ack.sack.push(start, end);
+        }
+        ack.sack.option_bytes()
+    }
+
     /// Whether every segment is acknowledged at once, by an ACK that depends on nothing but
     /// the segments received (no delayed ACKs, so no SACK compression and no use of the RTT
     /// hint), and no timer is ever armed.
@@ -1609,8 +1641,9 @@ mod linux_tests {
 
     #[test]
     fn an_ack_written_into_a_header_is_the_ack_taken() {
-        // Two receivers fed the same segments (losses, reordering, SACK compression's held and
-        // flushed ACKs): each ACK one takes is the one the other writes into a header.
+        // Three receivers fed the same segments (losses, reordering, SACK compression's held
+        // and flushed ACKs): each ACK one takes is the one the second writes into a header,
+        // and the one the third writes inside an MPTCP ACK.
         let plain = TcpConfig {
             mss: MSS,
             receive_buffer: 10_000,
@@ -1618,20 +1651,38 @@ mod linux_tests {
         };
         for cfg in [plain, linux(), compressing()] {
             let (mut taken, mut written) = (TcpReceiver::new(&cfg), TcpReceiver::new(&cfg));
+            let mut inside = TcpReceiver::new(&cfg);
             let mut sacks = 0;
-            let mut compare = |a: &mut TcpReceiver, b: &mut TcpReceiver, at: SimTime| {
+            let mut compare = |a: &mut TcpReceiver,
+                               b: &mut TcpReceiver,
+                               c: &mut TcpReceiver,
+                               at: SimTime| {
                 let mut n = 0;
                 while a.ack_pending() {
-                    assert!(b.ack_pending());
+                    assert!(b.ack_pending() && c.ack_pending());
                     let ack = a.take_ack(at);
                     let mut header = Header::Custom(crate::packet::CustomHeader { words: [7; 4] });
                     let option_bytes = b.write_ack(at, &mut header);
                     assert_eq!(header, Header::TcpAck(ack));
                     assert_eq!(option_bytes, ack.sack.option_bytes());
+                    let mut header = Header::Custom(crate::packet::CustomHeader { words: [7; 4] });
+                    let option_bytes = c.write_ack_in(at, |placed| {
+                        header = Header::MptcpAck(crate::packet::MptcpAck {
+                            ack: placed,
+                            data_ack: 9,
+                        });
+                        match &mut header {
+                            Header::MptcpAck(m) => &mut m.ack,
+                            _ => unreachable!(),
+                        }
+                    });
+                    let expected = crate::packet::MptcpAck { ack, data_ack: 9 };
+                    assert_eq!(header, Header::MptcpAck(expected));
+                    assert_eq!(option_bytes, ack.sack.option_bytes());
                     n += 1;
                     sacks += usize::from(!ack.sack.is_empty());
                 }
-                assert!(!b.ack_pending());
+                assert!(!b.ack_pending() && !c.ack_pending());
                 n
             };
             // In order past the quick ACKs (16 segments 1 ms apart), then losses and
@@ -1647,7 +1698,7 @@ mod linux_tests {
             let mut acks = 0;
             for (i, &k) in order.iter().enumerate() {
                 let at = time(i);
-                for rx in [&mut taken, &mut written] {
+                for rx in [&mut taken, &mut written, &mut inside] {
                     rx.handle_data(
                         at,
                         &DataSegment {
@@ -1658,13 +1709,15 @@ mod linux_tests {
                         },
                     );
                 }
-                acks += compare(&mut taken, &mut written, at);
+                acks += compare(&mut taken, &mut written, &mut inside, at);
                 if let Some(t) = taken.poll_timeout() {
                     if t < time(i + 1) {
                         assert_eq!(written.poll_timeout(), Some(t));
+                        assert_eq!(inside.poll_timeout(), Some(t));
                         taken.handle_timeout(t);
                         written.handle_timeout(t);
-                        acks += compare(&mut taken, &mut written, t);
+                        inside.handle_timeout(t);
+                        acks += compare(&mut taken, &mut written, &mut inside, t);
                     }
                 }
             }
