@@ -1144,12 +1144,9 @@ impl MpatFlow {
                     out.send_with(
                         PathId::from_index(j),
                         Direction::Reverse,
+                        // The ACK `take_ack` gives, written where it lies in the pool.
                         #[inline(always)]
-                        |header| {
-                            let ack = receiver.take_ack(now);
-                            *header = Header::TcpAck(ack);
-                            header_bytes + ack.sack.option_bytes()
-                        },
+                        |header| header_bytes + receiver.write_ack(now, header),
                     );
                 }
                 // A data segment changes window j's receiver alone: its wake-up, refreshed
