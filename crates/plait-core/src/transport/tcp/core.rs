@@ -1173,8 +1173,7 @@ impl TcpCore {
         if let Some((_, window)) = self.prr {
             return window;
         }
-        let window = cc.cwnd() as i128 + self.recovery.window_inflation() as i128;
-        window.max(0) as u64
+        inflated_window(cc.cwnd(), self.recovery.window_inflation())
     }
 
     /// What a fast retransmit's ssthresh is computed from ([`SsthreshBasis`]): RFC 5681 §3.2
@@ -1289,6 +1288,18 @@ impl TcpCore {
     }
 }
 
+/// `cwnd + inflation`, at least 0: `(cwnd as i128 + inflation as i128).max(0) as u64` in u64
+/// arithmetic (a positive inflation wraps past `u64::MAX` as that cast truncates; a negative
+/// one stops at 0).
+#[inline(always)]
+fn inflated_window(cwnd: u64, inflation: i64) -> u64 {
+    if inflation >= 0 {
+        cwnd.wrapping_add(inflation as u64)
+    } else {
+        cwnd.saturating_sub(inflation.unsigned_abs())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1297,6 +1308,28 @@ mod tests {
     use crate::transport::tcp::{RecoveryWindow, SsthreshBasis};
 
     const MSS: u32 = 100;
+
+    #[test]
+    fn the_inflated_window_is_the_wide_sum_clamped_at_zero() {
+        let wide = |c: u64, i: i64| (c as i128 + i as i128).max(0) as u64;
+        let cwnds = [0, 1, 1448, 1 << 40, i64::MAX as u64, u64::MAX - 1, u64::MAX];
+        let inflations = [
+            i64::MIN,
+            i64::MIN + 1,
+            -(1 << 40),
+            -1449,
+            -1448,
+            -1,
+            0,
+            1,
+            1448,
+        ];
+        for c in cwnds {
+            for i in inflations.into_iter().chain([i64::MAX - 1, i64::MAX]) {
+                assert_eq!(inflated_window(c, i), wide(c, i), "{c} {i}");
+            }
+        }
+    }
 
     fn core() -> (TcpCore, TestReno) {
         let config = TcpConfig {
