@@ -465,7 +465,7 @@ impl MptcpFlow {
     /// Records subflow `i`'s window for the time average.
     #[inline(always)]
     fn note_cwnd(&mut self, now: SimTime, i: usize, io: &mut Io<'_, '_>) {
-        let cwnd = self.cc.cwnd(i);
+        let cwnd = self.cc.cwnd_of(i);
         let s = &mut self.subflows[i];
         if s.established && cwnd == s.cwnd {
             // The same window since `cwnd_since`: its area is added when it changes (or read by
@@ -1440,7 +1440,7 @@ impl CongestionControl for SubflowControllerRef<'_> {
         self.cc.name()
     }
     fn cwnd(&self) -> u64 {
-        self.cc.cwnd(self.i)
+        self.cc.cwnd_of(self.i)
     }
     fn ssthresh(&self) -> u64 {
         self.cc.ssthresh(self.i)

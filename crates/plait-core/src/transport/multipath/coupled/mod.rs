@@ -98,7 +98,7 @@ impl CongestionControl for SubflowController<'_> {
     }
     #[inline]
     fn cwnd(&self) -> u64 {
-        self.cc.cwnd(self.subflow)
+        self.cc.cwnd_of(self.subflow)
     }
     #[inline]
     fn ssthresh(&self) -> u64 {
@@ -218,6 +218,19 @@ macro_rules! builtin_coupled {
     };
 }
 
+impl Coupled {
+    /// [`MultipathCongestionControl::cwnd`] with LIA's window read in place rather than
+    /// through a call (the connection reads windows several times per packet, and LIA is the
+    /// usual controller); the others as the dispatch gives them.
+    #[inline(always)]
+    pub fn cwnd_of(&self, subflow: usize) -> u64 {
+        match self {
+            Coupled::Lia(lia) => lia.cwnd(subflow),
+            other => other.cwnd(subflow),
+        }
+    }
+}
+
 impl std::fmt::Debug for Coupled {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Coupled")
@@ -234,4 +247,44 @@ builtin_coupled! {
     mpfast::Mpfast,
     olia::Olia,
     wvegas::WVegas,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::window::testing::{acked, connection};
+    use super::*;
+
+    #[test]
+    fn cwnd_of_is_cwnd_for_every_controller() {
+        let mut all: Vec<Coupled> = REGISTRY
+            .iter()
+            .map(|spec| {
+                CoupledSpec::new(spec.name, &[])
+                    .unwrap()
+                    .build(connection(3))
+            })
+            .collect();
+        let reno = |_| Controller::from(crate::transport::cc::Reno::new(1000, 10));
+        all.push(Coupled::Uncoupled(Uncoupled {
+            controllers: (0..3).map(reno).collect(),
+            mss: 1000,
+        }));
+        for cc in &mut all {
+            for i in 0..3 {
+                cc.set_established(i, true);
+                // Windows apart: subflow i grown by i + 1 slow-start ACKs of 2000 bytes.
+                for _ in 0..=i {
+                    let rtt = SimTime::from_millis(10 * (i as u64 + 1));
+                    cc.on_ack(i, &acked(2000, rtt));
+                }
+            }
+            let windows: Vec<u64> = (0..3).map(|i| cc.cwnd(i)).collect();
+            assert!(windows[0] < windows[2], "{}: {windows:?}", cc.name());
+            for (i, &w) in windows.iter().enumerate() {
+                assert_eq!(cc.cwnd_of(i), w, "{} subflow {i}", cc.name());
+                let sub = SubflowController { cc, subflow: i };
+                assert_eq!(CongestionControl::cwnd(&sub), w);
+            }
+        }
+    }
 }
