@@ -188,7 +188,7 @@ macro_rules! builtin_controllers {
             impl CongestionControl for Controller [$($variant,)+ Custom] {
                 #[inline]
                 fn name(&self) -> &'static str;
-                #[inline]
+                #[inline(always)]
                 fn cwnd(&self) -> u64;
                 #[inline]
                 fn ssthresh(&self) -> u64;
