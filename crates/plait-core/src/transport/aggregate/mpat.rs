@@ -1152,7 +1152,11 @@ impl MpatFlow {
                 // A data segment changes window j's receiver alone: its wake-up, refreshed
                 // at the end of every input that changed its sender or its receiver, moves
                 // only if the receiver's timer did.
-                if self.windows[j].receiver.poll_timeout() != self.receiver_deadlines[j] {
+                // (Both unset, the usual case, is told without the deadline.)
+                let receiver = &self.windows[j].receiver;
+                if (receiver.timer_armed() || self.receiver_deadlines[j].is_some())
+                    && receiver.poll_timeout() != self.receiver_deadlines[j]
+                {
                     let active = self.is_active();
                     if self.set_deadline(j, active) {
                         self.earliest = self.deadlines.iter().flatten().min().copied();

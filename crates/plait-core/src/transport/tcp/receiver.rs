@@ -758,6 +758,12 @@ impl TcpReceiver {
         self.flushed.is_some() || self.ack_now
     }
 
+    /// Whether a timer is armed: `poll_timeout().is_some()`, without the deadline.
+    #[inline(always)]
+    pub fn timer_armed(&self) -> bool {
+        self.ack_deadline.is_some() || self.compress_deadline.is_some()
+    }
+
     /// When the receiver's timer expires (delayed ACK or SACK compression), if it is armed.
     pub fn poll_timeout(&self) -> Option<SimTime> {
         match (self.ack_deadline, self.compress_deadline) {
@@ -1710,6 +1716,7 @@ mod linux_tests {
                     );
                 }
                 acks += compare(&mut taken, &mut written, &mut inside, at);
+                assert_eq!(taken.timer_armed(), taken.poll_timeout().is_some());
                 if let Some(t) = taken.poll_timeout() {
                     if t < time(i + 1) {
                         assert_eq!(written.poll_timeout(), Some(t));
