@@ -71,6 +71,10 @@ pub(crate) struct SubflowWindow {
     srtt: SimTime,
     /// Bytes cumulatively acknowledged on the subflow so far (its `snd_una`, from 0).
     acked: u64,
+    /// `cwnd` and `srtt` (in ns) as f64 ([`exact_f64`]), converted when they change rather
+    /// than at every read: the coupled sums read every subflow's at every ACK.
+    cwnd_f64: f64,
+    srtt_f64: f64,
 }
 
 impl SubflowWindow {
@@ -82,9 +86,10 @@ impl SubflowWindow {
     pub(crate) fn new(controller: &str, mss: u32, initial_window_segments: u32) -> Self {
         assert!(mss > 0, "{controller}: MSS must be positive");
         let mss = u64::from(mss);
+        let cwnd = initial_window_bytes(mss, initial_window_segments);
         SubflowWindow {
             mss,
-            cwnd: initial_window_bytes(mss, initial_window_segments),
+            cwnd,
             ssthresh: u64::MAX,
             slow_start: SlowStart::default(),
             counter: 0.0,
@@ -92,7 +97,21 @@ impl SubflowWindow {
             established: false,
             srtt: SimTime::ZERO,
             acked: 0,
+            cwnd_f64: exact_f64(cwnd),
+            srtt_f64: 0.0,
         }
+    }
+
+    /// After every change of `cwnd`.
+    #[inline(always)]
+    fn cwnd_changed(&mut self) {
+        self.cwnd_f64 = exact_f64(self.cwnd);
+    }
+
+    /// After every change of `srtt`.
+    #[inline(always)]
+    fn srtt_changed(&mut self) {
+        self.srtt_f64 = exact_f64(self.srtt.as_nanos());
     }
 
     /// One window per subflow of `connection`.
@@ -134,13 +153,18 @@ impl SubflowWindow {
     /// The window as a number of bytes.
     #[inline]
     pub(crate) fn window(&self) -> f64 {
-        exact_f64(self.cwnd)
+        debug_assert_eq!(self.cwnd_f64.to_bits(), exact_f64(self.cwnd).to_bits());
+        self.cwnd_f64
     }
 
     /// The smoothed RTT in nanoseconds.
     #[inline]
     pub(crate) fn rtt(&self) -> f64 {
-        exact_f64(self.srtt.as_nanos())
+        debug_assert_eq!(
+            self.srtt_f64.to_bits(),
+            exact_f64(self.srtt.as_nanos()).to_bits()
+        );
+        self.srtt_f64
     }
 
     /// `cwnd/srtt` in bytes per nanosecond (the unit cancels in every coupled formula).
@@ -156,9 +180,11 @@ impl SubflowWindow {
         self.acked = self.acked.saturating_add(sample.acked_bytes);
         if sample.srtt > SimTime::ZERO {
             self.srtt = sample.srtt;
+            self.srtt_changed();
         } else if let Some(rtt) = sample.rtt.filter(|r| *r > SimTime::ZERO) {
             if self.srtt == SimTime::ZERO {
                 self.srtt = rtt;
+                self.srtt_changed();
             }
         }
         if sample.in_recovery || !sample.is_cwnd_limited || sample.acked_bytes == 0 {
@@ -167,6 +193,7 @@ impl SubflowWindow {
         if self.in_slow_start() {
             let increase = self.slow_start.increase(sample.acked_bytes, self.mss);
             self.cwnd = self.cwnd.saturating_add(increase);
+            self.cwnd_changed();
             return None;
         }
         self.slow_start.exit();
@@ -210,6 +237,7 @@ impl SubflowWindow {
             self.cwnd = self.cwnd.saturating_sub(bytes).max(self.mss);
             self.ssthresh = self.ssthresh.min(self.cwnd);
         }
+        self.cwnd_changed();
     }
 
     /// A congestion event: `cwnd = ssthresh = reduced` (RFC 6675 §5 step 4.2), `reduced` being
@@ -217,6 +245,7 @@ impl SubflowWindow {
     /// from zero.
     pub(crate) fn reduce_to(&mut self, reduced: u64) {
         self.cwnd = reduced;
+        self.cwnd_changed();
         self.ssthresh = reduced;
         self.reset_counter();
         self.slow_start.exit();
@@ -256,6 +285,7 @@ impl PathWindow for SubflowWindow {
             self.mss,
             bytes_in_flight,
         );
+        self.cwnd_changed();
         self.reset_counter();
     }
 
@@ -263,6 +293,7 @@ impl PathWindow for SubflowWindow {
     /// its progress.
     fn penalise(&mut self) {
         penalise(&mut self.cwnd, &mut self.ssthresh, self.mss);
+        self.cwnd_changed();
     }
 }
 
