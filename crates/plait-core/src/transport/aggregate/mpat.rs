@@ -1125,14 +1125,15 @@ impl MpatFlow {
         if self.general_only {
             return false;
         }
-        // Host noise at the receiving end delays its ACKs, at the sender its data: the data
-        // segment's answer needs neither but the first, the ACK's both.
-        let exact_receiver = self.noise.as_ref().is_none_or(|n| n.receiver_is_exact());
-        if !exact_receiver || self.send_pending || j >= self.windows.len() {
+        if self.send_pending || j >= self.windows.len() {
             return false;
         }
-        if self.noise.is_some() && matches!(header, Header::TcpAck(_)) {
-            return false;
+        // Host noise at the receiving end delays its ACKs, at the sender its data: a data
+        // segment's answer goes at once unless the first, an ACK's only without any.
+        if let Some(noise) = &self.noise {
+            if !noise.receiver_is_exact() || matches!(header, Header::TcpAck(_)) {
+                return false;
+            }
         }
         debug_assert!(self.acking.is_empty() && self.changed.is_empty());
         match header {
