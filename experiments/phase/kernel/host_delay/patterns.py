@@ -1,0 +1,78 @@
+"""Send and ACK patterns of the kernel from the captures of the host-delay runs (README.md):
+ACKs by how many segments each acknowledges, data packets sent per ACK, and bursts at the
+sender's access link (packets that left back to back).
+
+Usage: patterns.py A1.pcap ACCESS_DELAY_S ACCESS_RATE MSS
+"""
+
+import bisect
+import collections
+import struct
+import sys
+
+
+def read(path):
+    """(time, src, dst, seq, ack, payload bytes, total bytes) of every packet."""
+    b = open(path, "rb").read()
+    assert struct.unpack("<I", b[:4])[0] == 0xA1B23C4D
+    off, out = 24, []
+    while off + 16 <= len(b):
+        s, ns, incl, _ = struct.unpack("<IIII", b[off : off + 16])
+        off += 16
+        pkt = b[off : off + incl]
+        off += incl
+        ihl = (pkt[0] & 15) * 4
+        tot = struct.unpack(">H", pkt[2:4])[0]
+        seq, ack = struct.unpack(">II", pkt[ihl + 4 : ihl + 12])
+        doff = (pkt[ihl + 12] >> 4) * 4
+        out.append((s + ns * 1e-9, pkt[12:16], pkt[16:20], seq, ack, tot - ihl - doff, tot))
+    return out
+
+
+def shares(counter):
+    n = sum(counter.values())
+    return " ".join(f"{k}: {v * 100 / n:.1f}%" for k, v in sorted(counter.items()))
+
+
+def main(path, delay, rate, mss):
+    pk = read(path)
+    data = [p for p in pk if p[5] > 0]
+    src = data[0][1]
+    data = [p for p in data if p[1] == src]
+    acks = [p for p in pk if p[5] == 0 and p[2] == src]
+    # Segments each ACK acknowledges (cumulative ACK advance over the mss), per connection.
+    last = {}
+    acked = collections.Counter()
+    for p in acks:
+        key = p[1]
+        if key in last and p[4] != last[key]:
+            acked[min(round(((p[4] - last[key]) % 2**32) / mss), 5)] += 1
+        elif key in last:
+            acked[0] += 1  # a duplicate ACK
+        last[key] = p[4]
+    print("ACKs by segments acknowledged (0: duplicate, 5: 5 or more):", shares(acked))
+    # Data packets whose transmission started between one ACK's arrival and the next.
+    arrivals = sorted(p[0] + delay for p in acks)
+    per_ack = collections.Counter()
+    starts = [p[0] - p[6] * 8 / rate for p in data]
+    for a, b in zip(arrivals, arrivals[1:]):
+        i, j = bisect.bisect_left(starts, a), bisect.bisect_left(starts, b)
+        per_ack[min(j - i, 5)] += 1
+    print("data packets sent per ACK (5: 5 or more):", shares(per_ack))
+    # Bursts: packets that left the access link back to back (each started when the one
+    # before it ended).
+    bursts, run, prev_end = collections.Counter(), 0, -1.0
+    for p, start in zip(data, starts):
+        if start <= prev_end + 1e-6:
+            run += 1
+        else:
+            if run:
+                bursts[min(run, 8)] += 1
+            run = 1
+        prev_end = p[0]
+    bursts[min(run, 8)] += 1
+    print("bursts by packets back to back (8: 8 or more):", shares(bursts))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))
