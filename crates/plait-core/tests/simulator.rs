@@ -1045,7 +1045,10 @@ fn held_packets_leave_in_order() {
     let r = sim.results();
     assert!(r.flows.bytes_delivered[0] > 5_000_000, "{r:?}");
     assert_eq!(r.flows.drops[0], 0);
-    assert_eq!(r.flows.retransmissions[0], 0, "a held packet overtook another");
+    assert_eq!(
+        r.flows.retransmissions[0], 0,
+        "a held packet overtook another"
+    );
     assert_eq!(r.flows.fast_retransmits[0], 0);
     let exact = run(&single("20s", queue, "exact_timing = true"), Some(3)).results();
     assert!(r.flows.rtt_min_s[0] > exact.flows.rtt_min_s[0]);
