@@ -305,6 +305,33 @@ mod tests {
         }
     }
 
+    /// An outbox's storage, for the tests that look into it directly.
+    #[derive(Default)]
+    struct Parts {
+        pool: PacketPool,
+        more: Vec<PacketId>,
+        later: Vec<(SimTime, PacketId)>,
+        events: Vec<TransportEvent>,
+        data_sent: u64,
+        rtt: RttHistograms,
+    }
+
+    impl Parts {
+        /// An outbox of flow `flow` with paths `paths`, writing here.
+        fn outbox<'a>(&'a mut self, flow: usize, paths: &'a [FlowPath]) -> Outbox<'a> {
+            Outbox::new(
+                FlowId::from_index(flow),
+                paths,
+                &mut self.pool,
+                &mut self.more,
+                &mut self.later,
+                &mut self.events,
+                &mut self.data_sent,
+                &mut self.rtt,
+            )
+        }
+    }
+
     #[test]
     fn packets_and_events_come_back_in_the_order_they_were_written() {
         let mut c = Capture::new(2);
@@ -362,28 +389,16 @@ mod tests {
                 ]
             );
         }
-        let mut pool = PacketPool::default();
-        let (mut sent, mut events, mut data_sent) = (Vec::new(), Vec::new(), 0);
         let paths = [FlowPath {
             forward: RouteId::from_index(6),
             reverse: RouteId::from_index(2),
         }];
-        let mut rtt = RttHistograms::default();
-        let mut later = Vec::new();
-        let mut out = Outbox::new(
-            FlowId::from_index(3),
-            &paths,
-            &mut pool,
-            &mut sent,
-            &mut later,
-            &mut events,
-            &mut data_sent,
-            &mut rtt,
-        );
+        let mut parts = Parts::default();
+        let mut out = parts.outbox(3, &paths);
         out.send_with(PathId::from_index(0), Direction::Reverse, |_| 77);
         let first = out.finish().expect("one packet sent");
-        assert_eq!(data_sent, 0, "a packet sent back is no data");
-        let p = pool.get(first);
+        assert_eq!(parts.data_sent, 0, "a packet sent back is no data");
+        let p = parts.pool.get(first);
         assert_eq!(
             (
                 p.flow.index(),
@@ -408,24 +423,21 @@ mod tests {
                 reverse: RouteId::from_index(9),
             },
         ];
-        let (mut pool, mut more, mut events) = (PacketPool::default(), Vec::new(), Vec::new());
-        let mut data_sent = 5;
-        let mut rtt = RttHistograms::default();
-        let mut later = Vec::new();
-        let mut out = Outbox::new(
-            FlowId::from_index(4),
-            &paths,
-            &mut pool,
-            &mut more,
-            &mut later,
-            &mut events,
-            &mut data_sent,
-            &mut rtt,
-        );
+        let mut parts = Parts {
+            data_sent: 5,
+            ..Parts::default()
+        };
+        let mut out = parts.outbox(4, &paths);
         out.send(transmit(1, Direction::Reverse, 0));
         out.send(transmit(0, Direction::Forward, 0));
         out.send(transmit(1, Direction::Forward, 0));
         let first = out.finish().expect("three packets sent");
+        let Parts {
+            pool,
+            more,
+            data_sent,
+            ..
+        } = parts;
         let sent: Vec<PacketId> = std::iter::once(first).chain(more.iter().copied()).collect();
         let routes: Vec<_> = sent.iter().map(|&id| pool.get(id).route.index()).collect();
         assert_eq!(routes, vec![9, 7, 5]);
@@ -471,25 +483,17 @@ mod tests {
                 },
                 sample(0, 40_000),
             ];
-            let (mut pool, mut more, mut events, mut data_sent) =
-                (PacketPool::default(), Vec::new(), Vec::new(), 0);
-            let mut h = RttHistograms::new(n);
-            h.direct = true;
-            let mut later = Vec::new();
-            let mut out = Outbox::new(
-                FlowId::from_index(0),
-                &paths[..n],
-                &mut pool,
-                &mut more,
-                &mut later,
-                &mut events,
-                &mut data_sent,
-                &mut h,
-            );
+            let mut parts = Parts {
+                rtt: RttHistograms::new(n),
+                ..Parts::default()
+            };
+            parts.rtt.direct = true;
+            let mut out = parts.outbox(0, &paths[..n]);
             for e in written {
                 out.report(e);
             }
             assert_eq!(out.finish(), None);
+            let (events, h) = (parts.events, parts.rtt);
             assert_eq!(events, vec![written[1], written[3]]);
             assert_eq!(h.flow, histogram(&[40_000, 3_000, 5_000_000]));
             if n == 2 {
@@ -533,25 +537,17 @@ mod tests {
             let mut reference = pool_in_use();
             reference.release(arrived);
             let expected: Vec<PacketId> = (0..sends).map(|_| reference.alloc_slot().0).collect();
-            let mut pool = pool_in_use();
-            let (mut more, mut events, mut data_sent) = (Vec::new(), Vec::new(), 0);
-            let mut rtt = RttHistograms::default();
-            let mut later = Vec::new();
-            let mut out = Outbox::new(
-                FlowId::from_index(0),
-                &paths,
-                &mut pool,
-                &mut more,
-                &mut later,
-                &mut events,
-                &mut data_sent,
-                &mut rtt,
-            )
-            .reusing(arrived);
+            let mut parts = Parts {
+                pool: pool_in_use(),
+                ..Parts::default()
+            };
+            let mut out = parts.outbox(0, &paths).reusing(arrived);
             for i in 0..sends {
                 out.send(transmit(0, Direction::Reverse, i as u64));
             }
-            let sent: Vec<PacketId> = out.finish().into_iter().chain(more).collect();
+            let first = out.finish();
+            let mut pool = parts.pool;
+            let sent: Vec<PacketId> = first.into_iter().chain(parts.more).collect();
             assert_eq!(sent, expected, "{sends} packets sent");
             // The pool is left as the reference: the same slots in use, the same handed
             // out next.
@@ -599,25 +595,12 @@ mod tests {
             forward: RouteId::from_index(0),
             reverse: RouteId::from_index(1),
         }];
-        let mut pool = PacketPool::default();
-        let arrived = pool.alloc_slot().0;
-        let (mut more, mut later, mut events, mut data_sent) =
-            (Vec::new(), Vec::new(), Vec::new(), 0);
-        let mut rtt = RttHistograms::default();
-        let mut out = Outbox::new(
-            FlowId::from_index(0),
-            &paths,
-            &mut pool,
-            &mut more,
-            &mut later,
-            &mut events,
-            &mut data_sent,
-            &mut rtt,
-        )
-        .reusing(arrived);
+        let mut parts = Parts::default();
+        let arrived = parts.pool.alloc_slot().0;
+        let mut out = parts.outbox(0, &paths).reusing(arrived);
         out.send_at(transmit(0, Direction::Reverse, 4), at);
         assert_eq!(out.finish(), None, "nothing leaves now");
-        assert_eq!(later, vec![(at, arrived)]);
-        assert_eq!(pool.live(), 1);
+        assert_eq!(parts.later, vec![(at, arrived)]);
+        assert_eq!(parts.pool.live(), 1);
     }
 }

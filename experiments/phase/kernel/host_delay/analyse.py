@@ -14,6 +14,7 @@ import sys
 
 
 def read(path):
+    """(time, src, dst, seq, ack, payload bytes, total bytes) of every packet of a capture."""
     b = open(path, "rb").read()
     assert struct.unpack("<I", b[:4])[0] == 0xA1B23C4D
     off, out = 24, []
@@ -24,9 +25,9 @@ def read(path):
         off += incl
         ihl = (pkt[0] & 15) * 4
         tot = struct.unpack(">H", pkt[2:4])[0]
-        sport, dport = struct.unpack(">HH", pkt[ihl : ihl + 4])
+        seq, ack = struct.unpack(">II", pkt[ihl + 4 : ihl + 12])
         doff = (pkt[ihl + 12] >> 4) * 4
-        out.append((s + ns * 1e-9, pkt[12:16], pkt[16:20], sport, dport, tot - ihl - doff, tot))
+        out.append((s + ns * 1e-9, pkt[12:16], pkt[16:20], seq, ack, tot - ihl - doff, tot))
     return out
 
 

@@ -7,26 +7,9 @@ Usage: patterns.py A1.pcap ACCESS_DELAY_S ACCESS_RATE MSS
 
 import bisect
 import collections
-import struct
 import sys
 
-
-def read(path):
-    """(time, src, dst, seq, ack, payload bytes, total bytes) of every packet."""
-    b = open(path, "rb").read()
-    assert struct.unpack("<I", b[:4])[0] == 0xA1B23C4D
-    off, out = 24, []
-    while off + 16 <= len(b):
-        s, ns, incl, _ = struct.unpack("<IIII", b[off : off + 16])
-        off += 16
-        pkt = b[off : off + incl]
-        off += incl
-        ihl = (pkt[0] & 15) * 4
-        tot = struct.unpack(">H", pkt[2:4])[0]
-        seq, ack = struct.unpack(">II", pkt[ihl + 4 : ihl + 12])
-        doff = (pkt[ihl + 12] >> 4) * 4
-        out.append((s + ns * 1e-9, pkt[12:16], pkt[16:20], seq, ack, tot - ihl - doff, tot))
-    return out
+from analyse import read
 
 
 def shares(counter):
