@@ -32,7 +32,8 @@ def test_registered_and_quick_is_shorter(tmp_path):
     quick = na.settings(Options(out=tmp_path, seeds=[1, 2, 3, 4, 5], quick=True))
     assert full == na.Settings() and full.cases == tuple(c.name for c in na.CASES)
     assert quick.seeds == [1, 2] and quick.duration < full.duration
-    assert na.EXPERIMENT.runs(Options(out=tmp_path, seeds=[1, 2, 3])) == 6 * 3
+    # Six TCP scenarios over the seeds; four TFRC scenarios over each seed s and s + 100.
+    assert na.EXPERIMENT.runs(Options(out=tmp_path, seeds=[1, 2, 3])) == 6 * 3 + 4 * 6
     for case in na.CASES:
         assert case.path.is_file(), case.path
 
@@ -63,6 +64,34 @@ def test_quick_end_to_end_from_the_committed_ns2_rows(tmp_path, client):
     assert "verdict" in render([section], "t", "g")
     # Reading the committed rows wrote nothing there.
     assert {p: p.stat().st_mtime_ns for p in na.STORE.iterdir()} == before
+
+
+def test_quick_tfrc_from_the_committed_ns2_rows(tmp_path, client):
+    """One TFRC scenario, 60 s runs of seeds 1 and 101: ns-2's rows and its sink's loss event
+    rates are read from the store (checked against the script), plait's p comes from its
+    series, and the TFRC quantities are compared."""
+    options = Options(out=tmp_path / "out", seeds=[1], where={"client": client})
+    section = na.EXPERIMENT.reproduce(options, _small(cases=("tfrc-4reno-red",)))
+    assert section.runs["packet runs"] == 2 and section.runs["failed"] == 0
+    by = {c.claim.split(": ", 1)[1]: c for c in section.claims}
+    assert set(by) == {
+        "TFRC's goodput over a TCP flow's as in ns-2.35",
+        "total goodput as in ns-2.35",
+        "bottleneck drop rate as in ns-2.35",
+        "the TFRC flow's loss event rate as in ns-2.35",
+        "the TFRC flow's drop rate as in ns-2.35",
+    }
+    runs = pd.read_csv(options.out / "runs.csv")
+    assert sorted(runs.seed.unique()) == [1, 101]
+    stored = na.read_tfrc(na.STORE)
+    stored = stored[(stored.case == "tfrc-4reno-red") & (stored.duration_s == 60.0)]
+    ns_runs = runs[runs.simulator == "ns-2"].merge(stored, on="seed", suffixes=("", "_stored"))
+    assert len(ns_runs) == 2
+    assert (ns_runs.loss_event_rate == ns_runs.loss_event_rate_stored).all()
+    # plait's p and ns-2's are both of the order the equation needs for TFRC's rate there.
+    assert runs.loss_event_rate.between(0.003, 0.01).all(), runs.loss_event_rate
+    assert runs.shares.between(0.8, 1.4).all()
+    assert runs.tfrc_drop_percent.between(0.3, 1.2).all()
 
 
 def test_a_doctored_ns2_row_makes_the_claim_differ(tmp_path, client):
@@ -157,29 +186,48 @@ def test_the_committed_results_hold():
     pd.testing.assert_frame_equal(table, committed, check_exact=False, rtol=1e-12)
     readme = (na.EXPERIMENT_DIR / "README.md").read_text(encoding="utf-8")
     assert na.markdown(table) in readme
-    assert set(runs.seed) == {1, 2, 3, 4, 5} and set(runs.case) == set(na.BY_NAME)
+    assert set(runs.case) == set(na.BY_NAME)
+    tcp_runs = runs[~runs.case.str.startswith("tfrc")]
+    assert set(tcp_runs.seed) == {1, 2, 3, 4, 5}
+    assert set(runs[runs.case.str.startswith("tfrc")].seed) == {1, 2, 3, 4, 5} | {
+        101,
+        102,
+        103,
+        104,
+        105,
+    }
     multcp_red = table[(table.case == "multcp-red") & (table.quantity == "shares")].iloc[0]
     assert abs(multcp_red.plait_over_ns2 - 1) <= 0.15 and multcp_red.agrees
     claims = na.claims(runs)
     differing = [c for c in claims if not c.agrees]
     assert differing and all("No reason established" not in c.detail for c in differing)
-    # Every quantity agrees on the two SACK Reno scenarios and on MulTCP on RED but timeouts.
-    for case in ("sack-droptail", "sack-red", "multcp-red"):
+    # Every quantity agrees on the two SACK Reno scenarios and on MulTCP on RED but timeouts,
+    # and TFRC's share, p and drop rate on drop-tail beside four Reno flows.
+    for case in ("sack-droptail", "sack-red", "multcp-red", "tfrc-4reno-droptail"):
         part = table[(table.case == case) & (table.quantity != "timeouts")]
         assert part.agrees.all(), part
+    # TFRC's share within 5 % of ns-2's on drop-tail, within 7 % on RED (docs/ns2.md).
+    tfrc = table[table.case.str.startswith("tfrc") & (table.quantity == "shares")]
+    assert len(tfrc) == 4 and (tfrc.metric == "tfrc_over_tcp").all()
+    assert ((tfrc.plait_over_ns2 - 1).abs() <= 0.07).all(), tfrc
     # The ns-2 rows of the results are those of the store.
     flows, links = na.read_store(na.STORE)
     full = flows[flows.duration_s == 120.0]
     results = pd.read_csv(RESULTS / "flows.csv")
     theirs = results[results.simulator == "ns-2"]
     merged = theirs.merge(full, on=["case", "seed", "name"], suffixes=("", "_store"))
-    assert len(merged) == len(theirs) == 6 * 5 * 5
+    # Six TCP scenarios of five flows over 5 seeds; TFRC + 1 and + 4 Reno, twice, over 10.
+    assert len(merged) == len(theirs) == 6 * 5 * 5 + 2 * (2 + 5) * 10
     assert (merged.goodput_bps == merged.goodput_bps_store).all()
     assert (merged.timeouts == merged.timeouts_store).all()
     bottleneck = links[(links.duration_s == 120.0) & (links.name == "bottleneck")]
     ns_runs = runs[runs.simulator == "ns-2"].merge(bottleneck, on=["case", "seed"])
-    assert len(ns_runs) == 30
+    assert len(ns_runs) == 30 + 4 * 10
     assert (ns_runs.drop_percent - 100 * ns_runs.drop_fraction).abs().max() < 1e-9
+    stored_p = na.read_tfrc(na.STORE)
+    stored_p = stored_p[stored_p.duration_s == 120.0]
+    ns_p = runs[runs.simulator == "ns-2"].merge(stored_p, on=["case", "seed"])
+    assert len(ns_p) == 40 and (ns_p.loss_event_rate_x == ns_p.loss_event_rate_y).all()
 
 
 def test_a_doctored_committed_row_breaks_the_committed_claims():

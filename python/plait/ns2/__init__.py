@@ -3,8 +3,8 @@
 The same dumbbell scenario, written once as a plait scenario file, is run by plait and by
 ns-2: :func:`from_plait` reads the subset of the scenario schema ns-2 can be given (a chain of
 links from one source node to one destination node, drop-tail or RED queues, TCP flows with
-Reno or MulTCP windows), :func:`tcl` writes the ns-2 script, and :func:`run` runs `ns` and
-reads back one row per flow with the columns of plait's flows table (goodput, wire
+Reno or MulTCP windows, TFRC flows), :func:`tcl` writes the ns-2 script, and :func:`run` runs
+`ns` and reads back one row per flow with the columns of plait's flows table (goodput, wire
 throughput, packets sent, retransmissions, timeouts, drops at the queues) plus, when asked, a
 time series of every flow's cwnd and every RED queue's average, drop probability and length.
 
@@ -33,6 +33,14 @@ the mss; timeouts are `nrexmit_`, packets sent `ndatapack_`, retransmissions `nr
 window reductions `ncwndcuts_` (fast retransmits are `ncwndcuts_ - nrexmit_`); drops per flow
 come from a flow monitor (`QueueMonitor/ED/Flowmon`) on every link's forward direction.
 Counters are read at the end of the warm-up and at the end of the run and differenced.
+
+- TFRC (`kind = "tfrc"`): `Agent/TFRC` and `Agent/TFRCSink` (tcp/tfrc.cc, tcp/tfrc-sink.cc)
+  with every default that differs from plait's RFC 5348 TFRC set where ns-2 has a setting,
+  and t_RTO kept at 4R through `minrto_` (:func:`_tfrc_rto`); what has none is in the table of
+  experiments/ns2-agreement/README.md. Goodput is the sink's `bytes_` (whole packets) times
+  the payload share; the sink's loss event rate reports (`printLoss_`, standard output) are
+  averaged over the measurement window (:func:`loss_event_rate_mean`), so a script with TFRC
+  writes its own counters to a file.
 """
 
 from __future__ import annotations
@@ -108,14 +116,41 @@ class Link:
 
 
 @dataclass
+class Tfrc:
+    """A `tfrc` flow's settings, carried to `Agent/TFRC` and `Agent/TFRCSink` (tcp/tfrc.cc,
+    tcp/tfrc-sink.cc); docs/ns2.md has the whole table against RFC 5348."""
+
+    segment_size: int = 1460  # packetSize_: the s of the equation (payload bytes)
+    header_bytes: int = 40  # headersize_, added on the wire (useHeaders_ true)
+    history_discounting: bool = True  # the sink's discount_ (RFC 5348 §5.5)
+    oscillation_reduction: bool = False  # ca_ (RFC 5348 §4.5)
+
+    @property
+    def wire_bytes(self) -> int:
+        return self.segment_size + self.header_bytes
+
+    @property
+    def feedback_bytes(self) -> int:
+        """A feedback packet as plait sizes it: the header and 24 bytes of report
+        (transport/tfrc/mod.rs FEEDBACK_OPTION_BYTES); the sink's packetSize_."""
+        return self.header_bytes + 24
+
+
+@dataclass
 class Flow:
-    """One TCP flow: `cc` is "reno" or "multcp" (with `n` and `equivalence`)."""
+    """One flow: a TCP flow whose `cc` is "reno" or "multcp" (with `n` and `equivalence`),
+    or a TFRC flow (`cc` "tfrc", with its `tfrc` settings)."""
 
     name: str
     cc: str = "reno"
     n: float = 1.0
     equivalence: str = "crowcroft"
     start_s: float = 0.0
+    tfrc: Tfrc | None = None
+
+    @property
+    def kind(self) -> str:
+        return "tcp" if self.tfrc is None else "tfrc"
 
     @property
     def increase_num(self) -> float:
@@ -355,22 +390,28 @@ def from_plait(
     ends: set[tuple[str, str]] = set()
     for i, flow in enumerate(raw.get("flow", [])):
         where = f"flow[{i}]"
-        _only(flow, {"name", "kind", "cc", "src", "dst", "start", "count"}, where)
-        if flow.get("kind", "tcp") != "tcp":
-            raise Unsupported(f"{where}.kind: only tcp flows are translated")
-        ends.add((flow["src"], flow["dst"]))
-        cc = flow.get("cc", "reno")
+        kind = flow.get("kind", "tcp")
         params: dict[str, Any] = {}
-        if isinstance(cc, dict):
-            params = {k: v for k, v in cc.items() if k != "name"}
-            cc = cc["name"]
-        if cc == "reno":
-            if params:
-                raise Unsupported(f"{where}.cc: reno takes no parameters here")
-        elif cc == "multcp":
-            _only(params, {"n", "equivalence"}, f"{where}.cc")
+        tfrc = None
+        if kind == "tfrc":
+            tfrc = _tfrc(flow, where)
+            cc = "tfrc"
+        elif kind == "tcp":
+            _only(flow, {"name", "kind", "cc", "src", "dst", "start", "count"}, where)
+            cc = flow.get("cc", "reno")
+            if isinstance(cc, dict):
+                params = {k: v for k, v in cc.items() if k != "name"}
+                cc = cc["name"]
+            if cc == "reno":
+                if params:
+                    raise Unsupported(f"{where}.cc: reno takes no parameters here")
+            elif cc == "multcp":
+                _only(params, {"n", "equivalence"}, f"{where}.cc")
+            else:
+                raise Unsupported(f"{where}.cc: {cc!r} is not translated (reno or multcp)")
         else:
-            raise Unsupported(f"{where}.cc: {cc!r} is not translated (reno or multcp)")
+            raise Unsupported(f"{where}.kind: {kind!r} is not translated (tcp or tfrc)")
+        ends.add((flow["src"], flow["dst"]))
         count = int(flow.get("count", 1))
         base = flow.get("name", f"flow{i}")
         for k in range(count):
@@ -385,6 +426,7 @@ def from_plait(
                     n=float(params.get("n", 1.0)),
                     equivalence=str(params.get("equivalence", "crowcroft")),
                     start_s=start,
+                    tfrc=tfrc,
                 )
             )
     if len(ends) != 1:
@@ -401,6 +443,47 @@ def from_plait(
         src=src,
         dst=dst,
     )
+
+
+def _tfrc(flow: dict, where: str) -> Tfrc:
+    """The settings of a `tfrc` flow; what ns-2's TFRC cannot do is refused in one line."""
+    _only(
+        flow,
+        {
+            "name",
+            "kind",
+            "src",
+            "dst",
+            "start",
+            "count",
+            "segment_size",
+            "header_bytes",
+            "history_discounting",
+            "oscillation_reduction",
+            "timer_granularity",
+            "reliable",
+        },
+        where,
+    )
+    if bool(flow.get("reliable", False)):
+        # Agent/TFRC sends a sequence number and nothing is ever resent (tcp/tfrc.cc).
+        raise Unsupported(f"{where}.reliable: ns-2's Agent/TFRC has no retransmission")
+    if duration(flow.get("timer_granularity", 0), f"{where}.timer_granularity") != 0:
+        # Agent/TFRC sends each packet when its send timer fires, s/X after the last one
+        # (TfrcAgent::nextpkt): RFC 5348 §4.6's early send by min(t_ipi, t_gran)/2 has no
+        # counterpart.
+        raise Unsupported(
+            f"{where}.timer_granularity: ns-2's Agent/TFRC sends exactly s/X apart; only 0"
+        )
+    t = Tfrc()
+    if "segment_size" in flow:
+        t.segment_size = size(flow["segment_size"], f"{where}.segment_size")
+    if "header_bytes" in flow:
+        t.header_bytes = int(flow["header_bytes"])
+    for key in ("history_discounting", "oscillation_reduction"):
+        if key in flow:
+            setattr(t, key, bool(flow[key]))
+    return t
 
 
 def _chain(links: list[Link], src: str, dst: str) -> None:
@@ -425,6 +508,96 @@ def _num(x: float) -> str:
     if float(x).is_integer() and abs(x) < 2**53:
         return str(int(x))
     return repr(float(x))
+
+
+#: Where a script with TFRC flows writes its counters (in ns-2's working directory).
+COUNTERS_FILE = "counters.txt"
+
+#: Agent/TFRC's clock for its TCP-style RTO estimate (tzero_ in TfrcAgent::update_rtt).
+TFRC_TCP_TICK = 0.001
+
+
+def _tfrc_defaults(w, print_loss: bool) -> None:
+    """The ns-2 defaults of Agent/TFRC and Agent/TFRCSink (tcl/lib/ns-default.tcl) set to
+    plait's RFC 5348 TFRC (crates/plait-core/src/transport/tfrc); docs/ns2.md has the table
+    with what cannot be set."""
+    w("# TFRC senders and receivers (tcp/tfrc.cc, tcp/tfrc-sink.cc) set to RFC 5348 as plait.")
+    w("Agent/TFRC set df_ 0.9 ;# RFC 5348 §4.3 R = q R + (1 - q) R_sample, q 0.9 (default 0.95)")
+    w("Agent/TFRC set slow_increase_ 0 ;# §4.3 slow start: X doubled at once (default 1: spread)")
+    w("Agent/TFRC set ssmult_ 2 ;# §4.3 slow start doubles X once per R")
+    w("Agent/TFRC set rate_init_option_ 2 ;# §4.2 initial rate W_init/R, W_init of RFC 3390")
+    w("Agent/TFRC set bval_ 1 ;# §3.1 b = 1")
+    w("Agent/TFRC set maxHeavyRounds_ 0 ;# §4.3 X <= 2 X_recv from the first report")
+    w("Agent/TFRC set conservative_ 0")
+    w("Agent/TFRC set overhead_ 0 ;# no random send delay")
+    w("Agent/TFRC set ecn_ 0")
+    w("Agent/TFRC set voip_ 0")
+    w("Agent/TFRC set SndrType_ 0 ;# always data to send")
+    w("Agent/TFRC set useHeaders_ true ;# headersize_ added on the wire")
+    w(f"Agent/TFRC set tcp_tick_ {_num(TFRC_TCP_TICK)} ;# its RTO clock (default 0.1 s)")
+    w("Agent/TFRCSink set algo_ 1 ;# §5.4 the average loss interval (WALI)")
+    w("Agent/TFRCSink set NumSamples_ -1 ;# §5.4 n = 8 intervals")
+    w("Agent/TFRCSink set smooth_ 1 ;# §5.4 weights 1 1 1 1 0.8 0.6 0.4 0.2")
+    w("Agent/TFRCSink set minDiscountRatio_ 0.5 ;# §5.5 DF >= 0.5")
+    w("Agent/TFRCSink set ShortIntervals_ 0 ;# one loss per interval, as RFC 5348")
+    w("Agent/TFRCSink set PreciseLoss_ 0 ;# §5.2 new event: sent > R after (default 1: +new round)")
+    w("Agent/TFRCSink set numPkts_ 1 ;# §5.1 NDUPACK 3: see docs/ns2.md (ns-2 loses events)")
+    w("Agent/TFRCSink set NumFeedback_ 1 ;# §6.2 feedback once per R")
+    w("Agent/TFRCSink set AdjustHistoryAfterSS_ 1 ;# §6.3.1 first interval from X_recv")
+    w(f"Agent/TFRCSink set printLoss_ {1 if print_loss else 0} ;# p at each report, to stdout")
+    w("")
+
+
+def _tfrc_flow(w, i: int, f: Flow, src: str, dst: str) -> None:
+    """One TFRC flow: Agent/TFRC to Agent/TFRCSink, started at its start time."""
+    c = f.tfrc
+    assert c is not None
+    w(f"# flow {f.name}: tfrc")
+    w(f"set tfrc({i}) [new Agent/TFRC]")
+    w(f"$tfrc({i}) set fid_ {i + 1}")
+    w(f"$tfrc({i}) set packetSize_ {c.segment_size} ;# s (default 1000)")
+    w(f"$tfrc({i}) set headersize_ {c.header_bytes} ;# on the wire (default 32)")
+    w(f"$tfrc({i}) set fsize_ {c.segment_size} ;# the equation's s before the first report")
+    w(f"$tfrc({i}) set InitRate_ {c.segment_size} ;# §4.2 one packet a second (default 300 B/s)")
+    w(f"$tfrc({i}) set ca_ {int(c.oscillation_reduction)} ;# §4.5 (default 1)")
+    w(f"$ns attach-agent ${src} $tfrc({i})")
+    w(f"set sink({i}) [new Agent/TFRCSink]")
+    w(f"$sink({i}) set packetSize_ {c.feedback_bytes} ;# a feedback packet (default 40)")
+    w(f"$sink({i}) set discount_ {int(c.history_discounting)} ;# §5.5")
+    w(f"$ns attach-agent ${dst} $sink({i})")
+    w(f"$ns connect $tfrc({i}) $sink({i})")
+    w(f'$ns at {_num(f.start_s)} "$tfrc({i}) start"')
+
+
+def _tfrc_rto(w, s: Scenario, tfrcs: list[int]) -> None:
+    """Keeps the TFRC senders' t_RTO at 4R (RFC 5348 §4.3, plait's equation.rs).
+
+    Agent/TFRC puts TCP's RTO in the equation (tzero_ = srtt + 4 rttvar in ticks of tcp_tick_,
+    TfrcAgent::update_rtt, tcp/tfrc.cc) but never less than minrto_, which it reads at every
+    report. So the script sets minrto_ to 4 R_path, R_path following the sender's R: an EWMA
+    with q = 0.9 (df_), one sample per R_path, of the path's round-trip time read from its
+    queues (propagation and transmission both ways, plus the bytes waiting at every forward
+    queue over its link's rate)."""
+    f = s.flows[tfrcs[0]].tfrc
+    assert f is not None
+    base = sum(
+        2 * link.delay_s + (f.wire_bytes + f.feedback_bytes) * 8 / link.rate_bps for link in s.links
+    )
+    queues = " + ".join(
+        f"[$fmon({k}) set size_] * 8.0 / {_num(link.rate_bps)}" for k, link in enumerate(s.links)
+    )
+    w("# RFC 5348 §4.3 t_RTO = 4R: minrto_ (Agent/TFRC's floor on tzero_) kept at 4 R_path.")
+    w("set rpath 0")
+    w("proc tfrc_rto {} {")
+    w("    global ns fmon tfrc rpath")
+    w(f"    set r [expr {{{_num(base)} + {queues}}}]")
+    w("    if {$rpath == 0} {set rpath $r} else {set rpath [expr {0.9 * $rpath + 0.1 * $r}]}")
+    w(f"    foreach i {{{' '.join(map(str, tfrcs))}}} {{")
+    w("        $tfrc($i) set minrto_ [expr {4 * $rpath}]")
+    w("    }")
+    w("    $ns at [expr {[$ns now] + $rpath}] tfrc_rto")
+    w("}")
+    w("$ns at 0 tfrc_rto")
 
 
 def tcl(s: Scenario, sample_interval: float | None = None) -> str:
@@ -469,6 +642,8 @@ def tcl(s: Scenario, sample_interval: float | None = None) -> str:
         # point ends in a timeout there.
         w("Agent/TCP/Newreno set lessCareful_ true ;# FR when the ACK reaches recover_, as plait")
     w("")
+    if any(f.tfrc is not None for f in s.flows):
+        _tfrc_defaults(w, sum(f.tfrc is not None for f in s.flows) == 1)
     nodes: list[str] = []
     for link in s.links:
         for n in (link.src, link.dst):
@@ -513,6 +688,9 @@ def tcl(s: Scenario, sample_interval: float | None = None) -> str:
         sink += "/DelAck"
     src, dst = node_var[s.src], node_var[s.dst]
     for i, f in enumerate(s.flows):
+        if f.tfrc is not None:
+            _tfrc_flow(w, i, f, src, dst)
+            continue
         w(f"# flow {f.name}: {f.cc}" + (f"(n = {_num(f.n)})" if f.cc == "multcp" else ""))
         w(f"set tcp({i}) [new {agent}]")
         w(f"$tcp({i}) set fid_ {i + 1}")
@@ -529,46 +707,80 @@ def tcl(s: Scenario, sample_interval: float | None = None) -> str:
         w(f'$ns at {_num(f.start_s)} "$ftp({i}) start"')
     w("")
     nflows, nlinks = len(s.flows), len(s.links)
+    tfrcs = [i for i, f in enumerate(s.flows) if f.tfrc is not None]
+    tcps = [i for i, f in enumerate(s.flows) if f.tfrc is None]
     red = [i for i, link in enumerate(s.links) if isinstance(link.queue, Red)]
+    # With TFRC flows the Tcl lines go to a file: the sink's loss reports are printed by C
+    # (printf in TfrcSinkAgent::print_loss, tcp/tfrc-sink.cc) to standard output, whose
+    # buffer is not Tcl's, so lines of both written there could be cut into each other.
+    chan = "$out " if tfrcs else ""
+    if tfrcs:
+        w(f"set out [open {COUNTERS_FILE} w]")
     w("# C <tag> flow <i> ack ndatapack nrexmitpack nrexmit ncwndcuts")
+    if tfrcs:
+        w("# C <tag> tfrc <i> ndatapack sink_bytes (received, headers included)")
     w("# C <tag> drop <link> <fid> parrivals pdrops")
     w("# C <tag> link <link> parrivals pdrops pdepartures bdepartures")
     w("proc counters {tag} {")
-    w("    global tcp fmon")
-    w(f"    for {{set i 0}} {{$i < {nflows}}} {{incr i}} {{")
+    w("    global tcp fmon" + (" tfrc sink out" if tfrcs else ""))
+    if tfrcs:
+        w(f"    foreach i {{{' '.join(map(str, tcps))}}} {{")
+    else:
+        w(f"    for {{set i 0}} {{$i < {nflows}}} {{incr i}} {{")
     w(
-        '        puts "C $tag flow $i [$tcp($i) set ack_] [$tcp($i) set ndatapack_]'
+        f'        puts {chan}"C $tag flow $i [$tcp($i) set ack_] [$tcp($i) set ndatapack_]'
         ' [$tcp($i) set nrexmitpack_] [$tcp($i) set nrexmit_] [$tcp($i) set ncwndcuts_]"'
     )
     w("    }")
+    if tfrcs:
+        w(f"    foreach i {{{' '.join(map(str, tfrcs))}}} {{")
+        w(f'        puts {chan}"C $tag tfrc $i [$tfrc($i) set ndatapack_] [$sink($i) set bytes_]"')
+        w("    }")
     w(f"    for {{set l 0}} {{$l < {nlinks}}} {{incr l}} {{")
     w("        foreach f [$fmon($l) flows] {")
-    w('            puts "C $tag drop $l [$f set flowid_] [$f set parrivals_] [$f set pdrops_]"')
+    w(
+        f'            puts {chan}"C $tag drop $l [$f set flowid_] [$f set parrivals_]'
+        ' [$f set pdrops_]"'
+    )
     w("        }")
     w(
-        '        puts "C $tag link $l [$fmon($l) set parrivals_] [$fmon($l) set pdrops_]'
+        f'        puts {chan}"C $tag link $l [$fmon($l) set parrivals_] [$fmon($l) set pdrops_]'
         ' [$fmon($l) set pdepartures_] [$fmon($l) set bdepartures_]"'
     )
     w("    }")
+    if tfrcs:
+        w("    flush $out")
     w("}")
     if sample_interval:
         w("# S <time> cwnd <cwnd of each flow...> red <ave_ prob1_ curq_ of each RED queue...>")
+        if tfrcs:
+            w("# (a TFRC flow's rate_ in bytes/s in place of its cwnd)")
         w("proc sample {} {")
-        w("    global ns tcp q")
+        w("    global ns tcp q" + (" tfrc out" if tfrcs else ""))
         w("    set now [$ns now]")
         w('    set line "S $now cwnd"')
-        w(f"    for {{set i 0}} {{$i < {nflows}}} {{incr i}} {{")
-        w('        append line " [$tcp($i) set cwnd_]"')
-        w("    }")
+        if tfrcs:
+            for i, f in enumerate(s.flows):
+                var = f"$tfrc({i}) set rate_" if f.tfrc is not None else f"$tcp({i}) set cwnd_"
+                w(f'    append line " [{var}]"')
+        else:
+            w(f"    for {{set i 0}} {{$i < {nflows}}} {{incr i}} {{")
+            w('        append line " [$tcp($i) set cwnd_]"')
+            w("    }")
         w('    append line " red"')
         for i in red:
             w(f'    append line " [$q({i}) set ave_] [$q({i}) set prob1_] [$q({i}) set curq_]"')
-        w("    puts $line")
+        w(f"    puts {chan}$line")
         w(f"    $ns at [expr {{$now + {_num(sample_interval)}}}] sample")
         w("}")
         w("$ns at 0 sample")
+    if tfrcs:
+        _tfrc_rto(w, s, tfrcs)
     w(f'$ns at {_num(s.warmup_s)} "counters warmup"')
-    w(f'$ns at {_num(s.duration_s)} "counters end; exit 0"')
+    if tfrcs:
+        w(f'$ns at {_num(s.duration_s)} "counters end; close $out; exit 0"')
+    else:
+        w(f'$ns at {_num(s.duration_s)} "counters end; exit 0"')
     w("$ns run")
     return "\n".join(out) + "\n"
 
@@ -615,16 +827,42 @@ def run(
             timeout=timeout,
             check=False,
         )
+        counters = Path(work) / COUNTERS_FILE
+        written = counters.read_text() if counters.is_file() else ""
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
         raise RuntimeError(f"ns exited with {done.returncode}: " + " | ".join(tail))
-    return parse(s, done.stdout, script, sample_interval is not None)
+    return parse(s, written + done.stdout, script, sample_interval is not None)
+
+
+_LOSS_RATE = re.compile(r"time:\s*(\S+)\s+loss_rate:\s*(\S+)\s*")
+
+
+def loss_event_rate_mean(reports: list[tuple[float, float]], start: float, end: float) -> float:
+    """The time average over [start, end] of the loss event rate a TFRC sink reported:
+    `reports` are (time, p) in time order (TfrcSinkAgent::print_loss, one per report once a
+    loss was seen; p is 0 before the first), p holding from one report to the next."""
+    if end <= start:
+        return math.nan
+    total, p, t = 0.0, 0.0, start
+    for when, value in reports:
+        if when > end:
+            break
+        if when > t:
+            total += p * (when - t)
+            t = when
+        p = value
+    total += p * (end - t)
+    return total / (end - start)
 
 
 def parse(s: Scenario, stdout: str, script: str = "", with_series: bool = False) -> Ns2Result:
-    """The result tables from the output of the script of :func:`tcl`."""
+    """The result tables from the output of the script of :func:`tcl` (with TFRC flows, the
+    lines of its counters file followed by ns-2's standard output)."""
     import pandas as pd
 
+    tfrc: dict[str, dict[int, list[float]]] = {"warmup": {}, "end": {}}
+    reports: list[tuple[float, float]] = []
     flows: dict[str, dict[int, list[float]]] = {"warmup": {}, "end": {}}
     drops: dict[str, dict[tuple[int, int], list[float]]] = {"warmup": {}, "end": {}}
     links: dict[str, dict[int, list[float]]] = {"warmup": {}, "end": {}}
@@ -641,14 +879,55 @@ def parse(s: Scenario, stdout: str, script: str = "", with_series: bool = False)
                 drops[tag][(int(parts[3]), int(parts[4]))] = [float(x) for x in parts[5:]]
             elif what == "link":
                 links[tag][int(parts[3])] = [float(x) for x in parts[4:]]
+            elif what == "tfrc":
+                tfrc[tag][int(parts[3])] = [float(x) for x in parts[4:]]
+        elif parts[0] == "time:" and "sample" not in parts:
+            m = _LOSS_RATE.fullmatch(line.strip())
+            if m:
+                reports.append((float(m.group(1)), float(m.group(2))))
         elif parts[0] == "S":
             samples.append([float(parts[1])] + [float(x) for x in parts[3:] if x != "red"])
-    if len(flows["end"]) != len(s.flows):
+    if len(flows["end"]) + len(tfrc["end"]) != len(s.flows):
         raise RuntimeError("ns-2 printed no counters at the end of the run")
     span = s.duration_s - s.warmup_s
     wire = s.tcp.mss + s.tcp.header_bytes
     rows = []
+    tfrc_flows = sum(f.tfrc is not None for f in s.flows)
     for i, f in enumerate(s.flows):
+        fid = i + 1
+        d = sum(
+            drops["end"].get((k, fid), [0, 0])[1] - drops["warmup"].get((k, fid), [0, 0])[1]
+            for k in range(len(s.links))
+        )
+        if f.tfrc is not None:
+            end, start = tfrc["end"][i], tfrc["warmup"].get(i, [0.0, 0.0])
+            sent = end[0] - start[0]
+            # The sink counts whole packets, headers included (bytes_ in
+            # TfrcSinkAgent::recv); every TFRC packet has the same size.
+            received = (end[1] - start[1]) / f.tfrc.wire_bytes
+            rows.append(
+                {
+                    "name": f.name,
+                    "kind": "tfrc",
+                    "cc": f.cc,
+                    "start_s": f.start_s,
+                    "goodput_bps": received * f.tfrc.segment_size * 8 / span,
+                    "throughput_bps": sent * f.tfrc.wire_bytes * 8 / span,
+                    "bytes_delivered": int(round(received * f.tfrc.segment_size)),
+                    "packets_sent": int(sent),
+                    "retransmissions": 0,
+                    "fast_retransmits": 0,
+                    # ns-2 does not count the nofeedback timer's expiries.
+                    "timeouts": 0,
+                    "drops": int(d),
+                    # The sink's lines are not told apart: with one TFRC flow only.
+                    "loss_event_rate": loss_event_rate_mean(reports, s.warmup_s, s.duration_s)
+                    if tfrc_flows == 1
+                    else math.nan,
+                    "seed": s.seed,
+                }
+            )
+            continue
         end = flows["end"][i]
         # A flow that starts after the warm-up has its counters at their initial values then:
         # ack_ -1 (nothing acknowledged), the others 0.
@@ -656,11 +935,6 @@ def parse(s: Scenario, stdout: str, script: str = "", with_series: bool = False)
         ack0 = max(start[0], -1.0)
         acked = max(end[0], -1.0) - ack0
         sent = end[1] - start[1]
-        fid = i + 1
-        d = sum(
-            drops["end"].get((k, fid), [0, 0])[1] - drops["warmup"].get((k, fid), [0, 0])[1]
-            for k in range(len(s.links))
-        )
         timeouts = end[3] - start[3]
         cuts = end[4] - start[4]
         rows.append(
@@ -699,7 +973,9 @@ def parse(s: Scenario, stdout: str, script: str = "", with_series: bool = False)
         )
     series = None
     if with_series:
-        cols = ["time_s"] + [f"cwnd.{f.name}" for f in s.flows]
+        cols = ["time_s"] + [
+            f"rate.{f.name}" if f.tfrc is not None else f"cwnd.{f.name}" for f in s.flows
+        ]
         for link in s.links:
             if isinstance(link.queue, Red):
                 cols += [f"ave.{link.name}", f"prob1.{link.name}", f"curq.{link.name}"]
@@ -746,6 +1022,8 @@ def compare(
         ov["simulation.seed"] = seed
         from_plait(scenario, overrides=ov)  # what ns-2 cannot be given is refused first
         mine = plait.run(scenario, overrides=ov)
+        # plait leaves a TFRC flow's cc empty; ns-2's rows call it "tfrc".
+        mine.flows.loc[mine.flows.kind == "tfrc", "cc"] = "tfrc"
         starts = dict(zip(mine.flows.name, mine.flows.start_s))
         s = from_plait(scenario, overrides=ov, starts=starts)
         theirs = run(s, ns=ns)
