@@ -241,3 +241,118 @@ def test_ns2s_tfrc_agrees_with_plaits_on_drop_tail():
     assert by.loc["plait", "total_goodput_bps"] == pytest.approx(
         by.loc["ns-2", "total_goodput_bps"], rel=0.02
     )
+
+
+# RFC 5348 §5.2-§5.5 over packets in send order, as plait's loss history computes it
+# (crates/plait-core/src/transport/tfrc/loss_history.rs): the reference the sink is held to.
+WEIGHTS = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]
+
+
+def rfc5348_p(packets, discounting=True):
+    """p after each packet of `packets`, (send time, lost, R) in sequence order."""
+    closed: list[list[float]] = []  # [length, DF_i], most recent first
+    first = start = None
+    count = 0
+    out = []
+
+    def closed_mean():
+        pairs = list(zip(closed, WEIGHTS))
+        return sum(w * c[1] * c[0] for c, w in pairs) / sum(w * c[1] for c, w in pairs)
+
+    def discount():
+        if not discounting or not closed:
+            return 1.0
+        i0, mean = count - first, closed_mean()
+        return max(0.5, 2 * mean / i0) if i0 > 2 * mean else 1.0
+
+    for sent, lost, rtt in packets:
+        index = count
+        count += 1
+        if lost and first is None:
+            first, start = index, sent
+        elif lost and sent > start + rtt:
+            df = discount()
+            closed = [[c[0], c[1] * df] for c in closed]
+            closed = ([[index - first, 1.0]] + closed)[: len(WEIGHTS)]
+            first, start = index, sent
+        if first is None:
+            out.append(0.0)
+            continue
+        i0 = count - first
+        if not closed:
+            out.append(1 / i0)
+            continue
+        df = discount()
+        tot, w0 = WEIGHTS[0] * i0, WEIGHTS[0]
+        for c, w in zip(closed[:-1], WEIGHTS[1:]):
+            tot += w * c[1] * df * c[0]
+            w0 += w * c[1] * df
+        out.append(1 / max(tot / w0, closed_mean()))
+    return out
+
+
+@needs_ns
+@pytest.mark.parametrize("discounting", [True, False])
+def test_ns2s_sink_computes_rfc_5348s_loss_event_rate(tmp_path, discounting):
+    """The sink, as the script sets it, reports the p RFC 5348 gives for the packets it lost:
+    the TFRC flow's packets and drops are read from a trace of the bottleneck queue, and the
+    loss history above (plait's) replayed on them; both time means within 2 % (they differ by
+    the reports' spacing and ns-2's one-packet-shorter I_0)."""
+    import subprocess
+
+    s = ns2.from_plait(
+        TFRC_RED,
+        overrides={
+            "simulation.duration": "60s",
+            "flow[0].history_discounting": str(discounting).lower(),
+        },
+    )
+    text = ns2.tcl(s)
+    # The sender's R is followed by the script's R_path (minrto_ is 4 R_path): print it.
+    text = text.replace("global ns fmon tfrc rpath\n", "global ns fmon tfrc rpath out\n").replace(
+        "    $ns at [expr {[$ns now] + $rpath}] tfrc_rto",
+        '    puts $out "R [$ns now] $rpath"\n    $ns at [expr {[$ns now] + $rpath}] tfrc_rto',
+    )
+    text = text.replace(
+        "set q(1) [[$ns link $n(1) $n(2)] queue]",
+        "set q(1) [[$ns link $n(1) $n(2)] queue]\n"
+        "set trace [open trace.tr w]\n$ns trace-queue $n(1) $n(2) $trace",
+    )
+    (tmp_path / "s.tcl").write_text(text)
+    done = subprocess.run(
+        [ns2.find_ns() or "ns", "s.tcl"], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    counters = (tmp_path / ns2.COUNTERS_FILE).read_text()
+    rpath = [(float(a), float(b)) for a, b in re.findall(r"^R (\S+) (\S+)", counters, re.M)]
+    reports = [
+        (float(a), float(b))
+        for a, b in re.findall(r"^time: (\S+) loss_rate: (\S+)", done.stdout, re.M)
+    ]
+    arrivals, dropped = [], set()
+    for line in (tmp_path / "trace.tr").read_text().splitlines():
+        f = line.split()
+        if f[7] != "1":  # the TFRC flow's fid
+            continue
+        if f[0] == "+":
+            arrivals.append((float(f[1]), int(f[11])))
+        elif f[0] == "d":
+            dropped.add(int(f[11]))
+    times, rs = [t for t, _ in rpath], [r for _, r in rpath]
+    packets = []
+    for t, uid in arrivals:
+        sent = t - 0.001 - 1500 * 8 / 1e9  # the access link's delay and transmission
+        k = max(0, min(len(rs) - 1, sum(1 for x in times if x <= sent) - 1))
+        packets.append((sent, uid in dropped, rs[k]))
+    assert 100 < len(dropped) < 300
+    p = rfc5348_p(packets, discounting)
+    # Time mean over the window of the replayed p (steps at each arrival at the queue).
+    total, last_t, last_p = 0.0, s.warmup_s, 0.0
+    for (t, _), value in zip(arrivals, p):
+        if t > s.warmup_s:
+            total += last_p * (t - last_t)
+            last_t = t
+        last_p = value
+    total += last_p * (s.duration_s - last_t)
+    replayed = total / (s.duration_s - s.warmup_s)
+    reported = ns2.loss_event_rate_mean(reports, s.warmup_s, s.duration_s)
+    assert replayed == pytest.approx(reported, rel=0.02), (replayed, reported)
