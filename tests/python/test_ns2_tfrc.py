@@ -241,6 +241,11 @@ def test_ns2s_tfrc_agrees_with_plaits_on_drop_tail():
     assert by.loc["plait", "total_goodput_bps"] == pytest.approx(
         by.loc["ns-2", "total_goodput_bps"], rel=0.02
     )
+    # The summary has the same ratio, and both loss event rates (plait's from its series).
+    assert by.loc["plait", "tfrc_over_tcp"] == pytest.approx(ratio["plait"])
+    assert by.loc["ns-2", "tfrc_over_tcp"] == pytest.approx(ratio["ns-2"])
+    p = by.tfrc_loss_event_rate
+    assert 0.0005 < p["ns-2"] < 0.0012 and abs(p["plait"] / p["ns-2"] - 1) < 0.15, p
 
 
 # RFC 5348 §5.2-§5.5 over packets in send order, as plait's loss history computes it

@@ -1001,6 +1001,29 @@ def _ratio(flows: pd.DataFrame) -> float:
     return float(multcp.mean() / reno.mean())
 
 
+def _tfrc_ratio(flows: pd.DataFrame) -> float:
+    """Mean goodput of the TFRC flows over the mean goodput of the Reno flows."""
+    tfrc = flows.goodput_bps[flows.cc == "tfrc"]
+    reno = flows.goodput_bps[flows.cc == "reno"]
+    if tfrc.empty or reno.empty or reno.mean() == 0:
+        return math.nan
+    return float(tfrc.mean() / reno.mean())
+
+
+def _tfrc_loss_event_rates(mine: Any, theirs: pd.DataFrame, s: Scenario) -> tuple[float, float]:
+    """The loss event rate of the one TFRC flow over the measurement window: plait's (the
+    mean of its samples, with a sample interval) and ns-2's (its sink's reports)."""
+    tfrc = [f.name for f in s.flows if f.tfrc is not None]
+    if len(tfrc) != 1:
+        return math.nan, math.nan
+    series = mine.flow_series
+    window = series[
+        (series.flow == tfrc[0]) & (series.time_s > s.warmup_s) & (series.time_s <= s.duration_s)
+    ]
+    mean = float(window.loss_event_rate.mean()) if len(window) else math.nan
+    return mean, float(theirs.loss_event_rate[theirs.name == tfrc[0]].iloc[0])
+
+
 def compare(
     scenario: str | os.PathLike,
     seeds: list[int] | tuple[int, ...] = (1,),
@@ -1009,7 +1032,9 @@ def compare(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Runs `scenario` in plait and in ns-2 for each seed, ns-2's flows starting when plait's
     did. Returns the flows of both (one row per simulator, seed and flow) and a summary (one
-    row per simulator and seed: `ratio`, the mean MulTCP goodput over the mean Reno goodput;
+    row per simulator and seed: `ratio`, the mean MulTCP goodput over the mean Reno goodput
+    (`tfrc_over_tcp` the same of TFRC, and `tfrc_loss_event_rate` the TFRC flow's p over the
+    measurement window, in plait from its series when the scenario has a sample interval);
     `drop_percent` and `utilization` of the bottleneck's forward direction, the slowest link;
     timeouts of the MulTCP and of the Reno flows; `total_goodput_bps`)."""
     import pandas as pd
@@ -1032,9 +1057,16 @@ def compare(
         row = links[(links.name == b) & (links.direction == "forward")].iloc[0]
         offered = row.tx_packets + row.drops
         ns_row = theirs.links[theirs.links.name == b].iloc[0]
-        for sim, f, drop, util in (
-            ("plait", mine.flows, row.drops / offered if offered else math.nan, row.utilization),
-            ("ns-2", theirs.flows, ns_row.drop_fraction, ns_row.utilization),
+        p_plait, p_ns = _tfrc_loss_event_rates(mine, theirs.flows, s)
+        for sim, f, drop, util, p in (
+            (
+                "plait",
+                mine.flows,
+                row.drops / offered if offered else math.nan,
+                row.utilization,
+                p_plait,
+            ),
+            ("ns-2", theirs.flows, ns_row.drop_fraction, ns_row.utilization, p_ns),
         ):
             part = f[FLOW_COLUMNS].copy()
             part.insert(0, "seed", seed)
@@ -1050,6 +1082,8 @@ def compare(
                     "multcp_timeouts": int(f.timeouts[f.cc == "multcp"].sum()),
                     "reno_timeouts": int(f.timeouts[f.cc == "reno"].sum()),
                     "total_goodput_bps": float(f.goodput_bps.sum()),
+                    "tfrc_over_tcp": _tfrc_ratio(f),
+                    "tfrc_loss_event_rate": p,
                 }
             )
     return pd.concat(flows, ignore_index=True), pd.DataFrame(summary)
