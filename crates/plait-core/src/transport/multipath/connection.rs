@@ -280,6 +280,8 @@ struct Work {
     send_loops: u64,
     /// Scheduler views taken (not kept from before).
     views_taken: u64,
+    /// Tail loss probes that carried new data.
+    probes_with_new_data: u64,
 }
 
 impl MptcpFlow {
@@ -822,16 +824,43 @@ impl MptcpFlow {
             }
             self.changed.insert(i);
             loop {
+                // The connection's next new chunk is on offer, as a single TCP sender's
+                // unsent data is (the kernel's subflow has data queued): with new data
+                // available RFC 6675's NextSeg takes rule (2) before rules (3) and (4), so a
+                // subflow does not resend un-SACKed data that is not lost, nor make a rescue
+                // retransmission, while the connection has data to send. The repair asked for
+                // here sends no new data by the window (`poll_retransmission`); only a tail
+                // loss probe may carry the offer (RFC 8985 §7.3: new data if available).
+                let offer = self.next_new_chunk(now).unwrap_or(0);
+                let dsn = self.data_nxt;
                 let s = &mut self.subflows[i];
                 let snd_nxt = s.core.snd_nxt();
                 let mut controller = SubflowController {
                     cc: &mut self.cc,
                     subflow: i,
                 };
-                match s.core.poll_transmit(now, &mut controller, snd_nxt, 0) {
+                let end = snd_nxt + u64::from(offer);
+                match s.core.poll_retransmission(now, &mut controller, end, dsn) {
                     Some(seg) => {
                         self.views_fresh.remove(i);
-                        self.push_data(i, seg, io);
+                        if offer > 0 && !seg.is_retransmission && seg.seq == snd_nxt {
+                            let s = &mut self.subflows[i];
+                            s.mappings.push_back(Mapping {
+                                sub_seq: snd_nxt,
+                                dsn,
+                                len: seg.len,
+                            });
+                            self.push_data(i, seg, io);
+                            let mut sent = SubflowSet::EMPTY;
+                            sent.insert(i);
+                            self.account_sent(now, dsn, seg.len, false, false, sent);
+                            #[cfg(test)]
+                            {
+                                self.work.probes_with_new_data += 1;
+                            }
+                        } else {
+                            self.push_data(i, seg, io);
+                        }
                     }
                     None => break,
                 }

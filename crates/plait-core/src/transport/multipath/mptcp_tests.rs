@@ -617,7 +617,18 @@ fn connection(
     app_bytes: u64,
     receive_buffer: u64,
 ) -> MptcpFlow {
-    let tcp = tcp_config(receive_buffer);
+    connection_with(tcp_config(receive_buffer), cc, sched, subflows, app_bytes)
+}
+
+/// [`connection`] with the subflows' TCP configured as `tcp` says.
+fn connection_with(
+    tcp: TcpConfig,
+    cc: Cc,
+    sched: Sched,
+    subflows: usize,
+    app_bytes: u64,
+) -> MptcpFlow {
+    let receive_buffer = tcp.receive_buffer;
     // The controller counts in the data bytes of a full segment, as the subflows do.
     let payload = MSS - DSS_DATA_OPTION_BYTES;
     let multipath = MultipathConnection {
@@ -731,6 +742,7 @@ fn an_ack_takes_the_view_of_its_own_subflow_alone() {
     let Work {
         send_loops,
         views_taken,
+        ..
     } = h.flow.work;
     assert!(send_loops > 100, "{send_loops} send loops");
     assert!(
@@ -925,5 +937,61 @@ proptest! {
             .map(|(s, (mbps, delay))| PathNet::new(mbps, delay, s))
             .collect();
         run(cc, sched, app_bytes, receive_buffer, paths);
+    }
+}
+
+#[test]
+fn a_subflow_resends_only_what_it_lost_while_the_connection_has_data() {
+    // Two and three losses in one window on each path. A TCP sender with data to send
+    // resends only the lost segments (RFC 6675 NextSeg: rule (2), new data, comes before
+    // rules (3) and (4)); so does a subflow while its connection has data to send. It used
+    // to be asked to repair with no new data on offer, and made a rescue retransmission
+    // (rule (4)) of data that was not lost in every such recovery.
+    let a = PathScript::default().drop_data(&[30, 31, 90, 91, 92]);
+    let b = PathScript::default().drop_data(&[25, 26, 70, 71]);
+    for cc in [Cc::Lia, Cc::Olia, Cc::UncoupledReno] {
+        let h = run(
+            cc,
+            MIN_RTT,
+            3_000_000,
+            64 << 20,
+            two_paths(a.clone(), b.clone()),
+        );
+        assert_eq!(h.log.dropped_data, 9, "{cc:?}: {:?}", h.log);
+        assert_eq!(h.log.timeouts, 0, "{cc:?}: {:?}", h.log);
+        assert_eq!(
+            h.log.subflow_retransmissions, 9,
+            "{cc:?}: a resend of data that was not lost: {:?}",
+            h.log
+        );
+    }
+}
+
+#[test]
+fn tail_loss_probes_carry_new_data_and_keep_the_invariants() {
+    // With RACK-TLP a subflow's due probe carries the connection's next new data when there
+    // is some (RFC 8985 §7.3), mapped like any new segment: the harness checks every
+    // segment's mapping, the data sequence and delivery at every event. A short outage of
+    // path 0 (shorter than its two SRTTs plus a little, far shorter than the RTO) stops its
+    // ACKs: its probe fires after the outage, with the connection's data on offer.
+    let a = PathScript::default()
+        .drop_data(&[40, 41, 42, 43, 44, 45])
+        .down(SimTime::from_millis(300), SimTime::from_millis(330));
+    let b = PathScript::default().drop_data(&[20, 21, 22, 23, 60]);
+    let tcp = TcpConfig {
+        rack_tlp: true,
+        ..tcp_config(64 << 20)
+    };
+    for cc in [Cc::Lia, Cc::UncoupledReno] {
+        let paths = two_paths(a.clone(), b.clone());
+        let n = paths.len();
+        let flow = connection_with(tcp, cc, MIN_RTT, n, 600_000);
+        let h = Harness::new(flow, 600_000, paths).run();
+        assert!(h.log.dropped_data >= 11, "{cc:?}: {:?}", h.log);
+        assert!(h.log.subflow_retransmissions >= 11, "{cc:?}: {:?}", h.log);
+        assert!(
+            h.flow.work.probes_with_new_data > 0,
+            "{cc:?}: no probe carried data"
+        );
     }
 }
