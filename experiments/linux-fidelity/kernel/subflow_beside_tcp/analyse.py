@@ -146,8 +146,9 @@ def per_flow(name, packets, warmup):
             f"{k}: {c / len(bursts):.3f}"
             for k, c in sorted(collections.Counter(bursts).items())[:3]
         )
-        + f"; in flight at a send p10/p50/p90 {q(flight, 0.1):.1f}/{q(flight, 0.5):.1f}/{q(flight, 0.9):.1f}"
-        f"; {len(late) / len(data):.3f} ACKs per data packet, segments per ACK "
+        + "; in flight at a send p10/p50/p90 "
+        + "/".join(f"{q(flight, f):.1f}" for f in (0.1, 0.5, 0.9))
+        + f"; {len(late) / len(data):.3f} ACKs per data packet, segments per ACK "
         + ", ".join(f"{k}: {c / n:.3f}" for k, c in sorted(advanced.items()))
         + f"; first SACK -> retransmission p50 {q(detect, 0.5):.2f} ms ({len(detect)} matched)"
     )
@@ -179,7 +180,8 @@ def window_room(a1, a2, warmup):
         short = sum(x < 10 for x in xs) / len(xs)
         print(
             f"{name}: room left in the connection's window at a send of new data (packets): "
-            f"p1 {q(xs, 0.01):.1f}, p50 {q(xs, 0.5):.1f}; under 10 packets at {100 * short:.2f} % of sends"
+            f"p1 {q(xs, 0.01):.1f}, p50 {q(xs, 0.5):.1f}; "
+            f"under 10 packets at {100 * short:.2f} % of sends"
         )
 
 
