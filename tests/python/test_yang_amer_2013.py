@@ -85,34 +85,35 @@ def test_seeds_give_different_results():
 
 
 def test_reproduce_end_to_end(tmp_path):
-    """The whole experiment with a 3 MiB file in 20 s runs, two settings per table and two
-    seeds, passed in as settings: runs, tables, claims, figures and files."""
+    """The whole experiment with a 3 MiB file in 20 s runs, four settings in Table I and
+    three in Table II, two seeds, passed in as settings: runs, tables, claims, figures and
+    files."""
     small = ya.Settings(
         seeds=[1, 2],
         tables={
-            "I": ["default", (0.5, 1.0), (0.9, 1.4)],
+            "I": ["default", (0.5, 1.0), (0.9, 1.2), (0.9, 1.4)],
             "II": ["default", (0.5, 1.0), (0.9, 1.0)],
         },
         file_bytes=3 * 2**20,
         duration=20.0,
     )
     options = Options(out=tmp_path / "yang-amer-2013", seeds=[1, 2], where={"workers": 1})
-    assert ya.EXPERIMENT.runs(options, small) == 12
+    assert ya.EXPERIMENT.runs(options, small) == 14
     section = ya.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "yang-amer-2013"
-    assert len(section.claims) == 5 and all(isinstance(c, Claim) for c in section.claims)
+    assert len(section.claims) == 6 and all(isinstance(c, Claim) for c in section.claims)
     assert len(section.figures) == 2
-    assert section.runs["packet runs"] == 12 and section.runs["failed"] == 0
+    assert section.runs["packet runs"] == 14 and section.runs["failed"] == 0
     for name in ya.OUTPUT_FILES.values():
         assert (options.out / name).is_file(), name
     runs = pd.read_csv(options.out / "runs.csv")
-    assert len(runs) == 12
+    assert len(runs) == 14
     assert (runs.packets_sf1 > 0).all() and (runs.packets_sf2 > 0).all()
     assert runs.throughput_MBps.between(0.1, 2.5).all()
     table = (options.out / "tables.md").read_text()
     assert "| Throughput (MB/s) |" in table and "(1.58)" in table
     html = render([section], "t", "g")
-    assert html.count('<td class="verdict"><span class="badge') == 5
+    assert html.count('<td class="verdict"><span class="badge') == 6
 
 
 def _runs(values: dict) -> pd.DataFrame:
@@ -153,9 +154,10 @@ def test_verdicts_agree_with_the_papers_numbers():
     runs = _runs(_paper_like())
     summary = ya.summarize(runs)
     assert len(summary) == 11 and (summary.seeds == 2).all()
-    gain_i, retx, delta, gain_ii, shift = ya.claims(runs, summary)
+    gain_i, retx, moderate, delta, gain_ii, shift = ya.claims(runs, summary)
     assert gain_i.agrees and "P-(0.5,1.0)" in gain_i.plait
     assert retx.agrees and "1288 → 4" not in retx.plait
+    assert moderate.agrees and "(0.02 of the default)" in moderate.plait
     assert delta.agrees
     assert gain_ii.agrees
     assert shift.agrees
@@ -169,9 +171,10 @@ def test_verdicts_differ_when_plait_does():
     for setting in ya.SETTINGS["II"][1:]:
         values[("II", setting)] = [(0.92, 10, 44459, 69573)] * 2
     runs = _runs(values)
-    gain_i, retx, delta, gain_ii, shift = ya.claims(runs, ya.summarize(runs))
+    gain_i, retx, moderate, delta, gain_ii, shift = ya.claims(runs, ya.summarize(runs))
     assert not gain_i.agrees and "+0.0 %" in gain_i.plait
     assert not retx.agrees and "-50.0 %" in retx.plait
+    assert not moderate.agrees and "(0.50 of the default)" in moderate.plait
     assert not delta.agrees
     assert not gain_ii.agrees
     assert not shift.agrees and "+0.0 and +0.0 points" in shift.plait

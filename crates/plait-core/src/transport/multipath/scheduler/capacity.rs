@@ -6,11 +6,22 @@
 //! `Min` and `Max` by a binary search in the manner of BI-TCP. Every time the scheduler runs it
 //! first updates the estimate of **every** subflow (Figure 2), in this order:
 //! 1. a loss has been detected since the last run, so that `ssthresh` has been updated:
-//!    `Max = 2·ssthresh`, `Min = ssthresh`, estimate `= (Max + Min)/2` (1.5·ssthresh);
+//!    `Max = 2·ssthresh`, `Min = ssthresh`, estimate `= ⌊(Max + Min)/2⌋` (1.5·ssthresh);
 //! 2. else if `outstanding ≥ estimate` and `outstanding < Max`: `Min = outstanding`, estimate
-//!    `= (Max + Min)/2`;
+//!    `= ⌊(Max + Min)/2⌋`;
 //! 3. else if `outstanding ≥ Max`: `Max = cwnd`, `Min = outstanding`, estimate
-//!    `= (Max + Min)/2`.
+//!    `= ⌊(Max + Min)/2⌋`.
+//!
+//! **Whole packets.** Figure 2 counts everything in packets (`Num_of_outstanding`, `Cwnd`,
+//! `ss_threshold`, §III: "the number of outstanding packets reaches the estimated available
+//! path capacity"), so `Max`, `Min` and the estimate are whole numbers of packets here. The
+//! paper writes the midpoint as `½·(Max + Min)` and states no rounding; the scheduler was
+//! implemented in the Linux kernel (§IV), whose integer arithmetic truncates, so the midpoint
+//! is rounded **down**. This also matches §III's "keeps the available path capacity … longer
+//! at the saturation point": with δ = 1 the search after a loss closes in on `Max − 1` and
+//! stays there until the next loss. A fractional estimate would freeze the search: with
+//! δ = 1 the scheduler lets `outstanding` reach at most `⌊estimate⌋`, so an estimate of
+//! x.5 is never reached and the second branch never fires.
 //!
 //! Then it chooses (Figure 3), with `Occupied_i = (outstanding_i + 1)/estimate_i`: a subflow is
 //! skipped if the segment is an MPTCP-level retransmission (reinjection) that it has already
@@ -100,15 +111,15 @@ fn finish(params: &mut Params) -> Result<(), ParamIssue> {
 }
 
 /// The initial estimate of a path's capacity, in packets ("a large constant").
-pub const INITIAL_ESTIMATE: f64 = 1e9;
+pub const INITIAL_ESTIMATE: u64 = 1_000_000_000;
 
-/// Figure 2's state for one subflow.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Figure 2's state for one subflow, in whole packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Estimator {
-    pub max: f64,
-    pub min: f64,
+    pub max: u64,
+    pub min: u64,
     /// `Estimated_path_capacity`, packets.
-    pub estimate: f64,
+    pub estimate: u64,
     /// [`SubflowView::loss_events`] at the previous run.
     loss_events_seen: u64,
 }
@@ -127,22 +138,27 @@ impl Default for Estimator {
 impl Estimator {
     /// Figure 2, once.
     pub fn update(&mut self, s: &SubflowView) {
-        let outstanding = s.in_flight_segments() as f64;
+        let outstanding = s.in_flight_segments();
         if s.loss_events != self.loss_events_seen {
             self.loss_events_seen = s.loss_events;
-            let ssthresh = (s.ssthresh_bytes / u64::from(s.mss.max(1))) as f64;
-            self.max = 2.0 * ssthresh;
+            let ssthresh = s.ssthresh_bytes / u64::from(s.mss.max(1));
+            self.max = ssthresh.saturating_mul(2);
             self.min = ssthresh;
         } else if outstanding >= self.estimate && outstanding < self.max {
             self.min = outstanding;
         } else if outstanding >= self.max {
-            self.max = s.cwnd_segments() as f64;
+            self.max = s.cwnd_segments();
             self.min = outstanding;
         } else {
             return;
         }
-        self.estimate = 0.5 * (self.max + self.min);
+        self.estimate = midpoint(self.max, self.min);
     }
+}
+
+/// Figure 2's `½·(Max + Min)` in whole packets, rounded down (the module's "Whole packets").
+fn midpoint(max: u64, min: u64) -> u64 {
+    ((u128::from(max) + u128::from(min)) / 2) as u64
 }
 
 /// The capacity scheduler.
@@ -189,7 +205,8 @@ impl Capacity {
             if outstanding >= s.cwnd_segments() || !s.has_window_space(segment.len) {
                 continue;
             }
-            let occupied = (outstanding + 1) as f64 / self.estimators[s.id].estimate;
+            // Figure 3: Occupied = (Num_of_outstanding + 1)/Estimated_path_capacity.
+            let occupied = (outstanding + 1) as f64 / self.estimators[s.id].estimate as f64;
             if occupied > self.delta {
                 continue;
             }
@@ -232,7 +249,7 @@ impl PacketScheduler for Capacity {
     }
 
     fn subflow_estimate(&self, subflow: usize) -> Option<f64> {
-        self.estimators.get(subflow).map(|e| e.estimate)
+        self.estimators.get(subflow).map(|e| e.estimate as f64)
     }
 }
 
@@ -246,19 +263,44 @@ mod tests {
         ConnectionView::default()
     }
 
-    /// A scheduler whose estimates are set by hand (no run of Figure 2 changes them while the
-    /// views keep `loss_events` at 0 and the windows below the estimates).
-    fn with_estimates(estimates: &[f64]) -> Capacity {
+    /// A scheduler whose estimates are set by hand: `Max = x + 1`, `Min = x`, estimate `x`, a
+    /// converged search (no run of Figure 2 changes them while the views keep `loss_events`
+    /// at 0 and at most `x` packets outstanding: the second branch gives ⌊(2x + 1)/2⌋ = x).
+    fn with_estimates(estimates: &[u64]) -> Capacity {
         let mut c = Capacity::new(0.5, 1.0, estimates.len());
         for (e, &x) in c.estimators.iter_mut().zip(estimates) {
             *e = Estimator {
-                max: 2.0 * x,
+                max: x + 1,
                 min: x,
                 estimate: x,
                 loss_events_seen: 0,
             };
         }
         c
+    }
+
+    /// One subflow with a loss (`ssthresh` segments of 1000 bytes) and a window of `cwnd`,
+    /// fed by a sender that always has data and gets no ACK: every run of the scheduler that
+    /// picks the subflow puts one more packet in flight. Returns the estimates in the order
+    /// they were taken, each once, and the packets outstanding when the scheduler first waits.
+    fn drive(delta: f64, ssthresh: u64, cwnd: u64) -> (Vec<f64>, u64) {
+        let mut s = view(0, 10, cwnd, 0);
+        s.ssthresh_bytes = ssthresh * 1000;
+        s.loss_events = 1;
+        let mut c = Capacity::new(0.5, delta, 1);
+        let mut estimates: Vec<f64> = Vec::new();
+        for _ in 0..10_000 {
+            let pick = c.schedule(&conn(), &new_data(), &[s]);
+            let e = c.subflow_estimate(0).unwrap();
+            if estimates.last() != Some(&e) {
+                estimates.push(e);
+            }
+            if pick == Pick::wait(Reason::AllCongested) {
+                return (estimates, s.in_flight_bytes / 1000);
+            }
+            s.in_flight_bytes += 1000;
+        }
+        panic!("the scheduler never waited: {estimates:?}");
     }
 
     #[test]
@@ -269,7 +311,7 @@ mod tests {
             c.schedule(&conn(), &new_data(), &subflows),
             Pick::one(1, Reason::Uncongested)
         );
-        assert_eq!(c.subflow_estimate(1), Some(INITIAL_ESTIMATE));
+        assert_eq!(c.subflow_estimate(1), Some(INITIAL_ESTIMATE as f64));
     }
 
     #[test]
@@ -277,7 +319,7 @@ mod tests {
         // Estimates 20: Occupied = (out + 1)/20. Subflow 0: 10/20 = 0.5 ≤ γ (uncongested,
         // 30 ms); 1: 11/20 > γ (10 ms, only available); 2: 1/20 (30 ms, ties with 0).
         let subflows = [view(0, 30, 20, 9), view(1, 10, 20, 10), view(2, 30, 20, 0)];
-        let mut c = with_estimates(&[20.0, 20.0, 20.0]);
+        let mut c = with_estimates(&[20, 20, 20]);
         assert_eq!(
             c.schedule(&conn(), &new_data(), &subflows),
             Pick::one(0, Reason::Uncongested)
@@ -287,23 +329,24 @@ mod tests {
     #[test]
     fn all_congested_the_least_occupied_wins() {
         // Occupied: 0: 8/10 = 0.8; 1: 7/10 = 0.7 (the smallest, although the slowest);
-        // 2: 11/10.5 > δ, skipped (10 outstanding is below its estimate: Figure 2 keeps it).
+        // 2: 11/10 > δ, skipped (10 outstanding reach its estimate, but Figure 2's second
+        // branch gives ⌊(11 + 10)/2⌋ = 10 again).
         let subflows = [view(0, 10, 20, 7), view(1, 50, 20, 6), view(2, 5, 20, 10)];
-        let mut c = with_estimates(&[10.0, 10.0, 10.5]);
+        let mut c = with_estimates(&[10, 10, 10]);
         assert_eq!(
             c.schedule(&conn(), &new_data(), &subflows),
             Pick::one(1, Reason::LeastOccupied)
         );
         // Equal Occupied: the lower index.
         let subflows = [view(0, 10, 20, 7), view(1, 50, 20, 7)];
-        let mut c = with_estimates(&[10.0, 10.0]);
+        let mut c = with_estimates(&[10, 10]);
         assert_eq!(
             c.schedule(&conn(), &new_data(), &subflows),
             Pick::one(0, Reason::LeastOccupied)
         );
         // Occupied exactly δ is still available.
         let subflows = [view(0, 10, 20, 9)];
-        let mut c = with_estimates(&[10.0]);
+        let mut c = with_estimates(&[10]);
         assert_eq!(
             c.schedule(&conn(), &new_data(), &subflows),
             Pick::one(0, Reason::LeastOccupied)
@@ -312,9 +355,9 @@ mod tests {
 
     #[test]
     fn everything_above_delta_or_full_waits() {
-        // 0: 11/10.5 > δ; 1: full window (5 of 5), although its Occupied would be small.
+        // 0: 11/10 > δ; 1: full window (5 of 5), although its Occupied would be small.
         let subflows = [view(0, 10, 20, 10), view(1, 10, 5, 5)];
-        let mut c = with_estimates(&[10.5, 100.0]);
+        let mut c = with_estimates(&[10, 100]);
         assert_eq!(
             c.schedule(&conn(), &new_data(), &subflows),
             Pick::wait(Reason::AllCongested)
@@ -381,23 +424,32 @@ mod tests {
         let mut c = Capacity::new(0.5, 1.0, 1);
         c.schedule(&conn(), &new_data(), &[s]);
         let e = *c.estimator(0).unwrap();
-        assert_eq!((e.max, e.min, e.estimate), (16.0, 8.0, 12.0));
+        assert_eq!((e.max, e.min, e.estimate), (16, 8, 12));
         assert_eq!(c.subflow_estimate(0), Some(12.0));
         // The same count next time is not a new loss: nothing changes (3 < 12).
         c.schedule(&conn(), &new_data(), &[s]);
         assert_eq!(c.subflow_estimate(0), Some(12.0));
-        // A second loss with ssthresh 5 (a fractional one rounds down): 10, 5, 7.5.
+        // A second loss with ssthresh 5 (a fractional one rounds down): 10, 5, and the
+        // midpoint 7.5 in whole packets rounded down, 7.
         s.loss_events = 2;
         s.ssthresh_bytes = 5999;
         c.schedule(&conn(), &new_data(), &[s]);
         let e = *c.estimator(0).unwrap();
-        assert_eq!((e.max, e.min, e.estimate), (10.0, 5.0, 7.5));
+        assert_eq!((e.max, e.min, e.estimate), (10, 5, 7));
+        assert_eq!(c.subflow_estimate(0), Some(7.0));
+        // The traced case of subflow 1 (ssthresh 703): 1406, 703, ⌊1054.5⌋ = 1054.
+        s.loss_events = 3;
+        s.ssthresh_bytes = 703_000;
+        c.schedule(&conn(), &new_data(), &[s]);
+        let e = *c.estimator(0).unwrap();
+        assert_eq!((e.max, e.min, e.estimate), (1406, 703, 1054));
     }
 
     #[test]
     fn outstanding_reaching_the_estimate_raises_min() {
         // After a loss: Max 16, Min 8, estimate 12. Outstanding 12 (≥ 12, < 16): Min 12,
-        // estimate 14; then 15: Min 15, estimate 15.5; then 15 again (< 15.5): unchanged.
+        // estimate 14; then 13 (< 14): unchanged; then 15: Min 15, estimate ⌊15.5⌋ = 15;
+        // then 15 again (≥ 15, < 16): Min 15, estimate 15, the search has converged.
         let mut s = view(0, 10, 20, 3);
         s.ssthresh_bytes = 8000;
         s.loss_events = 1;
@@ -406,23 +458,27 @@ mod tests {
         s.in_flight_bytes = 12_000;
         c.schedule(&conn(), &new_data(), &[s]);
         let e = *c.estimator(0).unwrap();
-        assert_eq!((e.max, e.min, e.estimate), (16.0, 12.0, 14.0));
+        assert_eq!((e.max, e.min, e.estimate), (16, 12, 14));
+        s.in_flight_bytes = 13_000;
+        c.schedule(&conn(), &new_data(), &[s]);
+        assert_eq!(c.subflow_estimate(0), Some(14.0));
         s.in_flight_bytes = 15_000;
         c.schedule(&conn(), &new_data(), &[s]);
-        assert_eq!(c.subflow_estimate(0), Some(15.5));
+        let e = *c.estimator(0).unwrap();
+        assert_eq!((e.max, e.min, e.estimate), (16, 15, 15));
         c.schedule(&conn(), &new_data(), &[s]);
-        assert_eq!(c.subflow_estimate(0), Some(15.5));
+        assert_eq!(*c.estimator(0).unwrap(), e);
         // Outstanding rounds up: 15.2 segments count as 16 = Max, the third rule.
         s.in_flight_bytes = 15_200;
         c.schedule(&conn(), &new_data(), &[s]);
         let e = *c.estimator(0).unwrap();
-        assert_eq!((e.max, e.min, e.estimate), (20.0, 16.0, 18.0));
+        assert_eq!((e.max, e.min, e.estimate), (20, 16, 18));
     }
 
     #[test]
     fn outstanding_reaching_max_sets_max_to_cwnd() {
         // After a loss: Max 16, Min 8. Outstanding 17 ≥ Max with cwnd 22: Max 22, Min 17,
-        // estimate 19.5.
+        // estimate ⌊19.5⌋ = 19.
         let mut s = view(0, 10, 22, 3);
         s.ssthresh_bytes = 8000;
         s.loss_events = 1;
@@ -431,14 +487,70 @@ mod tests {
         s.in_flight_bytes = 17_000;
         c.schedule(&conn(), &new_data(), &[s]);
         let e = *c.estimator(0).unwrap();
-        assert_eq!((e.max, e.min, e.estimate), (22.0, 17.0, 19.5));
+        assert_eq!((e.max, e.min, e.estimate), (22, 17, 19));
         // A loss takes precedence over the outstanding count.
         s.loss_events = 2;
         s.ssthresh_bytes = 11_000;
         s.in_flight_bytes = 30_000;
         c.schedule(&conn(), &new_data(), &[s]);
         let e = *c.estimator(0).unwrap();
-        assert_eq!((e.max, e.min, e.estimate), (22.0, 11.0, 16.5));
+        assert_eq!((e.max, e.min, e.estimate), (22, 11, 16));
+    }
+
+    #[test]
+    fn with_delta_one_the_search_does_not_freeze_at_half_a_packet() {
+        // The traced freeze: ssthresh 703 gives Max 1406, Min 703 and a midpoint of 1054.5.
+        // With δ = 1 the scheduler sends while (outstanding + 1)/estimate ≤ 1, so at most
+        // 1054 packets go out and an estimate of 1054.5 is never reached. In whole packets
+        // (rounded down) the estimate is 1054, reached, and the binary search halves the gap
+        // to Max each time: ⌊(1406 + 1054)/2⌋ = 1230, then 1318, 1362, 1384, 1395, 1400,
+        // 1403, 1404, 1405 = Max − 1, where it stays (⌊(1406 + 1405)/2⌋ = 1405) with 1405
+        // packets outstanding: 1406/1405 > δ.
+        let steps = [
+            1054.0, 1230.0, 1318.0, 1362.0, 1384.0, 1395.0, 1400.0, 1403.0, 1404.0, 1405.0,
+        ];
+        assert_eq!(drive(1.0, 703, 2000), (steps.to_vec(), 1405));
+    }
+
+    #[test]
+    fn the_search_moves_for_every_delta() {
+        // ssthresh 3, cwnd 20: Max 6, Min 3, estimate ⌊4.5⌋ = 4.
+        // δ = 1.0: the 4th packet reaches 4 (< Max): Min 4, estimate 5; the 5th: Min 5,
+        // estimate ⌊5.5⌋ = 5 = Max − 1, converged; 6/5 > δ: wait with 5 outstanding.
+        assert_eq!(drive(1.0, 3, 20), (vec![4.0, 5.0], 5));
+        // δ = 1.2 and 1.4: as δ = 1.0 up to 5, then 6/5 = 1.2 ≤ δ: the 6th packet reaches
+        // Max, the third branch: Max = cwnd = 20, Min 6, estimate 13; then 13 outstanding:
+        // Min 13, estimate 16; 16: 18; 18: 19; 19: ⌊19.5⌋ = 19; 20 ≥ Max: Max 20, Min 20,
+        // estimate 20; the window is full: wait with 20 outstanding.
+        let up = vec![4.0, 5.0, 13.0, 16.0, 18.0, 19.0, 20.0];
+        assert_eq!(drive(1.2, 3, 20), (up.clone(), 20));
+        assert_eq!(drive(1.4, 3, 20), (up, 20));
+    }
+
+    #[test]
+    fn on_a_three_packet_path_delta_one_point_two_holds_and_one_point_four_feeds_on() {
+        // ssthresh 2 (the least a Linux TCP sets): Max 4, Min 2, estimate 3. With 3
+        // outstanding (≥ 3, < 4): Min 3, estimate ⌊3.5⌋ = 3, converged at Max − 1.
+        // δ = 1.0 and 1.2: 4/3 = 1.33 > δ, the subflow holds at 3 packets.
+        assert_eq!(drive(1.0, 2, 20), (vec![3.0], 3));
+        assert_eq!(drive(1.2, 2, 20), (vec![3.0], 3));
+        // δ = 1.4: 4/3 ≤ δ, a 4th packet reaches Max: Max = cwnd = 20, Min 4, estimate 12;
+        // then 12: 16; 16: 18; 18: 19; 19: 19; 20: 20; wait with the window full.
+        assert_eq!(
+            drive(1.4, 2, 20),
+            (vec![3.0, 12.0, 16.0, 18.0, 19.0, 20.0], 20)
+        );
+    }
+
+    #[test]
+    fn midpoint_rounds_down_in_whole_packets() {
+        assert_eq!(midpoint(6, 3), 4);
+        assert_eq!(midpoint(1406, 703), 1054);
+        assert_eq!(midpoint(4, 3), 3);
+        assert_eq!(midpoint(5, 5), 5);
+        // The third branch may set Max (cwnd) below Min (outstanding): the same midpoint.
+        assert_eq!(midpoint(7, 12), 9);
+        assert_eq!(midpoint(u64::MAX, u64::MAX - 1), u64::MAX - 1);
     }
 
     #[test]
