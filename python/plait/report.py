@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import pandas
     from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["Claim", "Figure", "Section", "figure_png", "render"]
+__all__ = ["CAUSES", "Claim", "Figure", "Section", "claim_records", "figure_png", "render"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -59,6 +59,60 @@ class Claim:
     """Whether plait's value is within the tolerance of the paper's."""
     detail: str
     """One or two sentences: how it differs, or what the agreement rests on."""
+    cause: str | None = None
+    """Why a claim differs, one of :data:`CAUSES`: ``"paper"`` (the paper is inconsistent or
+    misprinted, with the derivation in `detail`), ``"physics"`` (the set-up the paper describes
+    cannot give its number, shown in `detail`) or ``"unknown"`` (an open question, said so).
+    None for a claim that agrees, or one whose experiment has not classified it yet."""
+    paper_value: float | None = None
+    """The paper's value as a number, when it is one."""
+    plait_mean: float | None = None
+    """plait's value over its seeds as numbers (mean, lowest, highest), when it is one."""
+    plait_min: float | None = None
+    plait_max: float | None = None
+    seeds: int | None = None
+    """How many seeds `plait_mean` is over."""
+
+    def __post_init__(self) -> None:
+        if self.cause is not None and self.cause not in CAUSES:
+            raise ValueError(
+                f"claim {self.claim!r}: cause must be one of {', '.join(CAUSES)}, "
+                f"not {self.cause!r}"
+            )
+        if self.cause is not None and self.agrees:
+            raise ValueError(f"claim {self.claim!r}: a claim that agrees has no cause")
+
+    def record(self, experiment: str, index: int) -> dict[str, Any]:
+        """The claim as one record of ``claims.json`` (:func:`claim_records`)."""
+        return {
+            "id": f"{experiment}.{index + 1}",
+            "experiment": experiment,
+            "claim": self.claim,
+            "where": self.where,
+            "paper": self.paper,
+            "paper_value": self.paper_value,
+            "plait": self.plait,
+            "plait_mean": self.plait_mean,
+            "plait_min": self.plait_min,
+            "plait_max": self.plait_max,
+            "seeds": self.seeds,
+            "tolerance": self.tolerance,
+            "verdict": "agrees" if self.agrees else "differs",
+            "cause": self.cause,
+            "detail": self.detail,
+        }
+
+
+#: The classes of cause a claim that differs may carry (:attr:`Claim.cause`).
+CAUSES = ("paper", "physics", "unknown")
+
+
+def claim_records(section: Section) -> list[dict[str, Any]]:
+    """The claims of one experiment as the records ``plait reproduce`` writes to
+    ``DIR/NAME/claims.json``: one per claim, in the report's order, with an id
+    (``NAME.1``, ``NAME.2``, ...), the texts the report shows, the numbers where the experiment
+    gives them (null otherwise), the verdict and the cause of a difference."""
+    return [c.record(section.name, i) for i, c in enumerate(section.claims)]
 
 
 @dataclass(frozen=True)
@@ -290,7 +344,8 @@ def _claims(claims: list[Claim]) -> str:
             f'<td class="value">{_e(c.plait)}</td>'
             f'<td class="value">{_e(c.tolerance)}</td>'
             f'<td class="verdict"><span class="badge {verdict}">{verdict}</span>'
-            f'<p class="detail">{_e(c.detail)}</p></td>'
+            + (f'<p class="cause">cause: {_e(c.cause)}</p>' if c.cause else "")
+            + f'<p class="detail">{_e(c.detail)}</p></td>'
             "</tr>"
         )
     return (
@@ -473,6 +528,7 @@ table.claims tr.agrees td:first-child { box-shadow: inset 3px 0 0 var(--agree); 
 table.claims tr.differs td:first-child { box-shadow: inset 3px 0 0 var(--differ-rule); }
 table.claims tr.differs { background: #fffdf0; }
 .detail { margin: .35rem 0 0; color: var(--muted); font-size: .85rem; }
+.cause { margin: .35rem 0 0; font-size: .85rem; font-weight: 600; }
 .badge {
   display: inline-block; padding: .05rem .5rem; border-radius: 1rem; border: 1px solid;
   font-size: .78rem; font-weight: 600; line-height: 1.5; white-space: nowrap;

@@ -242,3 +242,43 @@ def test_figure_rejects_what_is_not_a_png():
         Figure("bad", "", b"GIF89a....")
     with pytest.raises(TypeError, match="must be bytes"):
         Figure("bad", "", "\x89PNG\r\n\x1a\n")  # type: ignore[arg-type]
+
+
+def test_claim_records_carry_ids_numbers_verdicts_and_causes():
+    from plait.report import claim_records
+
+    agrees = Claim(
+        "u",
+        "Thm 1",
+        "0.93",
+        "0.932",
+        "±0.02",
+        True,
+        "ok",
+        paper_value=0.93,
+        plait_mean=0.932,
+        plait_min=0.93,
+        plait_max=0.935,
+        seeds=5,
+    )
+    differs = Claim("v", "Fig. 2", "1/3", "0.25", "±0.02", False, "misprint", cause="paper")
+    section = Section("altman", "Altman", "p", "s", [agrees, differs], [], [], {})
+    records = claim_records(section)
+    assert [r["id"] for r in records] == ["altman.1", "altman.2"]
+    assert records[0]["verdict"] == "agrees" and records[0]["cause"] is None
+    assert (records[0]["paper_value"], records[0]["plait_mean"], records[0]["seeds"]) == (
+        0.93,
+        0.932,
+        5,
+    )
+    assert records[1]["verdict"] == "differs" and records[1]["cause"] == "paper"
+    assert records[1]["plait_mean"] is None
+    html = render([section], "t", "g")
+    assert '<p class="cause">cause: paper</p>' in html
+
+
+def test_a_claim_cause_must_be_a_known_class_and_only_on_a_difference():
+    with pytest.raises(ValueError, match="cause must be one of paper, physics, unknown"):
+        Claim("v", "w", "1", "2", "t", False, "d", cause="bug")
+    with pytest.raises(ValueError, match="a claim that agrees has no cause"):
+        Claim("v", "w", "1", "1", "t", True, "d", cause="physics")

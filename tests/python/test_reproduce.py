@@ -294,6 +294,15 @@ def test_reproduce_end_to_end_with_default_options(name, tmp_path, monkeypatch, 
     assert f"report: {report}" in out.replace("\n", "")
     folder = tmp_path / "results" / "reproduce" / name
     assert any((folder / "runs").rglob("sweep.json"))
+    # The same verdicts for programs: one record per claim of the report, in its order.
+    import json
+
+    records = json.loads((folder / "claims.json").read_text())["claims"]
+    assert len(records) == claims
+    assert [r["id"] for r in records] == [f"{name}.{i + 1}" for i in range(claims)]
+    agree = sum(r["verdict"] == "agrees" for r in records)
+    assert f"{agree} of {claims} claims agree" in out
+    assert all(r["cause"] in (None, "paper", "physics", "unknown") for r in records)
     assert f'<span class="name">{name}</span>' in html
     # Nothing written into the source tree (`plait experiment parallel-tcp` wrote its tables
     # into experiments/parallel-tcp/results/ by default, over the tracked ones).

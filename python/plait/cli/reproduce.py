@@ -111,6 +111,7 @@ class BarProgress:
 
 def main(args: argparse.Namespace) -> int:
     import datetime
+    import json
     import sys
     from pathlib import Path
 
@@ -122,7 +123,7 @@ def main(args: argparse.Namespace) -> int:
     from plait.cli.text import plain, safe
     from plait.experiments import Options, RunsFailed, experiments
     from plait.output import Outputs
-    from plait.report import render
+    from plait.report import claim_records, render
 
     if args.kernel or args.only:
         return _kernel(args)
@@ -163,6 +164,12 @@ def main(args: argparse.Namespace) -> int:
     html = render(sections, "plait: the papers' claims reproduced", generated)
     with outputs.writing() as tx:
         tx.write_text(folder.file("report.html"), html)
+        # Each experiment's claims for programs: the records the report shows, with numbers
+        # where the experiment gives them (docs/reproduce.md, "claims.json").
+        for section in sections:
+            records = {"generated": generated, "claims": claim_records(section)}
+            text = json.dumps(records, indent=1, allow_nan=False) + "\n"
+            tx.write_text(folder.file(f"{section.name}/claims.json"), text)
     out = Console(highlight=False, soft_wrap=True)
     for section in sections:
         table = Table(
