@@ -20,6 +20,11 @@ import collections
 import statistics
 import struct
 import sys
+from pathlib import Path
+
+# The capture reader of the host-delay analysis (experiments/phase/kernel/host_delay).
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "phase" / "kernel" / "host_delay"))
+from analyse import packets as pcap_records  # noqa: E402
 
 MSS = 1448
 ACCESS_S = 0.001  # one-way delay of the access links
@@ -29,20 +34,12 @@ SERVICE_S = 125e-6  # a 1500-byte packet at 100 Mb/s is 120 us: closer means bac
 def read(path):
     """Every packet of a capture: time, addresses, seq, ack, window, payload, SACK blocks,
     window scale (SYN), and the MPTCP DSS fields (DATA_ACK, DSN, data-level length)."""
-    b = open(path, "rb").read()
-    assert struct.unpack("<I", b[:4])[0] == 0xA1B23C4D, f"{path}: not a nanosecond pcap"
-    off, out = 24, []
-    while off + 16 <= len(b):
-        s, ns, incl, _ = struct.unpack("<IIII", b[off : off + 16])
-        off += 16
-        pkt = b[off : off + incl]
-        off += incl
-        ihl = (pkt[0] & 15) * 4
-        total = struct.unpack(">H", pkt[2:4])[0]
+    out = []
+    for time, pkt, ihl, total in pcap_records(path):
         t = pkt[ihl:]
         seq, ack = struct.unpack(">II", t[4:12])
         doff = (t[12] >> 4) * 4
-        p = dict(t=s + ns * 1e-9, src=pkt[12:16], dst=pkt[16:20], seq=seq, ack=ack)
+        p = dict(t=time, src=pkt[12:16], dst=pkt[16:20], seq=seq, ack=ack)
         p.update(payload=total - ihl - doff, syn=bool(t[13] & 2))
         p.update(win=struct.unpack(">H", t[14:16])[0], sack=[], ws=None)
         p.update(data_ack=None, dsn=None, dlen=None)

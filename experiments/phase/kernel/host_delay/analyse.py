@@ -13,21 +13,27 @@ import struct
 import sys
 
 
-def read(path):
-    """(time, src, dst, seq, ack, payload bytes, total bytes) of every packet of a capture."""
+def packets(path):
+    """(time, IPv4 packet, its header length, its total length) of every record of a capture
+    (libpcap, nanosecond timestamps, raw IPv4: what `plait testbed --pcap` writes)."""
     b = open(path, "rb").read()
-    assert struct.unpack("<I", b[:4])[0] == 0xA1B23C4D
-    off, out = 24, []
+    assert struct.unpack("<I", b[:4])[0] == 0xA1B23C4D, f"{path}: not a nanosecond pcap"
+    off = 24
     while off + 16 <= len(b):
         s, ns, incl, _ = struct.unpack("<IIII", b[off : off + 16])
         off += 16
         pkt = b[off : off + incl]
         off += incl
-        ihl = (pkt[0] & 15) * 4
-        tot = struct.unpack(">H", pkt[2:4])[0]
+        yield s + ns * 1e-9, pkt, (pkt[0] & 15) * 4, struct.unpack(">H", pkt[2:4])[0]
+
+
+def read(path):
+    """(time, src, dst, seq, ack, payload bytes, total bytes) of every packet of a capture."""
+    out = []
+    for t, pkt, ihl, tot in packets(path):
         seq, ack = struct.unpack(">II", pkt[ihl + 4 : ihl + 12])
         doff = (pkt[ihl + 12] >> 4) * 4
-        out.append((s + ns * 1e-9, pkt[12:16], pkt[16:20], seq, ack, tot - ihl - doff, tot))
+        out.append((t, pkt[12:16], pkt[16:20], seq, ack, tot - ihl - doff, tot))
     return out
 
 
