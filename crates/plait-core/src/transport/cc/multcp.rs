@@ -25,10 +25,24 @@
 //!
 //! Slow start, timeouts and recovery are Reno's (RFC 5681, as [`Reno`](super::Reno)): the slow
 //! start of one flow from the initial window (the paper's faster start, which catches up with
-//! N flows starting together, is not implemented); on a retransmission timeout
-//! `ssthresh = max((1 − β)·FlightSize, 2·SMSS)`, kept by a repeated timeout, and cwnd = one
-//! SMSS, the loss window of one flow (more conservative than N flows of which one timed out);
-//! no growth in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
+//! N flows starting together, is not implemented); on a retransmission timeout cwnd = one
+//! SMSS, the loss window of one flow (more conservative than N flows of which one timed out:
+//! "timeout losses force the entire mulTCP window to be cut down to 1", Singh, Pradhan and
+//! Francis, ICNP 2004, §2, citing the MulTCP paper), and ssthresh by `timeout_ssthresh`
+//! ([`TimeoutSsthresh`]), at least 2·SMSS and kept by a repeated timeout (RFC 5681 §3.1):
+//!
+//! - `"multcp"`: `(1 − β)·FlightSize`, as at a loss: one of N flows halves;
+//! - `"half"`: `FlightSize/2`, RFC 5681 eq. (4) as for one TCP flow;
+//! - `"ns2"`: half the window, `⌊cwnd/(2·SMSS)⌋` whole segments, whatever N: ns-2.35's
+//!   MulTCP emulation (`decrease_num_`), whose `TcpAgent::timeout` (tcp/tcp.cc) sets
+//!   `last_cwnd_action_ = CWND_ACTION_TIMEOUT` and calls
+//!   `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`, where a timeout takes
+//!   `ssthresh_ = (int) halfwin`, `halfwin = windowd()/2`, rather than
+//!   `decrease_num_·windowd()` (windowd() is min(cwnd_, window_) in packets; plait's receive
+//!   window is not the controller's to see). ns-2 also recomputes it at a repeated timeout
+//!   (from a window of one packet: 2); plait keeps it, for every rule.
+//!
+//! No growth in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
 //!
 //! With N = 1 (either equivalence: α = 1, β = ½) MulTCP is Reno bit for bit, arithmetic
 //! included: when `α·MSS` is a whole number of bytes the increase is `windows·α·MSS` in
@@ -45,7 +59,7 @@
 //! (1 − β/2)·αT/β, against 1.5T for Reno: with N = 4, MulTCP takes about 20 Reno shares rather
 //! than 4 (`tests/multcp.rs` measures both regimes).
 
-use super::window::ByteCountingWindow;
+use super::window::{half_flight_size, ByteCountingWindow};
 use super::{AckSample, CongestionControl, ControllerKind};
 use crate::model::aimd::{equivalent_alpha, multcp_original};
 use crate::registry::{AlgorithmSpec, Param, ParamError, ParamIssue, Params, Scalar, Value};
@@ -69,6 +83,15 @@ pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
              of n flows; both lose 1/(2n) of the window on a loss",
         )
         .default(Scalar::Name("crowcroft")),
+        Param::choice(
+            "timeout_ssthresh",
+            TimeoutSsthresh::NAMES,
+            "ssthresh at a retransmission timeout, after which cwnd is one segment: multcp: \
+             (1 − 1/(2n))·FlightSize, as at a loss; half: FlightSize/2 (RFC 5681 eq. (4), one \
+             TCP flow's); ns2: half the window in whole segments (ns-2.35 TcpAgent::timeout \
+             and slowdown, tcp/tcp.cc); at least 2 segments, kept by a repeated timeout",
+        )
+        .default(Scalar::Name("multcp")),
     ],
     finish: Some(|params| {
         let params = MulTcpParams::from(&*params);
@@ -111,12 +134,38 @@ impl Equivalence {
     }
 }
 
+/// ssthresh after a retransmission timeout (cwnd is one segment whichever).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeoutSsthresh {
+    /// `max((1 − 1/(2N))·FlightSize, 2·SMSS)`: the loss rule, one of N flows halves.
+    MulTcp,
+    /// `max(FlightSize/2, 2·SMSS)`: RFC 5681 eq. (4), as for one TCP flow.
+    Half,
+    /// `max(⌊cwnd/(2·SMSS)⌋·SMSS, 2·SMSS)`: ns-2.35's `TcpAgent::slowdown` after
+    /// `TcpAgent::timeout` (tcp/tcp.cc), which halves the window whatever `decrease_num_`.
+    Ns2,
+}
+
+impl TimeoutSsthresh {
+    /// The scenario names, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["multcp", "half", "ns2"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeoutSsthresh::MulTcp => "multcp",
+            TimeoutSsthresh::Half => "half",
+            TimeoutSsthresh::Ns2 => "ns2",
+        }
+    }
+}
+
 /// MulTCP parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MulTcpParams {
     /// The number of flows emulated, N > 0.
     pub n: f64,
     pub equivalence: Equivalence,
+    pub timeout_ssthresh: TimeoutSsthresh,
 }
 
 impl MulTcpParams {
@@ -138,6 +187,10 @@ impl MulTcpParams {
         let given = [
             ("n", Value::Number(self.n)),
             ("equivalence", Value::Choice(self.equivalence.name())),
+            (
+                "timeout_ssthresh",
+                Value::Choice(self.timeout_ssthresh.name()),
+            ),
         ];
         SPEC.check(&given).map(drop)
     }
@@ -150,6 +203,11 @@ impl From<&Params> for MulTcpParams {
             equivalence: match p.choice("equivalence") {
                 "exact" => Equivalence::Exact,
                 _ => Equivalence::Crowcroft,
+            },
+            timeout_ssthresh: match p.choice("timeout_ssthresh") {
+                "half" => TimeoutSsthresh::Half,
+                "ns2" => TimeoutSsthresh::Ns2,
+                _ => TimeoutSsthresh::MulTcp,
             },
         }
     }
@@ -257,7 +315,8 @@ impl MulTcp {
         self.window.bytes_acked()
     }
 
-    /// `max((1 − β)·FlightSize, 2·SMSS)`: ssthresh after a loss or a timeout.
+    /// `max((1 − β)·FlightSize, 2·SMSS)`: ssthresh after a loss (and after a timeout with
+    /// `timeout_ssthresh = "multcp"`).
     fn reduced(&self, bytes_in_flight: u64) -> u64 {
         self.decrease.reduced(bytes_in_flight, self.window.mss())
     }
@@ -303,8 +362,16 @@ impl CongestionControl for MulTcp {
     }
 
     fn on_retransmission_timeout(&mut self, _now: SimTime, bytes_in_flight: u64) {
-        // ssthresh as for a loss (kept by a repeated timeout), cwnd = one SMSS (RFC 5681 §3.1).
-        let ssthresh = self.reduced(bytes_in_flight);
+        // cwnd = one SMSS (RFC 5681 §3.1); ssthresh by the rule chosen, kept by a repeated
+        // timeout.
+        let mss = self.window.mss();
+        let ssthresh = match self.params.timeout_ssthresh {
+            TimeoutSsthresh::MulTcp => self.reduced(bytes_in_flight),
+            // RFC 5681 eq. (4): max(FlightSize/2, 2·SMSS).
+            TimeoutSsthresh::Half => half_flight_size(bytes_in_flight, mss),
+            // ns-2.35 tcp/tcp.cc: ssthresh_ = (int)(windowd()/2) packets, at least 2.
+            TimeoutSsthresh::Ns2 => (self.window.cwnd() / (2 * mss) * mss).max(2 * mss),
+        };
         self.window.on_retransmission_timeout(ssthresh);
     }
 }
@@ -321,7 +388,16 @@ mod tests {
     const RTT: SimTime = SimTime::from_millis(50);
 
     fn multcp(n: f64, equivalence: Equivalence) -> MulTcp {
-        MulTcp::new(MSS, 10, MulTcpParams { n, equivalence })
+        with_timeout_rule(n, equivalence, TimeoutSsthresh::MulTcp)
+    }
+
+    fn with_timeout_rule(n: f64, equivalence: Equivalence, rule: TimeoutSsthresh) -> MulTcp {
+        let params = MulTcpParams {
+            n,
+            equivalence,
+            timeout_ssthresh: rule,
+        };
+        MulTcp::new(MSS, 10, params)
     }
 
     fn crowcroft(n: f64) -> MulTcp {
@@ -338,7 +414,11 @@ mod tests {
 
     #[test]
     fn parameters_of_the_two_equivalences() {
-        let p = |n, equivalence| MulTcpParams { n, equivalence };
+        let p = |n, equivalence| MulTcpParams {
+            n,
+            equivalence,
+            timeout_ssthresh: TimeoutSsthresh::MulTcp,
+        };
         // Crowcroft: alpha = N, beta = 1/(2N).
         assert_eq!(p(4.0, Equivalence::Crowcroft).alpha(), 4.0);
         assert_eq!(p(4.0, Equivalence::Crowcroft).beta_decrease(), 0.125);
@@ -461,6 +541,84 @@ mod tests {
     }
 
     #[test]
+    fn each_timeout_rule_sets_its_ssthresh() {
+        use TimeoutSsthresh::{Half, MulTcp as Multcp, Ns2};
+        // N = 4, cwnd = 41 500 bytes (41.5 segments), a timeout with FlightSize (capped at cwnd
+        // by the sender) 41 500, then 10 001 (application-limited), then 3 000 bytes.
+        let timeout = |rule, cwnd: u64, flight: u64| {
+            let mut cc = with_timeout_rule(4.0, Equivalence::Crowcroft, rule);
+            cc.window.on_congestion_event(cwnd);
+            cc.on_retransmission_timeout(SimTime::ZERO, flight);
+            assert_eq!(cc.cwnd(), M, "{rule:?}: one segment after a timeout");
+            cc.ssthresh()
+        };
+        // multcp: FlightSize − ⌈FlightSize/8⌉ = ⌊7/8·FlightSize⌋.
+        assert_eq!(timeout(Multcp, 41_500, 41_500), 41_500 - 5_188);
+        assert_eq!(timeout(Multcp, 41_500, 10_001), 10_001 - 1_251);
+        assert_eq!(timeout(Multcp, 3 * M, 3 * M), 3 * M - 375);
+        assert_eq!(
+            timeout(Multcp, 2 * M, 2 * M),
+            2 * M,
+            "at least two segments"
+        );
+        // half: ⌊FlightSize/2⌋ (RFC 5681 eq. (4)), N plays no part.
+        assert_eq!(timeout(Half, 41_500, 41_500), 20_750);
+        assert_eq!(timeout(Half, 41_500, 10_001), 5_000);
+        assert_eq!(timeout(Half, 3 * M, 3 * M), 2 * M);
+        // ns2: ⌊cwnd/(2·MSS)⌋ whole segments from the window, not FlightSize: ⌊41.5/2⌋ = 20.
+        assert_eq!(timeout(Ns2, 41_500, 41_500), 20 * M);
+        assert_eq!(timeout(Ns2, 41_500, 10_001), 20 * M);
+        assert_eq!(timeout(Ns2, 41_999, 0), 20 * M);
+        assert_eq!(timeout(Ns2, 42_000, 0), 21 * M);
+        assert_eq!(timeout(Ns2, 3 * M, 3 * M), 2 * M, "at least two segments");
+        // Every rule keeps ssthresh through a repeated timeout (no new data acknowledged).
+        for (rule, kept) in [(Multcp, 35 * M), (Half, 20 * M), (Ns2, 20 * M)] {
+            let mut cc = with_timeout_rule(4.0, Equivalence::Crowcroft, rule);
+            cc = in_avoidance(cc, 40);
+            cc.on_retransmission_timeout(SimTime::ZERO, 40 * M);
+            assert_eq!((cc.cwnd(), cc.ssthresh()), (M, kept), "{rule:?}");
+            cc.on_retransmission_timeout(SimTime::ZERO, M);
+            assert_eq!((cc.cwnd(), cc.ssthresh()), (M, kept), "{rule:?} repeated");
+        }
+        // A loss reduces by 1/(2N) whatever the timeout rule.
+        for rule in [Multcp, Half, Ns2] {
+            let mut cc = with_timeout_rule(4.0, Equivalence::Crowcroft, rule);
+            cc.on_congestion_event(SimTime::ZERO, 80 * M);
+            assert_eq!(cc.cwnd(), 70 * M, "{rule:?}");
+        }
+    }
+
+    #[test]
+    fn the_timeout_rule_is_a_declared_parameter() {
+        let spec = |rule: Option<&'static str>| {
+            let mut given = vec![("n", Value::Number(4.0))];
+            given.extend(rule.map(|r| ("timeout_ssthresh", Value::Choice(r))));
+            CcSpec::new("multcp", &given)
+        };
+        let built = |rule| {
+            let mut cc = spec(rule).unwrap().build(crate::transport::cc::Connection {
+                mss: MSS,
+                initial_window: 10,
+                profile: crate::transport::tcp::config::TcpProfile::Rfc,
+            });
+            cc.on_retransmission_timeout(SimTime::ZERO, 40 * M);
+            cc.ssthresh()
+        };
+        assert_eq!(built(None), 35 * M, "default: multcp, 7/8 of FlightSize");
+        assert_eq!(built(Some("multcp")), 35 * M);
+        assert_eq!(built(Some("half")), 20 * M);
+        // cwnd is the initial 10 segments: ns-2 halves the window.
+        assert_eq!(built(Some("ns2")), 5 * M);
+        let message = spec(Some("rfc5681")).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "controller multcp: timeout_ssthresh: expected a choice value, got \"rfc5681\""
+        );
+        let names: Vec<_> = SPEC.params.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["n", "equivalence", "timeout_ssthresh"]);
+    }
+
+    #[test]
     fn slow_start_is_one_flows() {
         let mut cc = crowcroft(8.0);
         let mut now = SimTime::ZERO;
@@ -559,19 +717,22 @@ mod tests {
     }
 
     proptest! {
-        /// MulTCP with N = 1, either equivalence, takes Reno's window and ssthresh through any
-        /// mix of ACK sizes, recovery, application-limited periods, losses at any FlightSize
-        /// and timeouts: the same decisions with the same integer arithmetic.
+        /// MulTCP with N = 1, either equivalence, timeouts by the loss rule or by RFC 5681's
+        /// half (the same at N = 1), takes Reno's window and ssthresh through any mix of ACK
+        /// sizes, recovery, application-limited periods, losses at any FlightSize and
+        /// timeouts: the same decisions with the same integer arithmetic.
         #[test]
         fn one_flow_is_reno(
             abc_limit in 1u32..=2,
             exact in any::<bool>(),
+            half in any::<bool>(),
             mss in 500u32..9000,
             steps in proptest::collection::vec(step(), 1..400),
         ) {
             let equivalence = if exact { Equivalence::Exact } else { Equivalence::Crowcroft };
             let mut reno = Reno::new(mss, 10).with_abc_limit(abc_limit);
-            let params = MulTcpParams { n: 1.0, equivalence };
+            let timeout_ssthresh = if half { TimeoutSsthresh::Half } else { TimeoutSsthresh::MulTcp };
+            let params = MulTcpParams { n: 1.0, equivalence, timeout_ssthresh };
             let mut multcp = MulTcp::new(mss, 10, params).with_abc_limit(abc_limit);
             for step in steps {
                 match step {
