@@ -1289,6 +1289,31 @@ def _flow(name: str, kind: str, extra: str = "") -> str:
             + _flow(
                 "mp",
                 "mptcp",
+                'send_buffer = "60000B"\nsubflows = [{ route = ["r"] }, { route = ["h1", "h2"] }]',
+            ),
+            0,
+            "plait: warning: s.toml: flow[0].send_buffer: flow 'mp': send_buffer 60000B is below "
+            "the bandwidth-delay product of its 2 paths, 75.0kB (slowest link's rate x "
+            "propagation round trip): the connection will be limited by its buffer, not by the "
+            "network\n",
+            id="send-buffer-below-the-bdp",  # links idle without a loss, without a word
+        ),
+        pytest.param(
+            _TWO_PATHS
+            + _flow(
+                "mp",
+                "mptcp",
+                'send_buffer = "80000B"\nsubflows = [{ route = ["r"] }, { route = ["h1", "h2"] }]',
+            ),
+            0,
+            "",
+            id="send-buffer-above-the-bdp",
+        ),
+        pytest.param(
+            _TWO_PATHS
+            + _flow(
+                "mp",
+                "mptcp",
                 'cc = { name = "uncoupled:cubic", beta = 0.8 }\n'
                 'subflows = [{ route = ["r"] }, { route = ["h1", "h2"] }]',
             ),

@@ -8,6 +8,7 @@
 //! `docs/scenario.md`.
 
 mod algorithm;
+mod buffers;
 mod catalog;
 mod overrides;
 mod schema;

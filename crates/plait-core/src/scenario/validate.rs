@@ -101,6 +101,11 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         namings.push(naming);
     }
     application_names(&flows, &namings, &flow_names)?;
+    warnings.extend(super::buffers::warnings(
+        &flows,
+        &links,
+        namings.iter().map(|n| (n.path.as_str(), n.first_flow)),
+    ));
     let nodes = topology.node_specs(&flows);
     let events = events(&top, &links, &simulation)?;
     let loss_events = loss_events(&top, &links, &simulation)?;
