@@ -96,6 +96,84 @@ def example1_runs(seeds: list[int], events: int) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+#: Theorem 2 as printed: under beatdown E[X_1(0)^2]/c^2 = 1/3 for two flows with beta = 1/2.
+#: The dynamics of Section IV.B give 28/111 (experiments/parallel-tcp/README.md, "Paper errors").
+BEATDOWN_SECOND_MOMENT_PAPER = 1 / 3
+#: Section IV.B as printed: the sorted rates at tagging times, y_i/c = (1 - i/N)/(N - 1) for
+#: 1 < i < N; for N = 3 the middle one is 1/6 (the recursion gives 2(N - i)/(N(N - 1)) = 1/3).
+BEATDOWN_STATIONARY_N = 3
+BEATDOWN_MIDDLE_PAPER = (1 - 2 / BEATDOWN_STATIONARY_N) / (BEATDOWN_STATIONARY_N - 1)
+
+
+def beatdown_runs() -> dict:
+    """The beatdown policy in the fluid model (deterministic; an event is one phase, which
+    reaches the stationary point within a few dozen): the per-flow second moment for N = 2 and
+    the sorted rates at a tagging time for N = 3 (Theorem 2, Section IV.B)."""
+    two = fluid.simulate(2, "beatdown", beta=BETA, events=40, warmup=20)
+    three = fluid.simulate(
+        BEATDOWN_STATIONARY_N, "beatdown", beta=BETA, events=40, warmup=60, record=1
+    )
+    return {
+        "second_moment": float(np.mean(two.per_flow_second_moment)),
+        "mean_aggregate": float(two.mean_aggregate),
+        "tag_rates": sorted((float(x) for x in three.path.rates_before[0]), reverse=True),
+    }
+
+
+def beatdown_claims(bd: dict) -> list[Claim]:
+    """Theorem 2's beatdown value and Section IV.B's stationary point, both misprinted in the
+    paper: the verdicts are computed, and a difference carries the derivation (cause "paper")."""
+    m = bd["second_moment"]
+    moment_ok = abs(m - BEATDOWN_SECOND_MOMENT_PAPER) <= 1e-3
+    middle = bd["tag_rates"][1]
+    middle_ok = abs(middle - BEATDOWN_MIDDLE_PAPER) <= 1e-6
+    n = BEATDOWN_STATIONARY_N
+    return [
+        Claim(
+            "Theorem 2: under beatdown each of two AIMD flows (β = 1/2) has E[X²]/c² = 1/3",
+            "Theorem 2, Section III",
+            "1/3 ≈ 0.333333",
+            f"{m:.6f} (exact fluid simulation of Section IV.B, N = 2; mean aggregate "
+            f"{bd['mean_aggregate']:.6f} c)",
+            "±0.001 absolute (ours)",
+            moment_ok,
+            "Section IV.B's dynamics with c = η = 1: the tagged flow goes a → a/2 → 3a/4 per "
+            "event (a_k = (3/4)^k), contributing Σ (a_k/4)(19/48)a_k² = 19/111 over its phase "
+            "of length c/η, while the other grows linearly from 0 to c (1/3); the average "
+            "(19/111 + 1/3)/2 = 28/111 ≈ 0.2523, with E[S] = 6c/7 as Theorem 3 requires. 1/3 "
+            "needs each rate to fall linearly from c to 0 with the aggregate held at c, whose "
+            "mean would be c, not 6c/7.",
+            cause=None if moment_ok else "paper",
+            paper_value=BEATDOWN_SECOND_MOMENT_PAPER,
+            plait_mean=m,
+            plait_min=m,
+            plait_max=m,
+            seeds=1,
+        ),
+        Claim(
+            "Section IV.B: beatdown's sorted rates at tagging times are 2c/N, "
+            "(1 − i/N)c/(N − 1) for 1 < i < N, and 0",
+            "Section IV.B, stationary point",
+            f"N = {n}: ({2 / n:.4f}, {BEATDOWN_MIDDLE_PAPER:.4f}, 0) c, summing to "
+            f"{2 / n + BEATDOWN_MIDDLE_PAPER:.4f} c",
+            "N = {}: ({}) c (exact fluid simulation, rates at a tagging time)".format(
+                n, ", ".join(f"{x:.4f}" for x in bd["tag_rates"])
+            ),
+            "±1e-6 on the middle rate",
+            middle_ok,
+            "From ỹ_k = ỹ_{k+1} + ỹ_1/(N − 1) and ỹ_N = 0, ỹ_k = (N − k)ỹ_1/(N − 1); "
+            "Σ_k (N − k) = N(N − 1)/2 and Σ ỹ_k = c give ỹ_1 = 2c/N, so ỹ_k = 2(N − k)c/(N(N − 1)) "
+            "for every k: the printed middle terms lack the factor 2 (they do not sum to c).",
+            cause=None if middle_ok else "paper",
+            paper_value=BEATDOWN_MIDDLE_PAPER,
+            plait_mean=middle,
+            plait_min=middle,
+            plait_max=middle,
+            seeds=1,
+        ),
+    ]
+
+
 def formula_claims(ns: list[int], fl: pd.DataFrame, ex1: pd.DataFrame) -> list[Claim]:
     claims = []
     u3, u6 = (float(models.altman_utilization(n, BETA)) for n in (3, 6))
@@ -366,6 +444,7 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
         "rows": rows,
         "fluid": fluid_runs(sc.ns, sc.seeds, sc.events),
         "example1": example1_runs(sc.seeds, sc.events),
+        "beatdown": beatdown_runs(),
     }
     return data, {"packet": summary}
 
@@ -433,6 +512,7 @@ DECLARED = Declared(
     write=lambda data, sc, out: exp.write_outputs(data["rows"], out),
     claims=(
         lambda data, sc: formula_claims(sc.ns, data["fluid"], data["example1"]),
+        lambda data, sc: beatdown_claims(data["beatdown"]),
         lambda data, sc: packet_claims(data["rows"]),
     ),
     figures=figures,
