@@ -143,7 +143,7 @@ def _shorten(text: str, times: dict[str, str]) -> str:
 
 def test_quick_reproduce_end_to_end(tmp_path, client):
     """The pipeline on shortened runs (one seed, 26-60 s instead of 120-540 s, two N, one
-    pair), passed in as settings: 25 claims, the figure and the files."""
+    pair), passed in as settings: 26 claims, the figure and the files."""
     short = tmp_path / "scenarios"
     short.mkdir()
     # Shares change every 6 s; the transients arrive at 30 s and leave at 45 s of 60.
@@ -164,7 +164,7 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
     options = Options(out=tmp_path / "mpat", seeds=[1, 2], quick=True, where={"client": client})
     section = mp.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "mpat"
-    assert len(section.claims) == 25 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert len(section.claims) == 26 and all(isinstance(c.agrees, bool) for c in section.claims)
     assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1
     for name in mp.OUTPUT_FILES.values():
         assert (options.out / name).is_file(), name
