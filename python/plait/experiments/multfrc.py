@@ -922,7 +922,9 @@ def equation_claims(eq: pd.DataFrame) -> list[Claim]:
                 "measured on the flows taken together from every data packet dropped "
                 "(trace_drops), a drop more than the flows' mean RTT after an event's first "
                 "starting a new one; the equation is plait.models.multfrc_rate (draft form, "
-                "t_RTO = 4 RTT).",
+                "t_RTO = 4 RTT), whose square term is (n − 2j)²: Algorithm 1's printed "
+                "(n − j)² is a misprint (the root's argument must hold the square of the "
+                "linear term j·p_e·b·(2j − n); README, “Paper errors”).",
             )
         )
     return out
