@@ -325,6 +325,8 @@ def efficiency_claims(eff: pd.DataFrame) -> list[Claim]:
 
 def fairness_claims(fair: pd.DataFrame) -> list[Claim]:
     shares = pd.concat([fair.share0, fair.share1])
+    larger = np.maximum(fair.share0, fair.share1)
+    split_ok = bool(shares.between(*SUBFLOW_RANGE).all())
     return [
         Claim(
             "Fairness: the two MPFAST subflows together take what the FAST flow takes",
@@ -341,11 +343,21 @@ def fairness_claims(fair: pd.DataFrame) -> list[Claim]:
             "§IV.B.2, Fig. 3",
             "each subflow ≈ 1/2 of FAST (θ ≈ 1/2)",
             f"subflow 0's share of the connection's data {spread(fair.share0)}, subflow 1's "
-            f"{spread(fair.share1)}",
+            f"{spread(fair.share1)}; the larger of the two {spread(larger)}",
             f"every run's shares in [{SUBFLOW_RANGE[0]}, {SUBFLOW_RANGE[1]}] (ours)",
-            bool(shares.between(*SUBFLOW_RANGE).all()),
-            "On one shared bottleneck every split of α between the subflows is a fixed point "
-            "of eq. (5) with θ = x/y (reference §2.6): nothing pulls θ back to 1/2.",
+            split_ok,
+            "θ ≈ 1/2 does not follow from the paper's model. At a fixed point of eq. (5), "
+            "x_r·q_r = θ_r·α, and with θ_r = x_r/y (eq. (10)) and the same base RTT d and "
+            "queueing delay q for both subflows this only says y = α/q, for every split. "
+            "Eq. (5) multiplies both subflows' windows by the same factor "
+            "γ(d + α/y)/(d + q) + 1 − γ, so the split keeps whatever value the start gave it "
+            "(README, “Paper errors”).",
+            cause=None if split_ok else "paper",
+            paper_value=0.5,
+            plait_mean=float(larger.mean()) if len(larger) else None,
+            plait_min=float(larger.min()) if len(larger) else None,
+            plait_max=float(larger.max()) if len(larger) else None,
+            seeds=int(fair["seed"].nunique()) if len(fair) else None,
         ),
     ]
 
