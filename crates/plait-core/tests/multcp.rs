@@ -158,9 +158,7 @@ const N4_EXACT: &str = "{ name = \"multcp\", n = 4, equivalence = \"exact\" }";
 /// MulTCP n = 4 takes about four Reno flows' share.
 #[test]
 fn four_flows_worth_when_losses_hit_one_flow_at_a_time() {
-    // Re-armed after each hold: with the rule as §V.D is written (re-arm once the queue is back
-    // at the threshold) the first event, during slow start, leaves the queue above it for good.
-    let bottleneck = "rate = \"20Mbps\"\nqueue = { kind = \"threshold_dropper\", threshold = 50, rearm = \"hold\" }";
+    let bottleneck = "rate = \"20Mbps\"\nqueue = { kind = \"threshold_dropper\", threshold = 50 }";
     let crowcroft = share(N4, bottleneck);
     let exact = share(N4_EXACT, bottleneck);
     println!("threshold dropper: MulTCP n = 4 / mean Reno = {crowcroft:.3} (crowcroft), {exact:.3} (exact)");

@@ -1075,14 +1075,11 @@ mod tests {
     #[test]
     fn a_dropper_of_waiting_packets_moves_the_ones_behind_earlier() {
         use plait_core::net::queue::{DropPolicy, ThresholdDropper};
-        // Threshold 2, no hold, largest_rate measured over 1 ms, 20 Mb/s (1500 B: 600 us, 40 B:
-        // 16 us). At 0: A (flow 1) is served at once; B and C (flow 2) wait; D (flow 1, 40 B)
-        // would be the third waiting: it is queued, and flow 2 (3000 B sent, against 1540)
-        // loses its latest packet, C. D then leaves right after B, at 1200 + 16 us, and C's hop
-        // end is gone.
-        let dropper = ThresholdDropper::new(2, SimTime(0), DropPolicy::LargestRate)
-            .with_rate_window(SimTime(1_000_000))
-            .into();
+        // Threshold 1, no hold, largest_rate, 20 Mb/s (1500 B: 600 us, 40 B: 16 us). At 0: A
+        // (flow 1) is served at once; B and C (flow 2) wait; D (flow 1, 40 B) finds 2 > 1
+        // waiting, is queued, and flow 2 (3000 B queued) loses its latest packet, C. D then
+        // leaves right after B, at 1200 + 16 us, and C's hop end is gone.
+        let dropper = ThresholdDropper::new(1, SimTime(0), DropPolicy::LargestRate).into();
         let mut e = Emulator::new(
             vec![link(MB20, 0, Limit::Packets(1)).with_queue(dropper, 1)],
             vec![vec![0]],
@@ -1119,8 +1116,7 @@ mod tests {
         // 7 Mb/s: not a whole number of ns per byte, so the fractional remainder matters.
         let rate = Rate::from_mbps(7);
         let dropper = || -> Queue { ThresholdDropper::new(6, SimTime(3_000_000), policy).into() };
-        // Arrivals: four flows, mixed sizes, about 0.97 times the link's rate (a small LCG), so
-        // that the queue falls back to the threshold, where the dropper re-arms.
+        // Arrivals: four flows, mixed sizes, about 1.3 times the link's rate (a small LCG).
         let mut x: u64 = 12345;
         let mut next = || {
             x = x
@@ -1131,7 +1127,7 @@ mod tests {
         let mut t = 0u64;
         let arrivals: Vec<(u64, u32, u32)> = (0..3000)
             .map(|_| {
-                t += 1 + next() % 2_400_000;
+                t += 1 + next() % 2_200_000;
                 let bytes = [1500, 1500, 1500, 576, 40][(next() % 5) as usize];
                 (t, (next() % 4) as u32, bytes)
             })
@@ -1221,13 +1217,12 @@ mod tests {
         ] {
             let (drops, evicted) = compare_with_the_simulators_link(policy);
             assert!(drops > 50, "{policy:?}: only {drops} drops");
-            // The arrival only, or (the other two) often a packet already waiting: the latest of
-            // the selected flow, unless it has none queued (then its next arrival goes).
+            // The arrival only, or (the other two) mostly a packet already waiting.
             if policy == DropPolicy::FirstArrival {
                 assert_eq!(evicted, 0);
             } else {
                 assert!(
-                    evicted > drops / 4,
+                    evicted > drops / 2,
                     "{policy:?}: {evicted} of {drops} waiting"
                 );
             }

@@ -39,7 +39,7 @@ RED_KEYS = {
     "packets", "bytes",
 }  # fmt: skip
 #: The threshold-dropper's parameters (plait-core net/queue/threshold_dropper.rs).
-DROPPER_KEYS = {"kind", "threshold", "hold", "policy", "rearm"}
+DROPPER_KEYS = {"kind", "threshold", "hold", "policy"}
 #: The threshold-dropper's hold when no flow's data crosses the direction (plait-core
 #: sim/build.rs, FALLBACK_HOLD).
 FALLBACK_HOLD_NS = 100_000_000

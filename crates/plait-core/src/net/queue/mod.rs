@@ -20,7 +20,7 @@ pub mod threshold_dropper;
 
 pub use droptail::DropTail;
 pub use red::Red;
-pub use threshold_dropper::{Rearm, ThresholdDropper};
+pub use threshold_dropper::ThresholdDropper;
 
 /// A packet as a queue sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,14 +75,14 @@ impl Limit {
     }
 }
 
-/// How the threshold-dropper chooses the connection it signals (Altman et al. §I, §V.D).
+/// How the threshold-dropper chooses the packet to drop (Altman et al. §V.D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropPolicy {
-    /// Signal the connection of the arrival that would exceed the threshold (drop it).
+    /// Drop the arrival that found more than `threshold` packets queued.
     FirstArrival,
-    /// Signal a connection drawn uniformly among every flow seen, queued or not.
+    /// Drop a packet of a flow drawn uniformly among the flows with packets queued.
     RateIndependent,
-    /// Signal the connection that sent the most bytes in the last rate window.
+    /// Drop a packet of the flow with the most bytes queued.
     LargestRate,
 }
 
