@@ -29,10 +29,14 @@
 //! SMSS, the loss window of one flow (more conservative than N flows of which one timed out:
 //! "timeout losses force the entire mulTCP window to be cut down to 1", Singh, Pradhan and
 //! Francis, ICNP 2004, §2, citing the MulTCP paper), and ssthresh by `timeout_ssthresh`
-//! ([`TimeoutSsthresh`]), at least 2·SMSS and kept by a repeated timeout (RFC 5681 §3.1):
+//! ([`TimeoutSsthresh`]), at least 2·SMSS and kept by a repeated timeout (RFC 5681 §3.1). The
+//! MulTCP paper's own text is not at hand (what is cited of it says nothing of ssthresh); the
+//! rules and their measured effect are in `docs/ns2.md` ("MulTCP's timeout rule"):
 //!
-//! - `"multcp"`: `(1 − β)·FlightSize`, as at a loss: one of N flows halves;
-//! - `"half"`: `FlightSize/2`, RFC 5681 eq. (4) as for one TCP flow;
+//! - `"half"` (the default): `FlightSize/2`, RFC 5681 eq. (4), as for one TCP flow, whose
+//!   window the timeout has just reset to one segment; with N = 1 MulTCP is then Reno;
+//! - `"multcp"`: `(1 − β)·FlightSize`, as at a loss: one of N flows halves (plait's rule
+//!   until issue 32; no source gives it);
 //! - `"ns2"`: half the window, `⌊cwnd/(2·SMSS)⌋` whole segments, whatever N: ns-2.35's
 //!   MulTCP emulation (`decrease_num_`), whose `TcpAgent::timeout` (tcp/tcp.cc) sets
 //!   `last_cwnd_action_ = CWND_ACTION_TIMEOUT` and calls
@@ -40,7 +44,8 @@
 //!   `ssthresh_ = (int) halfwin`, `halfwin = windowd()/2`, rather than
 //!   `decrease_num_·windowd()` (windowd() is min(cwnd_, window_) in packets; plait's receive
 //!   window is not the controller's to see). ns-2 also recomputes it at a repeated timeout
-//!   (from a window of one packet: 2); plait keeps it, for every rule.
+//!   (from a window of one packet: 2); plait keeps it, for every rule. The same as `"half"`
+//!   but for the basis (cwnd rather than FlightSize capped at cwnd) and the rounding.
 //!
 //! No growth in recovery or when the sender is not cwnd-limited (RFC 7661 §4).
 //!
@@ -91,7 +96,7 @@ pub const SPEC: AlgorithmSpec<ControllerKind> = AlgorithmSpec {
              TCP flow's); ns2: half the window in whole segments (ns-2.35 TcpAgent::timeout \
              and slowdown, tcp/tcp.cc); at least 2 segments, kept by a repeated timeout",
         )
-        .default(Scalar::Name("multcp")),
+        .default(Scalar::Name("half")),
     ],
     finish: Some(|params| {
         let params = MulTcpParams::from(&*params);
@@ -205,9 +210,9 @@ impl From<&Params> for MulTcpParams {
                 _ => Equivalence::Crowcroft,
             },
             timeout_ssthresh: match p.choice("timeout_ssthresh") {
-                "half" => TimeoutSsthresh::Half,
+                "multcp" => TimeoutSsthresh::MulTcp,
                 "ns2" => TimeoutSsthresh::Ns2,
-                _ => TimeoutSsthresh::MulTcp,
+                _ => TimeoutSsthresh::Half,
             },
         }
     }
@@ -604,7 +609,7 @@ mod tests {
             cc.on_retransmission_timeout(SimTime::ZERO, 40 * M);
             cc.ssthresh()
         };
-        assert_eq!(built(None), 35 * M, "default: multcp, 7/8 of FlightSize");
+        assert_eq!(built(None), 20 * M, "default: half of FlightSize");
         assert_eq!(built(Some("multcp")), 35 * M);
         assert_eq!(built(Some("half")), 20 * M);
         // cwnd is the initial 10 segments: ns-2 halves the window.
