@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import numbers
 import re
 import sys
@@ -83,18 +84,23 @@ class Claim:
             raise ValueError(f"claim {self.claim!r}: a claim that agrees has no cause")
 
     def record(self, experiment: str, index: int) -> dict[str, Any]:
-        """The claim as one record of ``claims.json`` (:func:`claim_records`)."""
+        """The claim as one record of ``claims.json`` (:func:`claim_records`); a number that
+        is not finite (a mean over no runs) is null, as JSON has no NaN."""
+
+        def number(x: float | None) -> float | None:
+            return None if x is None or not math.isfinite(x) else float(x)
+
         return {
             "id": f"{experiment}.{index + 1}",
             "experiment": experiment,
             "claim": self.claim,
             "where": self.where,
             "paper": self.paper,
-            "paper_value": self.paper_value,
+            "paper_value": number(self.paper_value),
             "plait": self.plait,
-            "plait_mean": self.plait_mean,
-            "plait_min": self.plait_min,
-            "plait_max": self.plait_max,
+            "plait_mean": number(self.plait_mean),
+            "plait_min": number(self.plait_min),
+            "plait_max": number(self.plait_max),
             "seeds": self.seeds,
             "tolerance": self.tolerance,
             "verdict": "agrees" if self.agrees else "differs",

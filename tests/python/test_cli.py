@@ -749,9 +749,9 @@ def test_reproduce_writes_a_report_that_renders_in_a_browser(capsys, tmp_path):
     html = report.read_text(encoding="utf-8")
     assert "Parallel TCP sockets" in html
     # Every claim has a verdict; the paper's RED claim is one plait does not reproduce.
-    assert html.count('<td class="verdict"><span class="badge') == 11
+    assert html.count('<td class="verdict"><span class="badge') == 13
     assert "RED conforms reasonably to Theorem 1" in html
-    assert "of 11 claims agree" in out
+    assert "of 13 claims agree" in out
     stored = list((out_dir / "parallel-tcp" / "runs" / "links").glob("*.parquet"))
     assert len(stored) == 8 * 4 * 2  # queues x N x seeds
     # The utilisation table (one row per run) and its Markdown and figure, beside the runs.

@@ -275,6 +275,13 @@ def test_claim_records_carry_ids_numbers_verdicts_and_causes():
     assert records[1]["plait_mean"] is None
     html = render([section], "t", "g")
     assert '<p class="cause">cause: paper</p>' in html
+    # A mean over no runs is NaN: null in the records, which JSON can carry.
+    empty = Claim("w", "x", "1", "-", "t", False, "no runs", plait_mean=float("nan"))
+    import json
+
+    record = claim_records(Section("e", "E", "p", "s", [empty], [], [], {}))[0]
+    assert record["plait_mean"] is None
+    json.dumps(record, allow_nan=False)
 
 
 def test_a_claim_cause_must_be_a_known_class_and_only_on_a_difference():

@@ -120,7 +120,10 @@ def _shrink_linux_fidelity(monkeypatch, tmp_path):
 def _shrink_yang_amer(monkeypatch, tmp_path):
     from plait.experiments import yang_amer_2013 as ya
 
-    tables = {"I": ["default", (0.5, 1.0), (0.9, 1.4)], "II": ["default", (0.5, 1.0), (0.9, 1.0)]}
+    tables = {
+        "I": ["default", (0.5, 1.0), (0.9, 1.2), (0.9, 1.4)],
+        "II": ["default", (0.5, 1.0), (0.9, 1.0)],
+    }
     _with_settings(
         monkeypatch,
         ya,
