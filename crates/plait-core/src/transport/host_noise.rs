@@ -28,7 +28,7 @@
 //! are independent hosts with their own state, drawing from the one stream in the order the
 //! packets are emitted.
 
-use rand::Rng;
+use rand::{Rng, RngCore};
 
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -65,6 +65,9 @@ impl HostNoiseConfig {
 /// One end's state.
 #[derive(Clone, Copy, Debug, Default)]
 struct End {
+    /// The delay of each packet this end emits: uniform in `[0, jitter]` ns, plus
+    /// `send_jitter` at the sending end.
+    delay: UniformDelay,
     /// When the packet emitted last leaves (the next may not leave earlier).
     free_at: SimTime,
     /// The next stall `[start, end)`, once drawn.
@@ -72,6 +75,45 @@ struct End {
     /// When the last packet held back leaves (the driver releases it then): a packet due at
     /// that very instant is held too, so that it leaves after it.
     held_until: Option<SimTime>,
+}
+
+/// A draw uniform in `[0, max]` ns that is, draw for draw, `rng.gen_range(0..=max)`: rand 0.8's
+/// `UniformInt::<u64>::sample_single_inclusive` (Lemire's widening multiply, rejecting the low
+/// words above a zone that is the range shifted up to the top bit, minus one), with the range
+/// and the zone worked out once from the settings instead of at every packet.
+#[derive(Clone, Copy, Debug, Default)]
+struct UniformDelay {
+    /// `max + 1`, wrapping: 1 draws nothing (no delay), 0 is the whole of `u64`.
+    range: u64,
+    /// The largest low word accepted.
+    zone: u64,
+}
+
+impl UniformDelay {
+    fn new(max: u64) -> Self {
+        let range = max.wrapping_add(1);
+        let zone = if range == 0 {
+            u64::MAX
+        } else {
+            (range << range.leading_zeros()).wrapping_sub(1)
+        };
+        UniformDelay { range, zone }
+    }
+
+    /// The next delay in ns: 0 without a draw when `max` is 0, as `gen_range` is not called
+    /// then.
+    #[inline(always)]
+    fn sample(&self, rng: &mut SimRng) -> u64 {
+        if self.range <= 1 {
+            return if self.range == 1 { 0 } else { rng.next_u64() };
+        }
+        loop {
+            let wide = u128::from(rng.next_u64()) * u128::from(self.range);
+            if wide as u64 <= self.zone {
+                return (wide >> 64) as u64;
+            }
+        }
+    }
 }
 
 /// Delays the packets of a connection's two ends (see the module documentation).
@@ -84,32 +126,33 @@ pub struct HostNoise {
     config: HostNoiseConfig,
     rng: SimRng,
     ends: [End; 2],
+    /// The ends stall (`stall_rate` and `stall_duration` both positive).
+    stalls: bool,
 }
 
 impl HostNoise {
     pub fn new(config: HostNoiseConfig, rng: SimRng) -> HostNoise {
+        let jitter = config.jitter.as_nanos();
+        let end = |max| End {
+            delay: UniformDelay::new(max),
+            ..End::default()
+        };
         HostNoise {
             config,
             rng,
-            ends: [End::default(), End::default()],
+            ends: [end(jitter + config.send_jitter.as_nanos()), end(jitter)],
+            stalls: config.stall_rate > 0.0 && config.stall_duration > SimTime::ZERO,
         }
     }
 
     /// When a packet the end `end` (0 or 1) emits at `now` leaves it: `now` plus its
     /// processing delay, after any stall it falls in, and not before the end's previous
     /// packet.
+    #[inline(always)]
     fn release_time(&mut self, now: SimTime, end: usize) -> SimTime {
-        let mut jitter = self.config.jitter.as_nanos();
-        if end == 0 {
-            jitter += self.config.send_jitter.as_nanos();
-        }
-        let delay = if jitter > 0 {
-            self.rng.gen_range(0..=jitter)
-        } else {
-            0
-        };
+        let delay = self.ends[end].delay.sample(&mut self.rng);
         let mut release = (now + SimTime(delay)).max(self.ends[end].free_at);
-        if self.config.stall_rate > 0.0 && self.config.stall_duration > SimTime::ZERO {
+        if self.stalls {
             release = self.after_stalls(end, release);
         }
         self.ends[end].free_at = release;
@@ -125,18 +168,17 @@ impl HostNoise {
     /// Sends `packet`, emitted at `now` by the end its direction says (the sender's forward,
     /// the receiver's back), into `out`: at once if due now and no packet of that end is held
     /// until now, else to leave at its release time.
-    #[inline]
+    #[inline(always)]
     pub fn send(&mut self, now: SimTime, packet: Transmit, out: &mut Outbox<'_>) {
         let end = usize::from(packet.direction == Direction::Reverse);
         let release = self.release_time(now, end);
         let e = &mut self.ends[end];
         // Held packets due before `now` have left; one due at `now` may not have yet.
-        if release <= now && e.held_until.is_none_or(|h| h < now) {
-            out.send(packet);
-        } else {
+        let held = !(release <= now && e.held_until.is_none_or(|h| h < now));
+        if held {
             e.held_until = Some(release);
-            out.send_at(packet, release);
         }
+        out.send_held_if(packet, held, release);
     }
 
     /// Sends every packet `emit` yields at `now` through the noise ([`HostNoise::send`]): a
@@ -153,6 +195,7 @@ impl HostNoise {
     }
 
     /// `release`, or the end of the stall it falls in; stalls that ended before it are passed.
+    #[inline(never)]
     fn after_stalls(&mut self, end: usize, release: SimTime) -> SimTime {
         loop {
             let (start, stop) = match self.ends[end].stall {
@@ -367,6 +410,41 @@ mod tests {
             }
         }
         assert!(waited, "some packet fell in a stall");
+    }
+
+    #[test]
+    fn a_delay_is_the_draw_gen_range_makes() {
+        // The precomputed draw must give what `gen_range(0..=max)` gives, draw for draw, and
+        // leave the stream where it leaves it (rejections included): seeded runs depend on it.
+        let maxes = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            1_000,
+            12_000,
+            120_001,
+            (1 << 33) + 7,
+            u64::MAX / 3,
+            (u64::MAX / 2) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for (i, &max) in maxes.iter().enumerate() {
+            let streams = RngStreams::new(i as u64);
+            let (mut a, mut b) = (streams.stream("d"), streams.stream("d"));
+            let delay = UniformDelay::new(max);
+            for _ in 0..20_000 {
+                let expected = if max > 0 { a.gen_range(0..=max) } else { 0 };
+                assert_eq!(delay.sample(&mut b), expected, "max {max}");
+            }
+            assert_eq!(
+                a.next_u64(),
+                b.next_u64(),
+                "max {max}: the streams moved alike"
+            );
+        }
     }
 
     #[test]

@@ -152,6 +152,26 @@ impl<'a> Outbox<'a> {
         self.later.push((at, id));
     }
 
+    /// [`Outbox::send_at`] of `x` at `at` if `held`, else [`Outbox::send`]: one copy of its
+    /// header into the pool either way.
+    ///
+    /// # Panics
+    /// When the path is not one of the flow's paths (a transport bug).
+    #[inline(always)]
+    pub fn send_held_if(&mut self, x: Transmit, held: bool, at: SimTime) {
+        let id = self.place(x.path, x.direction, |header| {
+            *header = x.header;
+            x.size_bytes
+        });
+        if held {
+            self.later.push((at, id));
+        } else if self.first.is_none() {
+            self.first = Some(id);
+        } else {
+            self.more.push(id);
+        }
+    }
+
     /// Writes a packet into the pool, in the arriving packet's slot if no packet took it yet
     /// (as the pool's free list would hand it out), and counts it.
     #[inline(always)]

@@ -139,7 +139,7 @@ impl TcpFlow {
             // (the noise would send each at once: its receiving end never delays).
             Some(_) => {
                 if sender {
-                    self.flush_through_noise(now, true, false, out);
+                    self.send_data_through_noise(now, out);
                 }
             }
         }
@@ -153,6 +153,32 @@ impl TcpFlow {
                     #[inline(always)]
                     |header| header_bytes + receiver.write_ack(now, header),
                 );
+            }
+        }
+    }
+
+    /// The sender's segments through the host noise (send jitter alone): what
+    /// [`TcpFlow::flush_through_noise`] does for the sender, without the generic relay.
+    #[inline(always)]
+    fn send_data_through_noise(&mut self, now: SimTime, out: &mut Outbox<'_>) {
+        if !self.is_active() {
+            return;
+        }
+        let Some(noise) = self.noise.as_deref_mut() else {
+            return;
+        };
+        // As `next_data`: the window stays open until a segment fills it.
+        while let Some(seg) = self.sender.poll_transmit(now) {
+            let window_open = !self.sender.window_filled();
+            let x = Transmit {
+                path: PATH,
+                direction: Direction::Forward,
+                size_bytes: seg.len + self.header_bytes,
+                header: Header::TcpData(seg),
+            };
+            noise.send(now, x, out);
+            if !window_open {
+                break;
             }
         }
     }
