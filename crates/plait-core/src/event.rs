@@ -237,8 +237,9 @@ pub struct EventQueue {
     next_seq: u64,
     /// The time of the last event popped: what a new event is scheduled at.
     now: SimTime,
-    /// When the last event popped was scheduled.
-    scheduled: SimTime,
+    /// The order of the last event popped, which tells when it was scheduled
+    /// ([`EventQueue::scheduled`], worked out only when asked).
+    order: u64,
 }
 
 /// One of the two heaps.
@@ -333,12 +334,20 @@ impl EventQueue {
             return None;
         }
         self.taken = Some(which);
-        (self.now, self.scheduled) = (e.time, e.scheduled());
+        (self.now, self.order) = (e.time, e.order);
         Some((e.time, e.event))
     }
 
+    /// When the last event popped was scheduled (as its entry tells,
+    /// [`Entry::scheduled`]; the start of the run before any).
+    #[inline]
     pub fn scheduled(&self) -> SimTime {
-        self.scheduled
+        Entry {
+            time: self.now,
+            order: self.order,
+            event: Event::Sample,
+        }
+        .scheduled()
     }
 
     /// Time of the earliest event.

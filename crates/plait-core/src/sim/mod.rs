@@ -581,13 +581,17 @@ impl<O: Observer> Simulator<O> {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
-            if self.events_processed >= stop_at && !self.budget_spent {
-                self.budget_spent = true;
-                self.update_horizon();
-            }
-            if self.budget_spent && self.now >= self.ahead.unrecorded_until {
-                exhausted = self.events.peek_time().is_some_and(|t| t < end);
-                break;
+            // The budget is spent from the event that reaches `stop_at` on, and only this loop
+            // spends it: one comparison per event until then.
+            if self.events_processed >= stop_at {
+                if !self.budget_spent {
+                    self.budget_spent = true;
+                    self.update_horizon();
+                }
+                if self.now >= self.ahead.unrecorded_until {
+                    exhausted = self.events.peek_time().is_some_and(|t| t < end);
+                    break;
+                }
             }
         }
         self.overrun = self.events_processed.saturating_sub(stop_at);
