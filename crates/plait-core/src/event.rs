@@ -1,5 +1,6 @@
 //! The event queue: small entries ordered by (time, insertion sequence), in a binary heap of
-//! packet events beside the flows' wake-ups (`timer_wheel`).
+//! packet events beside the flows' wake-ups (`timer_wheel`) and the packets held by their
+//! hosts (a short sorted lane, `EventQueue::push_release`).
 //!
 //! Ties in time are broken by the order of insertion, so a run is a deterministic function of
 //! its inputs. Insertion order is (the time an event was scheduled at, a sequence number):
@@ -230,6 +231,13 @@ impl<const TO_LEAF: bool> MinHeap<TO_LEAF> {
 pub struct EventQueue {
     heap: MinHeap<false>,
     timers: TimerWheel,
+    /// Packets held by their hosts (`Event::Release`, [`EventQueue::push_release`]), sorted
+    /// by key, the earliest last. Host noise holds a packet for at most a few service times,
+    /// so a few are held at once: each goes in by a short move from the back and leaves from
+    /// the back, where in the heap it would cost a pass up and a pass down. Past
+    /// [`RELEASE_LANE`] entries a release goes into the heap like any event; pops take the
+    /// earliest of the three, so the order is that of a single queue.
+    releases: Vec<Entry>,
     /// The heap whose top entry was popped last and is still in place: it is removed at the
     /// next pop, or replaced by the next entry pushed into that heap (a flow's re-armed
     /// wake-up, a link's next arrival), which saves a pass over the heap.
@@ -241,6 +249,9 @@ pub struct EventQueue {
     /// ([`EventQueue::scheduled`], worked out only when asked).
     order: u64,
 }
+
+/// The most releases kept apart from the heap ([`EventQueue::releases`]).
+const RELEASE_LANE: usize = 32;
 
 /// One of the two heaps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -265,18 +276,57 @@ impl EventQueue {
     /// and before those scheduled later.
     #[inline(always)]
     pub fn push_as_of(&mut self, time: SimTime, scheduled: SimTime, event: Event) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let entry = Entry {
-            time,
-            order: (rank(time, scheduled) << 32) | (seq & u32::MAX as u64),
-            event,
-        };
+        let entry = self.entry(time, scheduled, event);
         let which = if matches!(event, Event::FlowTimer(_)) {
             Which::Timers
         } else {
             Which::Events
         };
+        self.push_into(which, entry);
+    }
+
+    /// The entry of `event` at `time` scheduled at `scheduled`, with the next sequence number.
+    #[inline(always)]
+    fn entry(&mut self, time: SimTime, scheduled: SimTime, event: Event) -> Entry {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        Entry {
+            time,
+            order: (rank(time, scheduled) << 32) | (seq & u32::MAX as u64),
+            event,
+        }
+    }
+
+    /// Schedules `Event::Release(packet)` at `time` (not before the current time): the same
+    /// place in the order as [`EventQueue::push`], kept apart from the heap while few are
+    /// held.
+    #[inline(always)]
+    pub fn push_release(&mut self, time: SimTime, packet: PacketId) {
+        let entry = self.entry(time, self.now, Event::Release(packet));
+        let n = self.releases.len();
+        if n >= RELEASE_LANE {
+            return self.push_into(Which::Events, entry);
+        }
+        // Mostly none is held, or the new one is the earliest: it goes at the back.
+        if n == 0 || entry.key() < self.releases[n - 1].key() {
+            self.releases.push(entry);
+        } else {
+            self.insert_release(entry);
+        }
+    }
+
+    /// Puts `entry` in its place in `releases`, not at the back.
+    #[inline(never)]
+    fn insert_release(&mut self, entry: Entry) {
+        let key = entry.key();
+        let at = self.releases.partition_point(|e| e.key() > key);
+        self.releases.insert(at, entry);
+    }
+
+    /// Puts `entry` into the heap `which`, in the place of the entry popped last if that is
+    /// still there.
+    #[inline(always)]
+    fn push_into(&mut self, which: Which, entry: Entry) {
         let replace = self.taken == Some(which);
         if replace {
             self.taken = None;
@@ -325,6 +375,9 @@ impl EventQueue {
     #[inline]
     pub fn pop_before(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
         self.settle();
+        if !self.releases.is_empty() {
+            return self.pop_with_releases(end);
+        }
         let which = self.earliest()?;
         let e = *match which {
             Which::Events => self.heap.peek(),
@@ -334,6 +387,33 @@ impl EventQueue {
             return None;
         }
         self.taken = Some(which);
+        (self.now, self.order) = (e.time, e.order);
+        Some((e.time, e.event))
+    }
+
+    /// [`EventQueue::pop_before`] while releases are held: the earliest release if it comes
+    /// before the heaps' earliest entry.
+    #[inline(always)]
+    fn pop_with_releases(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        let release = *self.releases.last()?;
+        let which = self.earliest();
+        let first = match which {
+            Some(Which::Events) => self.heap.peek(),
+            Some(Which::Timers) => self.timers.peek(),
+            None => None,
+        };
+        let (e, from_heap) = match first {
+            Some(&e) if e.key() < release.key() => (e, true),
+            _ => (release, false),
+        };
+        if e.time >= end {
+            return None;
+        }
+        if from_heap {
+            self.taken = which;
+        } else {
+            self.releases.pop();
+        }
         (self.now, self.order) = (e.time, e.order);
         Some((e.time, e.event))
     }
@@ -354,14 +434,19 @@ impl EventQueue {
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
         self.settle();
-        match (self.heap.peek(), self.timers.peek()) {
+        let first = match (self.heap.peek(), self.timers.peek()) {
             (Some(a), Some(b)) => Some(a.time.min(b.time)),
             (a, b) => a.or(b).map(|e| e.time),
+        };
+        match (first, self.releases.last()) {
+            (Some(t), Some(r)) => Some(t.min(r.time)),
+            (t, r) => t.or(r.map(|r| r.time)),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.timers.len() - usize::from(self.taken.is_some())
+        self.heap.len() + self.timers.len() + self.releases.len()
+            - usize::from(self.taken.is_some())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -549,6 +634,53 @@ mod tests {
             }
             while let Some(want) = reference.pop_first() {
                 prop_assert_eq!(q.pop(), Some((SimTime(want.0), event(want.1, want.2))));
+            }
+            prop_assert!(q.pop().is_none() && q.is_empty());
+        }
+
+        /// Releases (`push_release`, kept apart from the heap up to `RELEASE_LANE` held, then
+        /// in the heap) interleaved with other events, timers and pops, against an ordered set
+        /// of (time, scheduled, insertion): a single queue's order, ties included, with runs of
+        /// pushes long enough to fill the lane.
+        #[test]
+        fn releases_follow_the_reference_order(
+            ops in proptest::collection::vec((0u8..5, 0u64..12, 0u64..3, 0u8..3), 0..400)
+        ) {
+            let mut q = EventQueue::new();
+            let mut reference = std::collections::BTreeSet::new();
+            let (mut now, mut n) = (0u64, 0u32);
+            let kind = |i: u32, k: u8| match k {
+                0 => Event::Release(PacketId(i)),
+                1 => Event::FlowTimer(FlowId(i)),
+                _ => Event::Arrive(LinkId(i)),
+            };
+            for (op, dt, back, k) in ops {
+                if op == 0 {
+                    let got = q.pop();
+                    let want = reference.pop_first();
+                    prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(|(t, _, i, k)| (t, kind(i, k))));
+                    if let Some((t, s, ..)) = want {
+                        now = t;
+                        prop_assert_eq!(q.scheduled(), SimTime(s));
+                    }
+                    prop_assert_eq!(q.peek_time().map(|t| t.0), reference.first().map(|e| e.0));
+                } else {
+                    let time = now + dt;
+                    let scheduled = if k == 0 {
+                        q.push_release(SimTime(time), PacketId(n));
+                        now
+                    } else {
+                        let scheduled = now.saturating_sub(back);
+                        q.push_as_of(SimTime(time), SimTime(scheduled), kind(n, k));
+                        scheduled
+                    };
+                    reference.insert((time, scheduled, n, k));
+                    n += 1;
+                }
+                prop_assert_eq!(q.len(), reference.len());
+            }
+            while let Some(want) = reference.pop_first() {
+                prop_assert_eq!(q.pop(), Some((SimTime(want.0), kind(want.2, want.3))));
             }
             prop_assert!(q.pop().is_none() && q.is_empty());
         }

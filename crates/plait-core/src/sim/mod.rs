@@ -903,11 +903,11 @@ impl<O: Observer> Simulator<O> {
 
     /// The packets the last input sent to leave later: each enters its route at its time
     /// (`Event::Release`), in the order sent among those due at the same time.
-    #[inline(never)]
+    #[inline(always)]
     fn hold_later(&mut self) {
         self.counters.created += self.later_buf.len() as u64;
         for &(at, id) in &self.later_buf {
-            self.events.push(at.max(self.now), Event::Release(id));
+            self.events.push_release(at.max(self.now), id);
         }
         self.later_buf.clear();
     }

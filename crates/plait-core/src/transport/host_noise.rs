@@ -72,9 +72,11 @@ struct End {
     free_at: SimTime,
     /// The next stall `[start, end)`, once drawn.
     stall: Option<(SimTime, SimTime)>,
-    /// When the last packet held back leaves (the driver releases it then): a packet due at
-    /// that very instant is held too, so that it leaves after it.
-    held_until: Option<SimTime>,
+    /// Just after the last packet held back leaves (the driver releases it then): a packet
+    /// emitted before this instant, even at the very instant that one leaves, is held too,
+    /// so that it leaves after it. Zero while none was held. (The release plus one
+    /// nanosecond, so that "nothing held, or held until before now" is one comparison.)
+    held_until_after: SimTime,
 }
 
 /// A draw uniform in `[0, max]` ns that is, draw for draw, `rng.gen_range(0..=max)`: rand 0.8's
@@ -174,9 +176,9 @@ impl HostNoise {
         let release = self.release_time(now, end);
         let e = &mut self.ends[end];
         // Held packets due before `now` have left; one due at `now` may not have yet.
-        let held = !(release <= now && e.held_until.is_none_or(|h| h < now));
+        let held = !(release <= now && e.held_until_after <= now);
         if held {
-            e.held_until = Some(release);
+            e.held_until_after = SimTime(release.0.saturating_add(1));
         }
         out.send_held_if(packet, held, release);
     }
