@@ -193,27 +193,27 @@ impl<const TO_LEAF: bool> MinHeap<TO_LEAF> {
     /// [`MinHeap::sift_down_from_top`] comparing with `entry` at every level.
     #[inline]
     fn sift_down(&mut self, entry: Entry) {
-        let n = self.entries.len();
+        let entries = &mut self.entries[..];
         let key = entry.key();
         let mut i = 0;
+        // The children read with `get`, which tests each index once, where indexing after the
+        // tests on `len` tested them again.
         loop {
             let left = 2 * i + 1;
-            if left >= n {
+            let Some(&l) = entries.get(left) else {
                 break;
-            }
-            let right = left + 1;
-            let child = if right < n && self.entries[right].key() < self.entries[left].key() {
-                right
-            } else {
-                left
             };
-            if self.entries[child].key() >= key {
+            let (child, c) = match entries.get(left + 1) {
+                Some(&r) if r.key() < l.key() => (left + 1, r),
+                _ => (left, l),
+            };
+            if c.key() >= key {
                 break;
             }
-            self.entries[i] = self.entries[child];
+            entries[i] = c;
             i = child;
         }
-        self.entries[i] = entry;
+        entries[i] = entry;
     }
 
     fn len(&self) -> usize {
