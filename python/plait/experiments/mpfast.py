@@ -502,7 +502,9 @@ def setup(data: dict, sc: Settings) -> str:
         f"balancing run 300 s, fairness {sc.fairness_duration:g} s (the first 50 s discarded); "
         f"{len(sc.seeds)} seed(s); efficiency background TCP: "
         f"{', '.join(sc.background_ccs)}. The connection's start is drawn from the seed "
-        "(within the first 100 ms; fairness: both flows within the first second)."
+        "(within the first 100 ms; fairness: both flows within the first second). Load "
+        "balancing as the paper's ns-2 hosts: a 64 MiB send buffer (above the four links' "
+        "4.94 MB bandwidth-delay product) and no send jitter (FAST reads it as backlog)."
     )
 
 
