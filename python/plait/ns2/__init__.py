@@ -992,22 +992,14 @@ def _bottleneck(s: Scenario) -> int:
     return min(range(len(s.links)), key=lambda i: s.links[i].rate_bps)
 
 
-def _ratio(flows: pd.DataFrame) -> float:
-    """Mean goodput of the MulTCP flows over the mean goodput of the Reno flows."""
-    multcp = flows.goodput_bps[flows.cc == "multcp"]
+def _over_reno(flows: pd.DataFrame, cc: str) -> float:
+    """Mean goodput of the flows of controller `cc` over the mean goodput of the Reno flows
+    (NaN when either is missing or the Reno flows carried nothing)."""
+    these = flows.goodput_bps[flows.cc == cc]
     reno = flows.goodput_bps[flows.cc == "reno"]
-    if multcp.empty or reno.empty or reno.mean() == 0:
+    if these.empty or reno.empty or reno.mean() == 0:
         return math.nan
-    return float(multcp.mean() / reno.mean())
-
-
-def _tfrc_ratio(flows: pd.DataFrame) -> float:
-    """Mean goodput of the TFRC flows over the mean goodput of the Reno flows."""
-    tfrc = flows.goodput_bps[flows.cc == "tfrc"]
-    reno = flows.goodput_bps[flows.cc == "reno"]
-    if tfrc.empty or reno.empty or reno.mean() == 0:
-        return math.nan
-    return float(tfrc.mean() / reno.mean())
+    return float(these.mean() / reno.mean())
 
 
 def _tfrc_loss_event_rates(mine: Any, theirs: pd.DataFrame, s: Scenario) -> tuple[float, float]:
@@ -1076,13 +1068,13 @@ def compare(
                 {
                     "simulator": sim,
                     "seed": seed,
-                    "ratio": _ratio(f),
+                    "ratio": _over_reno(f, "multcp"),
                     "drop_percent": 100 * float(drop),
                     "utilization": float(util),
                     "multcp_timeouts": int(f.timeouts[f.cc == "multcp"].sum()),
                     "reno_timeouts": int(f.timeouts[f.cc == "reno"].sum()),
                     "total_goodput_bps": float(f.goodput_bps.sum()),
-                    "tfrc_over_tcp": _tfrc_ratio(f),
+                    "tfrc_over_tcp": _over_reno(f, "tfrc"),
                     "tfrc_loss_event_rate": p,
                 }
             )
