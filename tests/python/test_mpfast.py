@@ -109,3 +109,35 @@ def test_fairness_and_balance_verdicts_follow_the_data():
     assert all(c.agrees for c in mf.balance_claims(bal))
     low = bal.assign(before=[70, 72], during=[50, 52], after=[60, 61])
     assert not any(c.agrees for c in mf.balance_claims(low))
+
+
+def test_the_fast_background_fixed_points():
+    """eq. (5)'s fixed points beside FAST-family background flows: one flow of the same α on
+    link 1 throughout and none on link 2 leaves 80·1/(1 + 1) + 80 of 160 Mb/s (θ = 1 on
+    link 1 is the best split: 80θ/(1 + θ) grows with θ), and the paper's joins leave well
+    under half."""
+    assert mf.fast_background_bound(joins=((0.0, 1), (1000.0, 1))) == 0.75
+    assert abs(mf.FAST_BACKGROUND_BOUND - 0.1938) < 5e-4
+
+
+def test_differences_carry_their_causes():
+    """A ratio under background traffic outside the paper's half is physics (the fixed points
+    above); a load-balancing shortfall beside the background flows is an open question."""
+    unlike = _efficiency(
+        {"rise_s": 10.0, "during_over_before": 0.17, "recovery_s": 5.0},
+        {"rise_s": 60.0, "during_over_before": 0.12, "recovery_s": 60.0},
+    )
+    claims = mf.efficiency_claims(unlike)
+    assert [c.cause for c in claims] == [None, "physics", None, None]
+    assert f"{mf.FAST_BACKGROUND_BOUND:.3f}" in claims[1].detail
+    bal = pd.DataFrame({"seed": [1, 2], "before": [93, 94], "during": [60, 61], "after": [92, 93]})
+    assert [c.cause for c in mf.balance_claims(bal)] == [None, "unknown", None]
+    assert all(
+        c.cause is None
+        for c in mf.efficiency_claims(
+            _efficiency(
+                {"rise_s": 10.0, "during_over_before": 0.5, "recovery_s": 5.0},
+                {"rise_s": 60.0, "during_over_before": 0.3, "recovery_s": 60.0},
+            )
+        )
+    )
