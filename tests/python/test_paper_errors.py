@@ -401,3 +401,74 @@ def test_multfrc_grouping_as_in_our_copy_loses_the_square_root_law():
         return (lin + math.sqrt(lin**2 + 4 * a * c)) / (2 * a)
 
     assert corrected_x(1e-6) / corrected_x(1e-4) == pytest.approx(10, rel=0.005)
+
+
+# --- MPAT: 95:1 between three flows needs the small ones under one packet per RTT -----------
+
+
+def test_mpat_95_to_1_is_below_the_papers_own_minimum():
+    # §4.2: a TCP flow 400 KB/s over "RTT approximately 70 msec", MSS 1460: 19.18 packets.
+    window, smallest = mp.extreme_split_window()
+    assert window == pytest.approx(3 * 400_000 * 0.070 / 1460)
+    assert smallest == pytest.approx(window / 97) and smallest < 1
+    # One packet per RTT each for the two small flows leaves the big one window - 2: 55.5:1.
+    assert mp.whole_packet_ratio(window, 1) == pytest.approx(window - 2)
+    assert mp.whole_packet_ratio(window, 2) == pytest.approx((window - 4) / 2)
+    claims = mp.shares_claims(_mpat_shares(ratio=62.0))
+    assert not claims[1].agrees and claims[1].cause == "physics"
+    assert "0.59 packets per RTT" in claims[1].detail
+    assert mp.shares_claims(_mpat_shares(ratio=90.0))[1].cause is None
+
+
+def _mpat_shares(ratio: float) -> pd.DataFrame:
+    rows = [
+        {
+            "seed": seed,
+            "minute": minute,
+            "target": ":".join(str(x) for x in s),
+            "max_error": 0.05,
+            "ratio_1_2": ratio,
+            "ratio_1_3": ratio,
+            "share1": 0.97,
+            "share2": 0.015,
+            "share3": 0.015,
+            "smallest_window_pkts": 0.95,
+            "adapt_s": 0.5 if minute else np.nan,
+        }
+        for seed in (1, 2)
+        for minute, s in enumerate(mp.SHARE_SEQUENCE)
+    ]
+    return pd.DataFrame(rows)
+
+
+# --- MPAT: Table 1's own pairs are mostly within 25 % of N1/N2 ------------------------------
+
+
+def test_mpat_table1_ratios_are_mostly_near_n1_over_n2():
+    dev = mp.pair_deviations()
+    exact = {k: abs(F(b1, b2) / F(k[0], k[1]) - 1) for k, (b1, b2) in TABLE1.items()}
+    assert dev == {k: pytest.approx(float(v)) for k, v in exact.items()}
+    assert sorted(k for k, v in exact.items() if v > F(1, 4)) == [(4, 1), (9, 1), (25, 9)]
+
+
+def test_mpat_pair_ratio_claim_carries_the_paper_cause():
+    from test_mpat import _scaling  # the scaling frame the verdict tests use
+
+    frame, pairs = _scaling(lambda n: 2.0 * n, lambda n: 0.5, lambda n: float(n), lambda n: 0.9)
+    near = pairs.assign(ratio=pairs["ideal"] * 1.1, sum_kBps=np.linspace(10000, 7000, 10))
+    claim = mp.scaling_claims(frame, near)[5]
+    assert not claim.agrees and claim.cause == "paper"
+    assert claim.paper_value == pytest.approx(0.3) and "in 3 of these 10 pairs" in claim.detail
+    far = near.assign(ratio=near["ideal"] * 2)
+    assert mp.scaling_claims(frame, far)[5].agrees
+
+
+def test_mpat_timeout_share_difference_is_open():
+    from test_mpat import _scaling
+
+    frame, pairs = _scaling(
+        lambda n: 2.0 * n, lambda n: 0.05 if n <= 4 else 0.2, lambda n: float(n), lambda n: 0.9
+    )
+    pairs = pairs.assign(ratio=pairs["ideal"] * 2, sum_kBps=np.linspace(10000, 7000, 10))
+    claim = mp.scaling_claims(frame, pairs)[2]
+    assert not claim.agrees and claim.cause == "unknown" and "ssthresh" in claim.detail
