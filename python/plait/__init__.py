@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from plait._core import ResourceLimitError, ScenarioError, __version__
+from plait._core import ResourceLimitError, ScenarioError, __core_id__, __version__
 
 __all__ = [
     "ResourceLimitError",
     "ScenarioError",
     "ScenarioWarning",
     "Result",
+    "__core_id__",
     "__version__",
     "compare",
     "estimate_memory",

@@ -635,12 +635,12 @@ def display_frame(frame: pd.DataFrame, keys: Sequence[str], ranges: bool = True)
 
 
 def _html(c: Comparison, generated: str | None) -> str:
-    from plait import __version__
+    from plait import __core_id__, __version__
     from plait.report import _e, _figures, _table, page_start
 
     if generated is None:
         now = datetime.datetime.now(datetime.timezone.utc)
-        generated = f"plait {__version__}, {now:%Y-%m-%d %H:%M} UTC"
+        generated = f"plait {__version__} (core {__core_id__}), {now:%Y-%m-%d %H:%M} UTC"
     title = f"plait compare: {c.a.label} vs {c.b.label}"
     counts = ", ".join(f"{n} {v}" for v, n in c.counts().items()) or "no rows"
     sides = "".join(

@@ -1150,3 +1150,21 @@ def test_api_in_memory_with_its_own_workers_and_grid_replacing_the_files(tmp_pat
     mine = plait.run(path, seed=2, overrides=overrides).flows.sort_values("name")
     theirs = flows[flows["run"] == row["run"]].sort_values("name")
     assert theirs["goodput_bps"].tolist() == mine["goodput_bps"].tolist()
+
+
+def test_a_simulations_key_follows_the_simulators_source(monkeypatch):
+    """Stored runs are keyed by the core's source identity: runs made by other simulator code
+    are never reused as this code's, while a kernel run (which no simulator code made) keeps
+    its key."""
+    from plait.sweeps import spec
+
+    assert re.fullmatch(r"[0-9a-f]{16}", plait.__core_id__)
+    canonical = {"simulation": {"seed": 1}, "flow": [{"name": "f"}]}
+    ours, kernel = spec.run_key(canonical), spec.run_key(canonical, "6.18.44")
+    monkeypatch.setattr(spec, "__core_id__", "0" * 16)
+    assert spec.run_key(canonical) != ours
+    assert spec.run_key(canonical, "6.18.44") == kernel
+    assert (
+        plait.__core_id__
+        in subprocess.run([*PLAIT, "--version"], capture_output=True, text=True, check=True).stdout
+    )

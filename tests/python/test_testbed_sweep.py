@@ -143,10 +143,10 @@ def test_kernel_runs_and_simulations_never_share_a_key(tmp_path):
     assert len(sim_keys) == len(kernel_keys) == 2
     assert not sim_keys & kernel_keys  # neither is ever reused as the other
     assert not kernel_keys & {r.key for r in other}  # another kernel: new runs
-    # A simulation's key is what it was before kernel runs existed: old stores stay valid.
+    # A simulation's key hashes the scenario, the version and the simulator's source identity.
     for run, canonical in zip(simulated, seen):
-        identity = json.dumps({"scenario": canonical, "plait": __version__}, sort_keys=True,
-                              separators=(",", ":"))  # fmt: skip
+        fields = {"scenario": canonical, "plait": __version__, "core": plait.__core_id__}
+        identity = json.dumps(fields, sort_keys=True, separators=(",", ":"))
         assert run.key == hashlib.sha256(identity.encode()).hexdigest()[:32]
         assert run.key == run_key(canonical)
         assert run_key(canonical, "6.18.44") in kernel_keys

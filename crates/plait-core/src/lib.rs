@@ -31,6 +31,11 @@
 //!    for the first packet the transport sends in answer. At the end of the run the meters
 //!    become the result tables (`trace::results::RunResult`).
 
+/// The identity of the simulator's source: 16 hex digits hashed from every file under this
+/// crate's `src/`, its `Cargo.toml` and the workspace's `Cargo.lock` (`build.rs`). Two builds
+/// with the same identity run the same code; stored runs are keyed by it.
+pub const SOURCE_ID: &str = env!("PLAIT_CORE_SOURCE_ID");
+
 pub mod app;
 pub mod bench;
 pub(crate) mod dispatch;

@@ -21,6 +21,7 @@ fn prepare_numpy(py: Python<'_>) {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__core_id__", plait_core::SOURCE_ID)?;
     errors::register(m)?;
     sim::register(m)?;
     models::register(m)?;

@@ -71,13 +71,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     is registered (and its module alone imported): :func:`main` parses a command line that
     starts with a subcommand's name so, and it parses it as the whole parser does, since
     everything after the name is the subcommand's and the usage line names no subcommand."""
-    from plait import __version__
+    from plait import __core_id__, __version__
 
     parser = _Parser(
         prog="plait",
         description="A laboratory for multipath and aggregate congestion control.",
     )
-    parser.add_argument("--version", action="version", version=f"plait {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"plait {__version__} (core {__core_id__})"
+    )
     sub = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=_Parser
     )

@@ -119,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
     from rich.progress import Progress
     from rich.table import Table
 
-    from plait import __version__
+    from plait import __core_id__, __version__
     from plait.cli.text import plain, safe
     from plait.experiments import Options, RunsFailed, experiments
     from plait.output import Outputs
@@ -157,7 +157,7 @@ def main(args: argparse.Namespace) -> int:
                 )
                 return 1
     generated = (
-        f"plait {__version__}, {datetime.date.today().isoformat()}"
+        f"plait {__version__} (core {__core_id__}), {datetime.date.today().isoformat()}"
         + (", quick version" if args.quick else "")
         + f", seeds {', '.join(str(s) for s in args.seeds)}"
     )

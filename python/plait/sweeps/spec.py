@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from plait import __version__, _core
+from plait import __core_id__, __version__, _core
 from plait.api import TABLES, Scenario, _load, _toml_literal
 
 if sys.version_info >= (3, 11):
@@ -145,17 +145,23 @@ class Sweep:
             "seeds": self.seeds,
             "tables": list(self.tables),
             "plait": __version__,
+            "core": __core_id__,
         }
 
 
 def run_key(canonical: Mapping[str, Any], kernel: str | None = None) -> str:
-    """The content hash of a resolved scenario (seed included) and plait's version. A run on
-    the kernel testbed (`kernel`: the kernel's release, ``uname -r``) also hashes where it ran
-    (``"source": "kernel"`` and the release), so a kernel run and a simulation of the same
-    scenario and seed never share a key: neither is ever reused as the other, and a run on
-    another kernel is a new run. A simulation's key is what it was before kernel runs."""
+    """The content hash of a resolved scenario (seed included) and plait's version. A
+    simulation also hashes the simulator's source identity (``plait.__core_id__``, hashed from
+    the core's source at build time), so a run made by other simulator code is never reused,
+    whatever the package version says. A run on the kernel testbed (`kernel`: the kernel's
+    release, ``uname -r``) hashes where it ran instead (``"source": "kernel"`` and the
+    release), so a kernel run and a simulation of the same scenario and seed never share a
+    key, a run on another kernel is a new run, and a kernel run stays valid when the
+    simulator changes."""
     fields: dict[str, Any] = {"scenario": canonical, "plait": __version__}
-    if kernel is not None:
+    if kernel is None:
+        fields["core"] = __core_id__
+    else:
         fields.update(source="kernel", kernel=kernel)
     identity = json.dumps(
         fields,
