@@ -131,9 +131,9 @@ def test_multcp_values():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10)
+    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10 + 3)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3
+    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3 + 3
 
 
 def _shorten(text: str, times: dict[str, str]) -> str:
@@ -143,7 +143,7 @@ def _shorten(text: str, times: dict[str, str]) -> str:
 
 def test_quick_reproduce_end_to_end(tmp_path, client):
     """The pipeline on shortened runs (one seed, 26-60 s instead of 120-540 s, two N, one
-    pair), passed in as settings: 26 claims, the figure and the files."""
+    pair), passed in as settings: 28 claims, the figure and the files."""
     short = tmp_path / "scenarios"
     short.mkdir()
     # Shares change every 6 s; the transients arrive at 30 s and leave at 45 s of 60.
@@ -159,13 +159,26 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
         copies[scenario.stem].write_text(_shorten(scenario.read_text(), times))
     timing = mp.Timing(6.0, 1.0, 30.0, 45.0, 60.0, just_before=5.0, dip_window=5.0)
     small = mp.Settings(
-        [1], 26.0, 26.0, 26.0, 26.0, (1, 16), ("multcp",), ((4, 1),), timing, **copies
+        [1],
+        26.0,
+        26.0,
+        26.0,
+        26.0,
+        (1, 16),
+        ("multcp",),
+        ((4, 1),),
+        timing,
+        **copies,
+        hundred_duration=26.0,
     )
     options = Options(out=tmp_path / "mpat", seeds=[1, 2], quick=True, where={"client": client})
     section = mp.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "mpat"
-    assert len(section.claims) == 26 and all(isinstance(c.agrees, bool) for c in section.claims)
-    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1
+    assert len(section.claims) == 28 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1 + 3
+    h = pd.read_csv(options.out / "hundred.csv")
+    assert sorted(h.pattern) == ["1:2:3:4:5 x 20", "equal", "independent"]
+    assert (h.flows == 100).all() and (h.total_kBps > 0).all()
     for name in mp.OUTPUT_FILES.values():
         assert (options.out / name).is_file(), name
     d = pd.read_csv(options.out / "differentiation.csv")
@@ -514,3 +527,57 @@ def test_scaling_verdicts_follow_the_data():
     unlike, pairs = _scaling(lambda n: 0.8 * n, lambda n: 0.05, lambda n: 1.0, lambda n: 0.95)
     pairs = pairs.assign(ratio=pairs["ideal"], sum_kBps=10000.0)
     assert not any(c.agrees for c in mp.scaling_claims(unlike, pairs))
+
+
+def test_the_hundred_flow_scenarios():
+    agg = _flows(mp.HUNDRED)
+    assert agg["agg"]["kind"] == "mpat" and agg["agg"]["shares"] == [1] * 100
+    assert agg["tcp"]["count"] == mp.HUNDRED_BACKGROUND == 10
+    indep = _flows(mp.HUNDRED_TCP)
+    assert (indep["agg"]["kind"], indep["agg"]["count"]) == ("tcp", 100)
+    for shares in mp.HUNDRED_SHARES.values():
+        assert len(shares) == 100
+        plait.validate(mp.HUNDRED, overrides={"flow.agg.shares": list(shares)})
+    assert mp.HUNDRED_PATH_PACKETS == 425
+
+
+def _hundred_flows(pattern, goodputs, bg=1e6, seed=1, mode="mpat"):
+    """A flows table of one run: 100 application flows (or independent ones) and ten Reno."""
+    shares = str(list(mp.HUNDRED_SHARES[pattern])) if mode == "mpat" else None
+    rows = [
+        {"run": f"{mode}{pattern}{seed}", "seed": seed, "name": f"agg.{i}", "goodput_bps": g}
+        | {"timeouts": 2, "flow.agg.shares": shares}
+        for i, g in enumerate(goodputs)
+    ]
+    rows += [
+        {"run": f"{mode}{pattern}{seed}", "seed": seed, "name": f"tcp.{i}", "goodput_bps": bg}
+        | {"timeouts": 3, "flow.agg.shares": shares}
+        for i in range(10)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_hundred_rows_and_verdicts_follow_the_data():
+    target = np.array(mp.HUNDRED_SHARES["1:2:3:4:5 x 20"], dtype=float)
+    exact = _hundred_flows("1:2:3:4:5 x 20", target / target.sum() * 100e6)
+    equal = _hundred_flows("equal", [1e6] * 100)
+    base = _hundred_flows("equal", [1e6] * 100, bg=1.25e6, mode="tcp")
+    rows = mp.hundred_rows(pd.concat([exact, equal]), base)
+    assert list(rows.pattern) == ["1:2:3:4:5 x 20", "equal", "independent"]
+    r = rows.set_index("pattern")
+    assert r.loc["1:2:3:4:5 x 20", "median_error"] == pytest.approx(0, abs=1e-12)
+    assert r.loc["equal", "over_fair"] == pytest.approx(1.0)
+    assert r.loc["equal", "tcp_vs_independent"] == pytest.approx(0.8)
+    assert r.loc["independent", "over_fair"] == pytest.approx(0.8)
+    assert all(c.agrees for c in mp.hundred_claims(rows))
+    # Every flow gets the same: the 1:2:3:4:5 split is lost (share-1 flows 3x their target).
+    flat = _hundred_flows("1:2:3:4:5 x 20", [1e6] * 100)
+    held, split = mp.hundred_claims(mp.hundred_rows(pd.concat([flat, equal]), base))
+    assert held.agrees and not split.agrees
+    greedy = _hundred_flows("equal", [2e6] * 100)
+    held, _ = mp.hundred_claims(mp.hundred_rows(pd.concat([exact, greedy]), base))
+    assert not held.agrees
+    with pytest.raises(ValueError, match="not one of the 100-flow patterns"):
+        mp.hundred_rows(
+            _hundred_flows("equal", [1e6] * 100).assign(**{"flow.agg.shares": "[2]"}), base
+        )

@@ -48,6 +48,8 @@ DIFFERENTIATION_TCP = EXPERIMENT_DIR / "differentiation_tcp.toml"
 SHARES = EXPERIMENT_DIR / "shares.toml"
 AGGREGATES = EXPERIMENT_DIR / "aggregates.toml"
 AGGREGATES_TCP = EXPERIMENT_DIR / "aggregates_tcp.toml"
+HUNDRED = EXPERIMENT_DIR / "hundred.toml"
+HUNDRED_TCP = EXPERIMENT_DIR / "hundred_tcp.toml"
 VARIANCE = EXPERIMENT_DIR / "variance.toml"
 VARIANCE_MULTCP = EXPERIMENT_DIR / "variance_multcp.toml"
 TRANSIENT_CBR = EXPERIMENT_DIR / "transient_cbr.toml"
@@ -130,6 +132,19 @@ def whole_packet_ratio(window: float, least: int, small_flows: int = 2) -> float
 #: Ours: "respond very quickly (typically 2-3 RTTs)": the median, over the changes, of the
 #: time to the first 500 ms sample whose shares are all within SHARE_TOLERANCE.
 ADAPT_MAX = 1.0
+
+# ---- One hundred flows (§4: "can hold the fair share of 100 TCP flows") -------------------
+
+#: The aggregate's share patterns (ours: the paper says "irrespective of how the aggregate
+#: bandwidth was apportioned" and gives none): equal, and 1:2:3:4:5 repeated twenty times.
+HUNDRED_SHARES = {"equal": (1,) * 100, "1:2:3:4:5 x 20": (1, 2, 3, 4, 5) * 20}
+#: The Reno flows beside the aggregate (hundred.toml).
+HUNDRED_BACKGROUND = 10
+#: What the Emulab path holds (packets of 1500 bytes): 90 Mb/s × 50 ms and 50 queued.
+HUNDRED_PATH_PACKETS = 90e6 * 0.050 / (1500 * 8) + 50
+#: Ours: the aggregate over 100 TCP flows' share within AGGREGATE_RANGE for every pattern; the
+#: 1:2:3:4:5 split: the median over the 100 flows of |share/target - 1| within
+#: SHARE_TOLERANCE (mean over seeds).
 
 # ---- Several aggregates (§4.4, Tables 4 and 5) ---------------------------------------------
 
@@ -335,6 +350,8 @@ class Settings:
     shares: Path = SHARES
     transient_cbr: Path = TRANSIENT_CBR
     transient_tcp: Path = TRANSIENT_TCP
+    #: Run length (s) of the 100-flow aggregate and its baseline.
+    hundred_duration: float = 200.0
 
 
 def settings(options: Options) -> Settings:
@@ -352,12 +369,14 @@ def settings(options: Options) -> Settings:
             SCALING_N_QUICK,
             VARIANTS[:1],
             PAIRS_QUICK,
+            hundred_duration=80.0,
         )
     return Settings(list(options.seeds))
 
 
 def packet_runs(sc: Settings) -> int:
     per_seed = 2 + 1 + 2 + 2 + 2 + len(sc.variants) * len(sc.scaling_n) + len(sc.pairs)
+    per_seed += len(HUNDRED_SHARES) + 1
     return len(sc.seeds) * per_seed
 
 
@@ -440,6 +459,25 @@ def run_all(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
             out=out / key,
             **common,
         )
+    runs["hundred"] = sweep_all(
+        NAME,
+        HUNDRED,
+        {
+            "simulation.duration": _seconds(sc.hundred_duration),
+            "flow.agg.shares": [list(v) for v in HUNDRED_SHARES.values()],
+        },
+        tables=("flows",),
+        out=out / "hundred",
+        **common,
+    )
+    runs["hundred_tcp"] = sweep_all(
+        NAME,
+        HUNDRED_TCP,
+        {"simulation.duration": _seconds(sc.hundred_duration)},
+        tables=("flows",),
+        out=out / "hundred_tcp",
+        **common,
+    )
     for variant in sc.variants:
         runs[f"scaling_{variant}"] = sweep_all(
             NAME,
@@ -767,6 +805,103 @@ def shares_claims(sh: pd.DataFrame, tm: Timing = TIMING) -> list[Claim]:
 
 
 # ---- Several aggregates ----------------------------------------------------------------------
+
+
+def _pattern_of(value) -> str:
+    """The HUNDRED_SHARES name of a run's `flow.agg.shares` (stored as its text)."""
+    got = [int(x) for x in str(value).strip("[]() ").split(",") if x.strip()]
+    for name, shares in HUNDRED_SHARES.items():
+        if tuple(got) == shares:
+            return name
+    raise ValueError(f"shares {value!r} are not one of the 100-flow patterns")
+
+
+def hundred_rows(mpat: pd.DataFrame, tcp: pd.DataFrame) -> pd.DataFrame:
+    """Per run of the 100-flow aggregate (each share pattern) and of its baseline (100
+    independent Reno flows, pattern "independent"): the 100 flows' goodput in total and a
+    background Reno flow's (KB/s), the 100 over 100 background flows' worth, the background
+    flows' goodput over the baseline's of the same seed, and the split: each flow's share of
+    the 100's goodput against its target, as the median and the largest |share/target - 1|
+    over the flows, and timeouts per flow (the 100, the background)."""
+    rows = []
+    for mode, frame in (("mpat", mpat), ("tcp", tcp)):
+        f = frame.assign(name=_names(frame))
+        for _run, g in f.groupby("run", sort=False):
+            parts = g[g["name"].str.startswith("agg.")].copy()
+            parts["i"] = parts["name"].str.split(".").str[1].astype(int)
+            parts = parts.sort_values("i")
+            bg = g[g["name"].str.startswith("tcp.")]
+            pattern = _pattern_of(g["flow.agg.shares"].iloc[0]) if mode == "mpat" else None
+            target = np.array(HUNDRED_SHARES[pattern or "equal"], dtype=float)
+            target = target / target.sum()
+            total = parts["goodput_bps"].sum()
+            share = parts["goodput_bps"].to_numpy() / total if total > 0 else np.nan * target
+            error = np.abs(share / target - 1)
+            rows.append(
+                {
+                    "pattern": pattern or "independent",
+                    "seed": int(g["seed"].iloc[0]),
+                    "flows": len(parts),
+                    "total_kBps": total / 8 / KB,
+                    "tcp_kBps": bg["goodput_bps"].mean() / 8 / KB,
+                    "over_fair": total / (len(parts) * bg["goodput_bps"].mean()),
+                    "median_error": float(np.median(error)),
+                    "max_error": float(error.max()),
+                    "timeouts_per_flow": parts["timeouts"].mean(),
+                    "tcp_timeouts_per_flow": bg["timeouts"].mean(),
+                }
+            )
+    out = pd.DataFrame(rows)
+    base = out[out["pattern"] == "independent"].set_index("seed")["tcp_kBps"]
+    out["tcp_vs_independent"] = out["tcp_kBps"] / out["seed"].map(base)
+    return out.sort_values(["pattern", "seed"]).reset_index(drop=True)
+
+
+def hundred_claims(h: pd.DataFrame) -> list[Claim]:
+    agg = h[h["pattern"] != "independent"]
+    base = h[h["pattern"] == "independent"]
+    by = {p: agg[agg["pattern"] == p] for p in HUNDRED_SHARES}
+    lo, hi = AGGREGATE_RANGE
+    held = bool(len(agg)) and all(len(g) and lo <= g["over_fair"].mean() <= hi for g in by.values())
+    uneven = by["1:2:3:4:5 x 20"]
+    split_ok = bool(len(uneven)) and bool(uneven["median_error"].mean() <= SHARE_TOLERANCE)
+    return [
+        Claim(
+            "An aggregate of 100 flows holds the fair share of 100 TCP flows",
+            "§4 (and abstract: “congestion state can be shared across more than 100 TCP flows”)",
+            "“the MPAT scheme can hold the fair share of 100 TCP flows running simultaneously "
+            "as part of an aggregate, irrespective of how the aggregate bandwidth was "
+            "apportioned among the aggregate's flows”",
+            "the 100 flows' goodput / (100 × a background Reno flow's): "
+            + "; ".join(f"{p}: {spread(g['over_fair'])}" for p, g in by.items())
+            + f"; 100 independent Reno flows in its place (our baseline): "
+            f"{spread(base['over_fair'])}",
+            f"mean in [{lo}, {hi}] for every share pattern (ours)",
+            held,
+            f"Emulab link (90 Mb/s, 50 ms, 50-packet DropTail) with {HUNDRED_BACKGROUND} Reno "
+            f"flows beside; 110 flows on a path of {HUNDRED_PATH_PACKETS:.0f} packets (BDP "
+            f"and queue) hold {HUNDRED_PATH_PACKETS / 110:.1f} packets each. A background "
+            "flow gets "
+            + "; ".join(f"{p}: {spread(g['tcp_vs_independent'])}" for p, g in by.items())
+            + " of what it gets beside 100 independent flows; timeouts per flow, the 100: "
+            + "; ".join(f"{p}: {spread(g['timeouts_per_flow'])}" for p, g in by.items())
+            + f"; independent {spread(base['timeouts_per_flow'])}.",
+        ),
+        Claim(
+            "An aggregate of 100 flows keeps its split",
+            "§4",
+            "“irrespective of how the aggregate bandwidth was apportioned among the "
+            "aggregate's flows”",
+            "shares 1:2:3:4:5 × 20, median over the 100 flows of |share/target − 1| "
+            f"{spread(uneven['median_error'])}, largest {spread(uneven['max_error'])}",
+            f"median at most {SHARE_TOLERANCE:g} (mean over seeds; ours)",
+            split_ok,
+            f"A share-1 flow's part of the aggregate's window (100/110 of the path's "
+            f"{HUNDRED_PATH_PACKETS:.0f} packets) is 1/300 of it, "
+            f"{HUNDRED_PATH_PACKETS * 100 / 110 / 300:.2f} packets; equal shares: median "
+            f"{spread(by['equal']['median_error'])}, largest {spread(by['equal']['max_error'])}.",
+        ),
+    ]
 
 
 def aggregates_rows(mpat: pd.DataFrame, tcp: pd.DataFrame) -> pd.DataFrame:
@@ -1793,6 +1928,7 @@ OUTPUT_FILES = {
     "transient": "transient.csv",
     "scaling": "multcp_scaling.csv",
     "pairs": "multcp_pairs.csv",
+    "hundred": "hundred.csv",
     "png": "mpat.png",
 }
 
@@ -1888,6 +2024,9 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
             pd.concat([r.table("flows") for r in pairs], ignore_index=True),
             pd.concat([r.table("links") for r in pairs], ignore_index=True),
         ),
+        "hundred": hundred_rows(
+            results["hundred"].table("flows"), results["hundred_tcp"].table("flows")
+        ),
     }
     return data, {k: r.summary for k, r in results.items()}
 
@@ -1918,7 +2057,10 @@ def setup(data: dict, sc: Settings) -> str:
         + ("; and the paper's α = √N, decrease N^-1.5 as aimd" if "sqrt" in sc.variants else "")
         + "), and Table 1's pairs "
         + ", ".join(f"{a}:{b}" for a, b in sc.pairs)
-        + f" alone; {sc.multcp_duration - WARMUP:g} s measured. Every run discards its first "
+        + f" alone; {sc.multcp_duration - WARMUP:g} s measured. One hundred flows: one aggregate "
+        "of 100 (shares equal, or 1:2:3:4:5 twenty times) or 100 independent Reno flows, "
+        f"ten Reno flows beside, the Emulab link, {sc.hundred_duration - WARMUP:g} s "
+        "measured. Every run discards its first "
         f"{WARMUP:g} s (the changing-shares run from 2 s after each change); flows start "
         f"uniformly within the first 2 s; {len(sc.seeds)} seed(s)."
     )
@@ -1948,6 +2090,7 @@ def tables(data: dict, sc: Settings) -> list:
         ("Transient congestion (per run)", data["transient"]),
         ("MulTCP against ten TCP flows (per run)", data["scaling"]),
         ("Two MulTCP flows (per run)", data["pairs"]),
+        ("An aggregate of 100 flows (per run)", data["hundred"]),
     ]
 
 
@@ -1966,6 +2109,7 @@ DECLARED = Declared(
         lambda data, sc: variance_claims(data["variance"]),
         lambda data, sc: transient_claims(data["transient"], data["ensemble"], sc.timing),
         lambda data, sc: scaling_claims(data["scaling"], data["pairs"]),
+        lambda data, sc: hundred_claims(data["hundred"]),
     ),
     figures=figures,
     tables=tables,
