@@ -1075,11 +1075,14 @@ mod tests {
     #[test]
     fn a_dropper_of_waiting_packets_moves_the_ones_behind_earlier() {
         use plait_core::net::queue::{DropPolicy, ThresholdDropper};
-        // Threshold 1, no hold, largest_rate, 20 Mb/s (1500 B: 600 us, 40 B: 16 us). At 0: A
-        // (flow 1) is served at once; B and C (flow 2) wait; D (flow 1, 40 B) finds 2 > 1
-        // waiting, is queued, and flow 2 (3000 B queued) loses its latest packet, C. D then
-        // leaves right after B, at 1200 + 16 us, and C's hop end is gone.
-        let dropper = ThresholdDropper::new(1, SimTime(0), DropPolicy::LargestRate).into();
+        // Threshold 2, no hold, largest_rate over a 1 s window, 20 Mb/s (1500 B: 600 us, 40 B:
+        // 16 us). At 0: A (flow 1) is served at once; B and C (flow 2) wait; D (flow 1, 40 B)
+        // finds 2 waiting, is queued, and flow 2 (3000 B in the window against flow 1's 1540)
+        // loses its latest packet, C. D then leaves right after B, at 1200 + 16 us, and C's hop
+        // end is gone.
+        let dropper = ThresholdDropper::new(2, SimTime(0), DropPolicy::LargestRate)
+            .with_rate_window(SimTime(1_000_000_000))
+            .into();
         let mut e = Emulator::new(
             vec![link(MB20, 0, Limit::Packets(1)).with_queue(dropper, 1)],
             vec![vec![0]],
@@ -1217,12 +1220,13 @@ mod tests {
         ] {
             let (drops, evicted) = compare_with_the_simulators_link(policy);
             assert!(drops > 50, "{policy:?}: only {drops} drops");
-            // The arrival only, or (the other two) mostly a packet already waiting.
+            // The arrival only, or (the other two) often a packet already waiting (largest-rate
+            // selects by the bytes sent in the window, the arrival's included: 86 of 180).
             if policy == DropPolicy::FirstArrival {
                 assert_eq!(evicted, 0);
             } else {
                 assert!(
-                    evicted > drops / 2,
+                    evicted > drops / 3,
                     "{policy:?}: {evicted} of {drops} waiting"
                 );
             }

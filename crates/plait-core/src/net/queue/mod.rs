@@ -20,7 +20,7 @@ pub mod threshold_dropper;
 
 pub use droptail::DropTail;
 pub use red::Red;
-pub use threshold_dropper::ThresholdDropper;
+pub use threshold_dropper::{Rearm, ThresholdDropper};
 
 /// A packet as a queue sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,14 +75,19 @@ impl Limit {
     }
 }
 
-/// How the threshold-dropper chooses the packet to drop (Altman et al. §V.D).
+/// How the threshold-dropper chooses the connection it signals at a congestion event
+/// (Altman et al. §I, §III, §V.D).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropPolicy {
-    /// Drop the arrival that found more than `threshold` packets queued.
+    /// The connection of the arrival that would take the queue above the threshold (the
+    /// arrival is dropped).
     FirstArrival,
-    /// Drop a packet of a flow drawn uniformly among the flows with packets queued.
+    /// A connection drawn uniformly among every flow that has sent through the queue, queued
+    /// or not ("a connection is chosen with fixed probability").
     RateIndependent,
-    /// Drop a packet of the flow with the most bytes queued.
+    /// The connection that brought the most bytes in the rate window (the mean propagation
+    /// RTT) before the event ("a connection with largest rate just before the congestion
+    /// event").
     LargestRate,
 }
 
