@@ -67,6 +67,52 @@ def test_queues_scale_with_the_bdp():
     }
     assert mt.red_queue(4)["min_th"] == 5 and mt.red_queue(4)["packets"] == 31
     assert mt.droptail_queue(8) == {"kind": "droptail", "packets": 31}
+    assert [mt.droptail_queue(4, b)["packets"] for b in mt.DROPTAIL_BDP] == [8, 15, 31]
+    assert mt.queue_label('{ kind = "droptail", packets = 8 }', mt.bdp_packets(4)) == (
+        "droptail 0.5 BDP"
+    )
+    assert mt.queue_label('{ kind = "droptail", packets = 15 }', mt.bdp_packets(4)) == "droptail"
+    assert mt.queue_label('{ kind = "droptail", packets = 31 }', mt.bdp_packets(4)) == (
+        "droptail 2 BDP"
+    )
+    assert mt.queue_label('{ kind = "red", mode = "bytes", bytes = 46500 }', 15.3) == "red"
+
+
+# ns-2.35's own automatic RED configuration, printed by Debian's `ns` (2.35) for
+# `$ns duplex-link $a $b BW DELAY RED` with every Queue/RED default: thresh_, maxthresh_ (in
+# packets of mean_pktsize_ = 500 bytes) and q_weight_ after the link is attached.
+NS2_AUTO_RED = (
+    # rate (b/s), delay (s), thresh_, maxthresh_, q_weight_
+    (4e6, 0.020, 5.0, 15.0, 0.00099950016662497809),
+    (32e6, 0.020, 20.0, 60.0, 0.00012499218782546784),
+    (15e6, 0.020, 9.375, 28.125, 0.0002666311142713873),
+    (1e9, 0.001, 625.0, 1875.0, 3.9999919999589295e-06),
+)
+
+
+@pytest.mark.parametrize(("rate", "delay", "thresh", "maxthresh", "q_weight"), NS2_AUTO_RED)
+def test_ns2_auto_red_gives_ns2s_values(rate, delay, thresh, maxthresh, q_weight):
+    q = mt.ns2_auto_red(rate, delay, limit_bytes=100_000)
+    assert q["min_th"] == pytest.approx(thresh * 500, rel=1e-12)
+    assert q["max_th"] == pytest.approx(maxthresh * 500, rel=1e-12)
+    assert q["w_q"] == pytest.approx(q_weight, rel=1e-12)
+    assert (q["mode"], q["mean_packet_size"], q["max_p"], q["bytes"]) == (
+        "bytes",
+        500,
+        0.1,
+        100_000,
+    )
+    assert q["gentle"] and q["wait"]
+    plait.validate(mt.FRIENDLINESS, overrides={"link.bottleneck.queue": q | {"bytes": 10**6}})
+
+
+def test_red_styles():
+    """ns2: ns-2's automatic thresholds with our limit (2 BDP) in bytes; bdp: ours."""
+    q = mt.red_queue(32, "ns2")
+    assert (q["min_th"], q["max_th"], q["bytes"]) == (10_000.0, 30_000.0, 245 * 1500)
+    assert mt.red_queue(32) == mt.red_queue(32, "bdp")
+    with pytest.raises(ValueError, match="RED style"):
+        mt.red_queue(32, "auto")
     assert mt.queue_kind('{"kind" = "red", "min_th" = 8}') == "red"
     assert mt.queue_kind('{ kind = "droptail", packets = 31 }') == "droptail"
 
@@ -93,7 +139,10 @@ def test_sweep_overrides_give_valid_runs():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mt.EXPERIMENT.runs(options) == 5 * (4 * 7 + 8 + 5 * 2 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 2)
+    # Influence: RED and three DropTail buffers; equation DropTail: three buffers.
+    assert mt.EXPERIMENT.runs(options) == 5 * (
+        4 * 7 + 8 + 5 * 4 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 3 * 2
+    )
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
     assert mt.EXPERIMENT.runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3 + 2 * 2 + 2
 
@@ -115,15 +164,22 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
         length=(8.0, 2.0),
         eq_length=(8.0, 2.0),
         smooth_from=2.0,
+        droptail_bdp=(1.0, 2.0),
     )
     options = Options(out=tmp_path / "multfrc", seeds=[1, 2], quick=True, where={"client": client})
-    assert mt.EXPERIMENT.runs(options, small) == 4 * 2 + 2 + 2 + 2 + 5 + 2
+    assert mt.EXPERIMENT.runs(options, small) == 4 * 2 + 2 + 3 + 2 + 5 + 3
     section = mt.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "multfrc"
     assert len(section.claims) == 14 and all(isinstance(c.agrees, bool) for c in section.claims)
-    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 21
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 23
     eq = pd.read_csv(options.out / "equation.csv")
-    assert set(eq.queue) == {"red", "droptail"} and (eq.loss_event_rate > 0).all()
+    assert set(eq.queue) == {"red", "droptail", "droptail 2 BDP"}
+    assert (eq.loss_event_rate > 0).all()
+    inf = pd.read_csv(options.out / "influence.csv")
+    assert set(inf.queue) == {"red", "droptail", "droptail 2 BDP"}
+    diag = pd.read_csv(options.out / "diagnosis.csv")
+    assert list(diag.n) == [1, 4] and (diag.tcp_send_mbps > 0).all()
+    assert (diag.multfrc_loss_event_rate > 0).all() and (diag.tcp_timeouts_per_flow >= 0).all()
     assert (eq.ratio > 0).all() and (eq.send_mbps > 0).all()
     rs = pd.read_csv(options.out / "responsiveness.csv")
     assert set(rs.protocol) == {
@@ -140,7 +196,7 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
     assert set(fr.protocol) == set(mt.PROTOCOLS) and set(fr.n) == {1, 4}
     assert (fr.agg_mbps > 0).all() and (fr.tcp_mbps > 0).all()
     inf = pd.read_csv(options.out / "influence.csv")
-    assert set(inf.queue) == {"red", "droptail"} and set(inf.capacity_mbps) == {8.0}
+    assert set(inf.capacity_mbps) == {8.0}
     sm = pd.read_csv(options.out / "smoothness.csv")
     assert set(sm.protocol) == {"multfrc", "cp"}
     assert "verdict" in render([section], "t", "g")
@@ -153,6 +209,20 @@ def test_loss_events_group_drops_within_an_rtt():
     assert mt.loss_events([], 0.1) == 0
     assert mt.loss_events([1.0, 1.05, 1.1, 1.11, 3.0], 0.1) == 3  # {1.0, 1.05, 1.1}, {1.11}, {3}
     assert mt.loss_events([3.0, 1.0], 0.1) == 2
+
+
+def test_loss_event_sizes_and_the_saturated_rate():
+    assert mt.loss_event_sizes([0.0, 0.05, 0.3, 0.31, 0.32, 0.9], 0.1) == [2, 3, 1]
+    assert mt.loss_event_sizes([], 0.1) == []
+    # The rate solves X = multfrc_rate(n, 1/(k W), r k W, R) with W = X R / s.
+    n, k, r, rtt = 32, 1.2, 0.08, 0.075
+    x = mt.saturated_rate(n, k, r, rtt)
+    w = x * rtt / 1460
+    again = float(plait.models.multfrc_rate(n, 1 / (k * w), r * k * w, rtt, 1460))
+    assert 1.5e6 < x < 2.5e6, x  # not the degenerate crossing near 20 kB/s
+    assert again == pytest.approx(x, rel=1e-9)
+    # More packets lost per packet sent, more per loss event: a lower rate.
+    assert mt.saturated_rate(n, k, 1.25 * r, rtt) < x
 
 
 def test_equation_rows_on_made_up_runs():
