@@ -4,6 +4,7 @@
 
 use plait_core::trace::results::{
     DropTable, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
+    RefusalTable,
 };
 use plait_core::trace::table::Table;
 
@@ -53,6 +54,7 @@ fn every_column_of_every_table_is_documented() {
     documented::<PathSeries>();
     documented::<PickTable>();
     documented::<DropTable>();
+    documented::<RefusalTable>();
 }
 
 #[test]

@@ -8,7 +8,7 @@ use plait_core::sim::build;
 use plait_core::time::SimTime;
 use plait_core::trace::results::{
     DropTable, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable, PickTable,
-    RunResult,
+    RefusalTable, RunResult,
 };
 use plait_core::trace::table::{Column, Table};
 use pyo3::prelude::*;
@@ -125,6 +125,7 @@ fn result_to_dict(py: Python<'_>, r: &RunResult) -> PyResult<PyObject> {
     out.set_item(PathSeries::NAME, table_to_dict(py, &r.path_series)?)?;
     out.set_item(PickTable::NAME, table_to_dict(py, &r.picks)?)?;
     out.set_item(DropTable::NAME, table_to_dict(py, &r.drops)?)?;
+    out.set_item(RefusalTable::NAME, table_to_dict(py, &r.refusals)?)?;
     Ok(out.into())
 }
 

@@ -232,6 +232,54 @@ pub struct Link {
     /// arrived (kept here, not in the `Lookahead`, for the common admission to reach it at
     /// once).
     arrived_busy_until: SimTime,
+    /// The sending host's own interface queue (the scenario's `local = true`): a TCP segment
+    /// that finds it full is refused, not dropped (the outbox's `LocalRoom`).
+    pub local: bool,
+    /// Local links only: packets that host timing noise holds for this link, emitted and not
+    /// yet released onto it (counted as queued by [`Link::room`]).
+    pub held: u32,
+    /// Local links only: segments refused because the queue was full, whole run.
+    pub refusals: u64,
+}
+
+/// What a local link's queue can take at an instant ([`Link::room`]): whether the link is
+/// transmitting, and the packets and bytes waiting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Room {
+    pub limit: Limit,
+    pub up: bool,
+    pub busy: bool,
+    pub queued: usize,
+    pub queued_bytes: u64,
+}
+
+impl Room {
+    /// Whether a packet of `bytes` would be admitted, as [`Link::arrive_scheduled`] decides it
+    /// (a link that is down takes it, to drop it as down).
+    #[inline]
+    pub fn admits(&self, bytes: u32) -> bool {
+        let (queued, queued_bytes) = if self.busy {
+            (self.queued, self.queued_bytes)
+        } else {
+            (0, 0)
+        };
+        !self.up || self.limit.admits(queued, queued_bytes, bytes)
+    }
+
+    /// A packet of `bytes` entered (if [`Room::admits`] it): it starts at once on an idle
+    /// link, else waits.
+    #[inline]
+    pub fn take(&mut self, bytes: u32) {
+        if !self.up || !self.admits(bytes) {
+            return;
+        }
+        if self.busy {
+            self.queued += 1;
+            self.queued_bytes += u64::from(bytes);
+        } else {
+            self.busy = true;
+        }
+    }
 }
 
 impl Link {
@@ -284,7 +332,38 @@ impl Link {
             epoch: 0,
             lookahead: None,
             arrived_busy_until: SimTime::ZERO,
+            local: false,
+            held: 0,
+            refusals: 0,
         }
+    }
+
+    /// What the drop-tail queue of a local link can take at `now`, the packets held for it by
+    /// host noise counted as arrived (they come after `now`, when the queue can only have
+    /// drained: a conservative count). `None` for an event-driven queue.
+    pub fn room(&mut self, now: SimTime) -> Option<Room> {
+        let Discipline::Scheduled(f) = &mut self.discipline else {
+            return None;
+        };
+        let (busy, queued, queued_bytes) = if self.busy_until <= now {
+            (false, 0, 0)
+        } else {
+            f.trim(now);
+            (true, f.waiting.len(), f.waiting_bytes)
+        };
+        let mut room = Room {
+            limit: f.limit,
+            up: self.up,
+            busy,
+            queued,
+            queued_bytes,
+        };
+        // A local queue's limit is in packets (validated): the held packets' sizes do not
+        // matter.
+        for _ in 0..self.held {
+            room.take(0);
+        }
+        Some(room)
     }
 
     /// Lets the simulator admit packets ahead of time ([`Link::admit_ahead`]). Only a

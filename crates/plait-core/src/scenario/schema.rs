@@ -120,6 +120,11 @@ pub struct LinkSpec {
     pub loss: Option<LossSpec>,
     /// Random loss on the `to -> from` direction (none unless `reverse_loss` is given).
     pub reverse_loss: Option<LossSpec>,
+    /// The `from -> to` queue is the sending host's own interface queue (`local = true`): a
+    /// TCP or MPTCP segment that finds it full is refused, not lost (the sender enters CWR
+    /// and sends it later, as Linux treats `NET_XMIT_DROP` from its qdisc). Only on a link
+    /// whose `from` node is the source of a flow, with a drop-tail queue limited in packets.
+    pub local: bool,
 }
 
 /// When a flow starts.
@@ -239,6 +244,7 @@ pub(crate) const LINK_KEYS: &[&str] = &[
     "reverse_queue",
     "loss",
     "reverse_loss",
+    "local",
 ];
 
 /// Queue of a link that does not name one: drop-tail, 1000 packets.

@@ -144,6 +144,7 @@ fn dumbbell_file_parses_to_the_expected_values() {
         reverse_queue: queue.clone(),
         loss: None,
         reverse_loss: None,
+        local: false,
     };
     let gbps = Rate::from_mbps(1000);
     let ms = SimTime::from_millis;
@@ -232,7 +233,7 @@ fn unknown_key_lists_the_fields_and_suggests_the_closest() {
     assert_eq!(
         e.message,
         "unknown field (expected one of: name, from, to, rate, delay, duplex, queue, reverse_queue, \
-         loss, reverse_loss); did you mean 'queue'?"
+         loss, reverse_loss, local); did you mean 'queue'?"
     );
     let e = err(&base_flow("").replace("[simulation]", "[simulaton]\n[simulation]"));
     assert_eq!(e.path, "simulaton");

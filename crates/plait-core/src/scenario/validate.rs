@@ -101,6 +101,7 @@ pub(crate) fn scenario(root: &Table, source: &str) -> Result<Scenario, Issue> {
         namings.push(naming);
     }
     application_names(&flows, &namings, &flow_names)?;
+    local_links(&entries_of_links(&top)?, &links, &flows)?;
     warnings.extend(super::buffers::warnings(
         &flows,
         &links,
@@ -687,6 +688,7 @@ fn links(top: &Fields) -> Result<Vec<LinkSpec>, Issue> {
             Some(value) => Some(self::loss(&link.at("reverse_loss"), value)?),
             None => None,
         };
+        let local = link.opt("local", bool_value)?.unwrap_or(false);
         links.push(LinkSpec {
             name,
             from,
@@ -698,9 +700,54 @@ fn links(top: &Fields) -> Result<Vec<LinkSpec>, Issue> {
             reverse_queue,
             loss,
             reverse_loss,
+            local,
         });
     }
     Ok(links)
+}
+
+/// The paths of the `[[link]]` entries, in order.
+fn entries_of_links(top: &Fields) -> Result<Vec<String>, Issue> {
+    Ok(top
+        .array_of_tables("link")?
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect())
+}
+
+/// `local = true` marks the sending host's own interface queue: only on a link whose `from`
+/// node is where a flow starts (its `src`), with a drop-tail queue limited in packets (Linux's
+/// `txqueuelen`), which is what the refusal reads.
+fn local_links(paths: &[String], links: &[LinkSpec], flows: &[FlowSpec]) -> Result<(), Issue> {
+    for (path, l) in paths.iter().zip(links) {
+        if !l.local {
+            continue;
+        }
+        let at = join(path, "local");
+        if !flows.iter().any(|f| f.src == l.from) {
+            return Err(Issue::new(
+                at,
+                format!(
+                    "link '{}': local = true marks the sending host's interface queue, but no \
+                     flow starts at its from node '{}'",
+                    l.name, l.from
+                ),
+            ));
+        }
+        let packets =
+            l.queue.name() == "droptail" && l.queue.params().opt_integer("packets").is_some();
+        if !packets {
+            return Err(Issue::new(
+                at,
+                format!(
+                    "link '{}': local = true needs a drop-tail queue limited in packets \
+                     (queue = {{ kind = \"droptail\", packets = N }}, Linux's txqueuelen)",
+                    l.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A queue table; `kind` defaults to `droptail`.

@@ -333,6 +333,7 @@ impl<O: Observer> Simulator<O> {
                 data_sent,
                 rtt,
                 changes,
+                None,
             ),
             AnyTransport::Datagram(t) => feed(
                 t,
@@ -347,6 +348,7 @@ impl<O: Observer> Simulator<O> {
                 data_sent,
                 rtt,
                 changes,
+                None,
             ),
             other => feed(
                 other,
@@ -361,6 +363,7 @@ impl<O: Observer> Simulator<O> {
                 data_sent,
                 rtt,
                 changes,
+                None,
             ),
         };
         if !self.event_buf.is_empty() {
@@ -642,6 +645,13 @@ fn enable_reactions(
     }
     for c in loss_changes {
         feeds[c.link.index()] = Feed::Other;
+    }
+    // A host's interface queue (`local`) is read at the sender's time to refuse segments
+    // (`Link::room`): nothing enters it ahead of time.
+    for (b, l) in links.iter().enumerate() {
+        if l.local {
+            feeds[b] = Feed::Other;
+        }
     }
     for (b, feed) in feeds.iter_mut().enumerate() {
         if let Feed::Answers(_) = *feed {

@@ -150,6 +150,8 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             loss_spec.as_ref().map(|l| l.build(())),
             streams.stream_of(&["link.", &spec.name, ".", dir]),
         ));
+        // `local`: the `from` host's interface queue, so the forward direction's.
+        links[id].local = spec.local && !is_reverse;
     }
 
     let mut flows = Vec::with_capacity(scenario.flows.len());
@@ -183,6 +185,10 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             .kind
             .build(context)
             .map_err(|m| err(format!("flow '{}'.{}", f.name, m.key), m.message))?;
+        let first_links: Vec<LinkId> = paths.iter().map(|p| p.forward[0]).collect();
+        let local =
+            crate::transport::outbox::LocalRoom::new(&first_links, |l| links[l.index()].local)
+                .map(Box::new);
         flows.push(Flow {
             name: f.name.clone(),
             kind: transport.kind(),
@@ -202,6 +208,7 @@ pub fn build(scenario: &Scenario, seed: Option<u64>) -> Result<Simulator, Scenar
             deadline: None,
             transport,
             meters: FlowMeters::new(paths.len()),
+            local,
         });
     }
 

@@ -4,6 +4,7 @@ use crate::ids::{NodeId, PathId, RouteId};
 pub use crate::packet::FlowPath;
 use crate::time::SimTime;
 use crate::trace::meters::FlowMeters;
+use crate::transport::outbox::LocalRoom;
 use crate::transport::{AnyTransport, Direction, Transport};
 
 pub struct Flow {
@@ -23,6 +24,9 @@ pub struct Flow {
     pub deadline: Option<SimTime>,
     pub transport: AnyTransport,
     pub meters: FlowMeters,
+    /// The sending host's interface queues (`local = true` links) the flow's paths start on,
+    /// if any: what they can take, read before each input ([`LocalRoom`]).
+    pub local: Option<Box<LocalRoom>>,
 }
 
 impl Flow {

@@ -12,7 +12,7 @@ use crate::trace::histogram::LogHistogram;
 use crate::trace::meters::FlowCounters;
 use crate::trace::results::{
     jain_index, DropTable, FlowSeries, FlowTable, LinkSeries, LinkTable, PathSeries, PathTable,
-    PickTable, RunResult,
+    PickTable, RefusalTable, RunResult,
 };
 use crate::transport::multipath::connection::SubflowStats;
 use crate::transport::Transport;
@@ -435,6 +435,14 @@ impl Measurements {
             ));
             lt.max_queue_packets.push(c.max_queue_packets);
         }
+        let mut refusals = RefusalTable::default();
+        for (i, f) in flows.iter().enumerate() {
+            for q in f.local.iter().flat_map(|l| l.queues()) {
+                refusals.flow.push(i as u32);
+                refusals.link.push(q.link.index() as u32);
+                refusals.refusals.push(q.total);
+            }
+        }
         // Over the flows themselves (an aggregate counts once, not with its parts).
         let jain_fairness = jain_index(&ft.goodput_bps[..transport_rows]);
         let picks = pick_table(flows);
@@ -450,6 +458,7 @@ impl Measurements {
             path_series: self.path_series.clone(),
             picks,
             drops: self.drops.clone(),
+            refusals,
             events,
             delivered_packets,
             jain_fairness,

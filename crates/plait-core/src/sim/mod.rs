@@ -33,6 +33,7 @@ use crate::trace::histogram::RttHistograms;
 use crate::trace::meters::FlowMeters;
 use crate::trace::results::RunResult;
 use crate::trace::{NoTrace, Observer, TraceEvent};
+use crate::transport::outbox::LocalRoom;
 use crate::transport::{AnyTransport, Direction, FlowChange, Outbox, Transport, TransportEvent};
 use ahead::Ahead;
 use measure::Measurements;
@@ -82,6 +83,7 @@ fn feed<T: Transport + ?Sized>(
     data_sent: &mut u64,
     rtt: &mut RttHistograms,
     changes: &[FlowSettingChange],
+    local: Option<&mut LocalRoom>,
 ) -> Option<PacketId> {
     let mut out;
     match input {
@@ -93,23 +95,29 @@ fn feed<T: Transport + ?Sized>(
                 h => *h,
             };
             let (path, direction) = (p.path, p.direction);
-            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt).reusing(id);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt)
+                .reusing(id)
+                .with_local(local);
             t.handle_packet(now, path, direction, &header, &mut out);
         }
         Input::Timeout => {
-            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt)
+                .with_local(local);
             t.handle_timeout(now, &mut out);
         }
         Input::Start => {
-            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt)
+                .with_local(local);
             t.handle_start(now, &mut out);
         }
         Input::Stop => {
-            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt)
+                .with_local(local);
             t.handle_stop(now, &mut out);
         }
         Input::Change(i) => {
-            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt);
+            out = Outbox::new(flow, paths, pool, sent, later, events, data_sent, rtt)
+                .with_local(local);
             t.handle_change(now, &changes[i as usize].change, &mut out);
         }
     }
@@ -132,9 +140,10 @@ fn run<T: Transport + ?Sized>(
     data_sent: &mut u64,
     rtt: &mut RttHistograms,
     changes: &[FlowSettingChange],
+    local: Option<&mut LocalRoom>,
 ) -> (Option<PacketId>, Option<SimTime>) {
     let first = feed(
-        t, now, input, flow, paths, pool, sent, later, events, data_sent, rtt, changes,
+        t, now, input, flow, paths, pool, sent, later, events, data_sent, rtt, changes, local,
     );
     (first, t.poll_timeout())
 }
@@ -826,33 +835,44 @@ impl<O: Observer> Simulator<O> {
     fn handle(&mut self, f: FlowId, input: Input) {
         let now = self.now;
         let flow = &mut self.flows[f.index()];
+        if let Some(local) = flow.local.as_deref_mut() {
+            read_local_room(local, &mut self.links, now);
+        }
         self.transmit_buf.clear();
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
         let later = &mut self.later_buf;
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let meters = &mut flow.meters;
         let (data_sent, rtt) = (&mut meters.data_packets_sent, &mut meters.rtt);
+        let local = flow.local.as_deref_mut();
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
         let (first, deadline) = match &mut flow.transport {
             AnyTransport::Tcp(t) => run(
-                t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
+                t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes, local,
             ),
             AnyTransport::Datagram(t) => run(
-                t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
+                t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes, local,
             ),
             AnyTransport::Mptcp(t) => run(
                 &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
+                local,
             ),
             AnyTransport::Tfrc(t) => run(
                 &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
+                local,
             ),
             AnyTransport::Mpat(t) => run(
                 &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
+                local,
             ),
             AnyTransport::Custom(t) => run(
                 &mut **t, now, input, f, paths, pool, sent, later, events, data_sent, rtt, changes,
+                local,
             ),
         };
+        if let Some(local) = flow.local.as_deref_mut() {
+            count_refusals(local, &mut self.links);
+        }
         if !self.event_buf.is_empty() {
             let warmed = self.measure.warmed_up;
             for &e in &self.event_buf {
@@ -870,7 +890,8 @@ impl<O: Observer> Simulator<O> {
             }
         }
         if !self.later_buf.is_empty() {
-            self.hold_later();
+            let local = flow.local.is_some();
+            self.hold_later(local);
         }
         let Some(first) = first else {
             return;
@@ -904,18 +925,47 @@ impl<O: Observer> Simulator<O> {
     /// The packets the last input sent to leave later: each enters its route at its time
     /// (`Event::Release`), in the order sent among those due at the same time.
     #[inline(always)]
-    fn hold_later(&mut self) {
+    fn hold_later(&mut self, local: bool) {
         self.counters.created += self.later_buf.len() as u64;
         for &(at, id) in &self.later_buf {
             self.events.push_release(at.max(self.now), id);
         }
+        if local {
+            for i in 0..self.later_buf.len() {
+                self.hold_for_local_link(self.later_buf[i].1);
+            }
+        }
         self.later_buf.clear();
+    }
+
+    /// Packet `id`, held by host noise, will enter the first link of its route later: if that
+    /// link is local, its queue counts it as taken until then ([`Link::room`]).
+    #[inline(never)]
+    fn hold_for_local_link(&mut self, id: PacketId) {
+        let first = self.routes[self.pool.get(id).route.index()][0];
+        let l = &mut self.links[first.index()];
+        if l.local {
+            l.held += 1;
+        }
+    }
+
+    /// Packet `id`, held by host noise, enters the first link of its route now.
+    #[inline(never)]
+    fn release_for_local_link(&mut self, id: PacketId) {
+        let first = self.routes[self.pool.get(id).route.index()][0];
+        let l = &mut self.links[first.index()];
+        if l.local {
+            l.held -= 1;
+        }
     }
 
     /// A packet a host held ([`Outbox::send_at`]) leaves it now.
     #[inline]
     fn handle_release(&mut self, id: PacketId) {
         let f = self.pool.get(id).flow;
+        if self.flows[f.index()].local.is_some() {
+            self.release_for_local_link(id);
+        }
         self.put_on_route(f, id);
     }
 
@@ -1008,6 +1058,29 @@ impl<O: Observer> Simulator<O> {
             self.events_processed,
             self.counters.data_delivered,
         )
+    }
+}
+
+/// Reads what the local links a flow's paths start on can take now, before an input.
+#[inline(never)]
+fn read_local_room(local: &mut LocalRoom, links: &mut [Link], now: SimTime) {
+    for q in local.queues_mut() {
+        let l = &mut links[q.link.index()];
+        q.room = l
+            .room(now)
+            .expect("a local link has a drop-tail queue (validated)");
+        q.refused = 0;
+    }
+}
+
+/// After an input: the segments the local links refused, into the links' and the flow's
+/// counters.
+#[inline(never)]
+fn count_refusals(local: &mut LocalRoom, links: &mut [Link]) {
+    for q in local.queues_mut() {
+        links[q.link.index()].refusals += u64::from(q.refused);
+        q.total += u64::from(q.refused);
+        q.refused = 0;
     }
 }
 

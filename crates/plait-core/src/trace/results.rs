@@ -241,6 +241,28 @@ table! {
     }
 }
 
+table! {
+    /// Segments refused by the sending hosts' own interface queues (links with `local =
+    /// true`), whole run: one row per flow and local link its paths start on (none without
+    /// local links).
+    pub struct RefusalTable ("refusals") {
+        /// The flow whose sender the queue refused (row of `flows`).
+        #[index(of = "flows")]
+        flow: u32,
+        /// The local link direction (row of `links`).
+        #[index(of = "links")]
+        link: u32,
+        /// Segments the queue refused: not sent, the sender entered CWR (a segment refused
+        /// again at the next ACK counts again).
+        refusals: u64,
+    }
+}
+
+/// Whether a table has no rows (the refusals are left out of a run's JSON then).
+fn no_rows<T: super::table::Table>(t: &T) -> bool {
+    t.rows() == 0
+}
+
 /// Everything a run produces.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RunResult {
@@ -255,6 +277,10 @@ pub struct RunResult {
     pub path_series: PathSeries,
     pub picks: PickTable,
     pub drops: DropTable,
+    /// Refusals by local queues; not serialised when empty, so that runs without local links
+    /// give the JSON they always gave.
+    #[serde(skip_serializing_if = "no_rows")]
+    pub refusals: RefusalTable,
     /// Events processed.
     pub events: u64,
     /// Data packets (TCP segments and datagrams) that reached their destination, whole run.

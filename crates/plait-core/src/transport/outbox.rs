@@ -14,7 +14,8 @@
 //! Outside the simulator (unit tests, harnesses) a [`Capture`] holds what an outbox writes
 //! and hands it back as [`Transmit`]s and [`TransportEvent`]s.
 
-use crate::ids::{FlowId, PacketId, PathId, RouteId};
+use crate::ids::{FlowId, LinkId, PacketId, PathId, RouteId};
+use crate::net::link::Room;
 use crate::packet::pool::PacketPool;
 use crate::packet::{FlowPath, Header};
 use crate::time::SimTime;
@@ -45,6 +46,93 @@ pub struct Outbox<'a> {
     /// The flow's RTT histograms, where an RTT sample goes straight away instead of onto
     /// `events` when they say so ([`RttHistograms::direct`]).
     rtt: &'a mut RttHistograms,
+    /// The sending host's interface queues its paths start on (`local = true` links), for a
+    /// flow that has any.
+    local: Option<&'a mut LocalRoom>,
+}
+
+/// The interface queues of the sending host a flow's paths start on (links with `local =
+/// true`), as the driver read them before the input: what they can take, updated as the
+/// transport sends, and the segments they refused.
+///
+/// On Linux (3.0 as today) a TCP segment handed to a full qdisc is not lost:
+/// `tcp_transmit_skb` gets `NET_XMIT_DROP` back from `pfifo_fast`, calls `tcp_enter_cwr`
+/// and returns the error, and `tcp_write_xmit` stops with the segment still unsent
+/// (`snd_nxt` not advanced); `tcp_retransmit_skb` likewise leaves a refused retransmission to
+/// be resent (net/ipv4/tcp_output.c). A transport asks [`Outbox::refuses`] at the moment it
+/// would commit a segment; what it sends without asking (ACKs, datagrams) enters the queue
+/// and is dropped there when it is full, as the kernel's qdisc drops it.
+#[derive(Clone, Debug, Default)]
+pub struct LocalRoom {
+    /// Per path: the index in `queues` of the local link its forward route starts on.
+    path_queue: Vec<Option<u8>>,
+    /// The local links, with what each can take now.
+    queues: Vec<LocalQueue>,
+}
+
+/// One local link of a [`LocalRoom`].
+#[derive(Clone, Debug)]
+pub struct LocalQueue {
+    pub link: LinkId,
+    /// What it can take, as read before the input and updated by what was sent since.
+    pub room: Room,
+    /// Segments refused in this input: the driver adds them to the link's count and to
+    /// `total`.
+    pub refused: u32,
+    /// Segments of this flow the link refused, whole run.
+    pub total: u64,
+}
+
+impl LocalRoom {
+    /// The room of a flow whose path `i` starts on `first_links[i]`, of which those for which
+    /// `is_local` says so are local.
+    pub fn new(first_links: &[LinkId], is_local: impl Fn(LinkId) -> bool) -> Option<Self> {
+        let mut room = LocalRoom::default();
+        for &link in first_links {
+            if !is_local(link) {
+                room.path_queue.push(None);
+                continue;
+            }
+            let q = match room.queues.iter().position(|q| q.link == link) {
+                Some(q) => q,
+                None => {
+                    room.queues.push(LocalQueue {
+                        link,
+                        room: Room {
+                            limit: crate::net::queue::Limit::Packets(0),
+                            up: true,
+                            busy: false,
+                            queued: 0,
+                            queued_bytes: 0,
+                        },
+                        refused: 0,
+                        total: 0,
+                    });
+                    room.queues.len() - 1
+                }
+            };
+            room.path_queue.push(Some(q as u8));
+        }
+        (!room.queues.is_empty()).then_some(room)
+    }
+
+    /// The local links, to read before an input ([`LocalQueue::room`]) and after it
+    /// ([`LocalQueue::refused`]).
+    pub fn queues_mut(&mut self) -> &mut [LocalQueue] {
+        &mut self.queues
+    }
+
+    /// The local links, with the segments of the flow each refused.
+    pub fn queues(&self) -> &[LocalQueue] {
+        &self.queues
+    }
+
+    /// The local link `path`'s forward route starts on, if any.
+    #[inline]
+    fn queue_of(&mut self, path: PathId) -> Option<&mut LocalQueue> {
+        let q = (*self.path_queue.get(path.index())?)?;
+        self.queues.get_mut(q as usize)
+    }
 }
 
 impl<'a> Outbox<'a> {
@@ -75,7 +163,41 @@ impl<'a> Outbox<'a> {
             events,
             data_sent,
             rtt,
+            local: None,
         }
+    }
+
+    /// The outbox of a flow whose paths start on local links (`room`), if any.
+    #[inline(always)]
+    pub(crate) fn with_local(mut self, room: Option<&'a mut LocalRoom>) -> Self {
+        self.local = room;
+        self
+    }
+
+    /// Whether the sending host's interface queue that `path` starts on (a link with `local =
+    /// true`) is full for a data packet of `size_bytes` now: if so the transport must not send
+    /// it (the refusal is counted), and treats it as the kernel treats `NET_XMIT_DROP` from
+    /// its qdisc (see [`LocalRoom`]). False on a path that starts on no local link.
+    #[inline(always)]
+    pub fn refuses(&mut self, path: PathId, size_bytes: u32) -> bool {
+        let Some(local) = self.local.as_deref_mut() else {
+            return false;
+        };
+        let Some(q) = local.queue_of(path) else {
+            return false;
+        };
+        if q.room.admits(size_bytes) {
+            return false;
+        }
+        q.refused += 1;
+        true
+    }
+
+    /// Whether the flow has a path that starts on a local link: its transport then asks
+    /// [`Outbox::refuses`] before it commits a data segment.
+    #[inline(always)]
+    pub fn has_local(&self) -> bool {
+        self.local.is_some()
     }
 
     /// The outbox of an input handling the packet in slot `arrived`, read already and no
@@ -193,6 +315,14 @@ impl<'a> Outbox<'a> {
         p.hop = 0;
         p.size_bytes = write(&mut p.header);
         *self.data_sent += u64::from(direction == Direction::Forward);
+        if let Some(local) = self.local.as_deref_mut() {
+            if direction == Direction::Forward {
+                let bytes = p.size_bytes;
+                if let Some(q) = local.queue_of(path) {
+                    q.room.take(bytes);
+                }
+            }
+        }
         id
     }
 

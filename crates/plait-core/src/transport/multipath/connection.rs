@@ -184,6 +184,8 @@ struct Chunk {
 
 struct Subflow {
     core: TcpCore,
+    /// The core's `local_refusals` when the connection last looked.
+    refusals_seen: u64,
     receiver: TcpReceiver,
     /// Mappings of the subflow's unacknowledged data, in subflow sequence order.
     mappings: Fifo<Mapping>,
@@ -256,6 +258,10 @@ pub struct MptcpFlow {
     /// The subflows whose view in `views` is still exact (but for its `carried` flag):
     /// nothing of them changed since it was taken, in this input or an earlier one.
     views_fresh: SubflowSet,
+    /// The subflows whose host interface queue (a `local` link) refused a segment in the
+    /// current send loop: not usable until it ends (Linux's `tcp_write_xmit` stops at the
+    /// refusal; the subflow tries again at its next ACK).
+    refused: SubflowSet,
     /// The subflows whose timers an input may have moved since their `wake` was computed.
     changed: SubflowSet,
     /// The earliest of the subflows' `wake`s, kept up to date by
@@ -314,6 +320,7 @@ impl MptcpFlow {
             .iter()
             .map(|s| Subflow {
                 core: TcpCore::new(tcp),
+                refusals_seen: 0,
                 receiver: TcpReceiver::new(&tcp),
                 mappings: Fifo::default(),
                 mapping_hint: 0,
@@ -360,6 +367,7 @@ impl MptcpFlow {
             send_pending: false,
             views: vec![SubflowView::default(); n],
             views_fresh: SubflowSet::EMPTY,
+            refused: SubflowSet::EMPTY,
             changed: SubflowSet::EMPTY,
             earliest: None,
             stats: ConnectionStats::default(),
@@ -666,7 +674,10 @@ impl MptcpFlow {
     #[inline]
     fn usable(&self, i: usize) -> bool {
         let s = &self.subflows[i];
-        s.established && !s.potentially_failed && s.core.recovery_phase() != RecoveryPhase::Timeout
+        s.established
+            && !s.potentially_failed
+            && s.core.recovery_phase() != RecoveryPhase::Timeout
+            && !self.refused.contains(i)
     }
 
     /// Subflow `i`'s [`SubflowView::cwnd_bytes`].
@@ -754,10 +765,31 @@ impl MptcpFlow {
             cc: &mut self.cc,
             subflow: i,
         };
-        let Some(seg) = s
-            .core
-            .poll_transmit(now, &mut controller, sub_seq + u64::from(len), dsn)
-        else {
+        let end = sub_seq + u64::from(len);
+        let seg = if io.out.has_local() {
+            // Behind the host's interface queue: offered to it before it is committed. A
+            // refused chunk is not the subflow's (plait's subflows keep no unsent queue; the
+            // kernel's keeps it entailed there): it stays the connection's next.
+            let (path, extra) = (
+                PathId::from_index(i),
+                self.header_bytes + DSS_DATA_OPTION_BYTES,
+            );
+            let out = &mut *io.out;
+            let seg = s
+                .core
+                .poll_transmit_gated(now, &mut controller, end, dsn, &mut |len| {
+                    out.refuses(path, len + extra)
+                });
+            if seg.is_none() && s.core.stats().local_refusals > s.refusals_seen {
+                s.refusals_seen = s.core.stats().local_refusals;
+                self.refused.insert(i);
+                self.views_fresh.remove(i);
+            }
+            seg
+        } else {
+            s.core.poll_transmit(now, &mut controller, end, dsn)
+        };
+        let Some(seg) = seg else {
             return false;
         };
         debug_assert!(!seg.is_retransmission && seg.seq == sub_seq && seg.len == len);
@@ -840,7 +872,27 @@ impl MptcpFlow {
                     subflow: i,
                 };
                 let end = snd_nxt + u64::from(offer);
-                match s.core.poll_retransmission(now, &mut controller, end, dsn) {
+                let seg = if io.out.has_local() {
+                    let path = PathId::from_index(i);
+                    let extra = self.header_bytes + DSS_DATA_OPTION_BYTES;
+                    let out = &mut *io.out;
+                    let seg = s.core.poll_retransmission_gated(
+                        now,
+                        &mut controller,
+                        end,
+                        dsn,
+                        &mut |len| out.refuses(path, len + extra),
+                    );
+                    if seg.is_none() && s.core.stats().local_refusals > s.refusals_seen {
+                        s.refusals_seen = s.core.stats().local_refusals;
+                        self.refused.insert(i);
+                        self.views_fresh.remove(i);
+                    }
+                    seg
+                } else {
+                    s.core.poll_retransmission(now, &mut controller, end, dsn)
+                };
+                match seg {
                     Some(seg) => {
                         self.views_fresh.remove(i);
                         if offer > 0 && !seg.is_retransmission && seg.seq == snd_nxt {
@@ -875,6 +927,7 @@ impl MptcpFlow {
         // controller promises nothing of the kind, so its views are all taken anew for every
         // segment.
         if self.new_data_by_lowest_rtt
+            && !io.out.has_local()
             && self.picks.is_none()
             && !self.copies
             && self.reinject.is_empty()
@@ -985,6 +1038,7 @@ impl MptcpFlow {
                 Decision::Several(set) => set,
             };
             let is_copy = next_copy.is_some();
+            let refused_before = self.refused;
             let mut sent = SubflowSet::EMPTY;
             for i in targets.iter().filter(|&i| i < n) {
                 // A copy only to a subflow that has not carried it or passed it.
@@ -1007,11 +1061,20 @@ impl MptcpFlow {
                 });
             }
             if sent.is_empty() {
+                // A subflow whose queue refused the segment is out of this loop: the segment
+                // is offered again, to the others.
+                if self.refused.0 != refused_before.0 {
+                    continue;
+                }
                 break;
             }
             self.account_sent(now, dsn, len, is_reinjection, is_copy, sent);
         }
         self.views_fresh = if keep_views { fresh } else { SubflowSet::EMPTY };
+        for i in self.refused.iter() {
+            self.views_fresh.remove(i);
+        }
+        self.refused = SubflowSet::EMPTY;
     }
 
     /// The send loop's new data when the scheduler places it by lowest RTT

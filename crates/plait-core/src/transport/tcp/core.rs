@@ -254,6 +254,9 @@ pub struct TcpCore {
     /// When the controller last reduced its window for fast recovery (its start, or a lost
     /// retransmission RACK found during it).
     reduced_at: SimTime,
+    /// Linux's CWR state after the local interface queue refused a segment: `high_seq`, the
+    /// episode ends when it is acknowledged ([`TcpCore::poll_transmit_gated`]).
+    cwr_high: Option<u64>,
     /// Tests only: every call takes the general path, none of the shortcuts, so that the
     /// shortcuts can be compared with it.
     #[cfg(test)]
@@ -284,6 +287,7 @@ impl TcpCore {
             prr: None,
             rack: (config.rack_tlp && config.sack).then(|| Box::new(Rack::new(&config))),
             reduced_at: SimTime::ZERO,
+            cwr_high: None,
             #[cfg(test)]
             general_only: false,
         }
@@ -325,6 +329,7 @@ impl TcpCore {
             && self.scoreboard.is_empty()
             && self.rack.is_none()
             && self.prr.is_none()
+            && self.cwr_high.is_none()
             && self.recovery.phase() == RecoveryPhase::Open
             && self.shortcuts_allowed()
         {
@@ -422,6 +427,16 @@ impl TcpCore {
             self.prr = None;
             cc.on_recovery_exit(now);
         }
+        let in_cwr = self.cwr_high.is_some();
+        if let Some(high) = self.cwr_high.filter(|_| !transition.entered) {
+            // Linux ends CWR when `high_seq` (snd_nxt at its start) is acknowledged
+            // (`tcp_try_to_open` -> `tcp_complete_cwr`, cwnd = min(cwnd, ssthresh)).
+            if self.snd_una >= high && self.recovery.phase() == RecoveryPhase::Open {
+                self.cwr_high = None;
+                self.prr = None;
+                cc.on_recovery_exit(now);
+            }
+        }
         if transition.entered {
             self.start_fast_recovery(now, cc);
         } else if let Some(rack) = self.rack.as_deref_mut() {
@@ -480,7 +495,10 @@ impl TcpCore {
                 min_rtt: self.rtt.min_rtt(),
                 bytes_in_flight: self.pipe,
                 is_cwnd_limited,
-                in_recovery: transition.was_in_fast_recovery || self.recovery.in_fast_recovery(),
+                // No growth in CWR either (`tcp_may_raise_cwnd`), the ACK that ends it included.
+                in_recovery: transition.was_in_fast_recovery
+                    || self.recovery.in_fast_recovery()
+                    || in_cwr,
                 mss: self.config.mss,
                 delivered_bytes,
                 delivery_rate_bps,
@@ -592,6 +610,7 @@ impl TcpCore {
         }
         self.stats.timeouts += 1;
         self.prr = None;
+        self.cwr_high = None;
         self.limited_transmit_bytes = 0;
         cc.on_retransmission_timeout(now, self.flight_size_for_timeout(cc));
         self.recovery.on_timeout(self.snd_una, self.snd_nxt);
@@ -671,7 +690,12 @@ impl TcpCore {
     fn start_fast_recovery<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
         self.stats.fast_retransmits += 1;
         let basis = self.ssthresh_basis(cc);
-        cc.on_congestion_event(now, basis);
+        // From CWR the window has been reduced already: Linux sets ssthresh again only from
+        // the Open and Disorder states (3.0 `tcp_fastretrans_alert`: `if (icsk_ca_state <
+        // TCP_CA_CWR)`; later kernels' `tcp_enter_recovery`: `if (!tcp_in_cwnd_reduction)`).
+        if self.cwr_high.take().is_none() {
+            cc.on_congestion_event(now, basis);
+        }
         if self.config.recovery_window == RecoveryWindow::Prr {
             self.prr = Some((Prr::start(self.flight_size()), 0));
         }
@@ -741,7 +765,75 @@ impl TcpCore {
         app_end: u64,
         tag: u64,
     ) -> Option<DataSegment> {
-        self.transmit(now, cc, app_end, tag, true)
+        self.transmit(now, cc, app_end, tag, true, &mut |_| false)
+    }
+
+    /// [`TcpCore::poll_transmit`] from a host whose interface queue may be full: `refuses`
+    /// is asked, with the segment's payload length, at the moment the segment would be
+    /// committed, and when it says yes the segment is not sent (nothing changes: new data
+    /// stays unsent, a retransmission stays to be resent) and nothing is returned.
+    ///
+    /// That is Linux's handling of a qdisc that returns `NET_XMIT_DROP` (3.0, before TSQ and
+    /// BQL): `tcp_transmit_skb` calls `tcp_enter_cwr(sk, 1)` and returns the error, and
+    /// `tcp_write_xmit` stops with the segment unsent, `snd_nxt` not advanced
+    /// (`tcp_xmit_retransmit_queue` likewise stops at a refused retransmission); the next ACK
+    /// tries again (net/ipv4/tcp_output.c). `tcp_enter_cwr` (net/ipv4/tcp_input.c), from the
+    /// Open or Disorder state only: ssthresh from the controller (here its
+    /// `on_congestion_event`, which also sets its window to it), `high_seq = snd_nxt`, the
+    /// CWR state until `high_seq` is acknowledged, the window not raised meanwhile. With PRR
+    /// (`RecoveryWindow::Prr`) the reduction is spread over the episode by RFC 6937 as
+    /// Linux does in CWR from 3.12 (`tcp_cwnd_reduction`; 3.0 used rate halving,
+    /// `tcp_cwnd_down`); without it the window drops to the new ssthresh at once, the
+    /// response RFC 3168 §6.1.2 gives ECN's congestion signal, which Linux handles by the
+    /// same CWR state. No loss is counted and nothing is retransmitted.
+    pub fn poll_transmit_gated<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        tag: u64,
+        refuses: &mut dyn FnMut(u32) -> bool,
+    ) -> Option<DataSegment> {
+        self.transmit(now, cc, app_end, tag, true, refuses)
+    }
+
+    /// [`TcpCore::poll_retransmission`] with a local queue that may refuse the segment
+    /// ([`TcpCore::poll_transmit_gated`]).
+    pub fn poll_retransmission_gated<C: CongestionControl + ?Sized>(
+        &mut self,
+        now: SimTime,
+        cc: &mut C,
+        app_end: u64,
+        tag: u64,
+        refuses: &mut dyn FnMut(u32) -> bool,
+    ) -> Option<DataSegment> {
+        self.transmit(now, cc, app_end, tag, false, refuses)
+    }
+
+    /// The local queue refused the segment about to go: Linux's `tcp_enter_cwr` (see
+    /// [`TcpCore::poll_transmit_gated`]).
+    #[inline(never)]
+    fn refused<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
+        self.stats.local_refusals += 1;
+        self.window_filled = false;
+        if self.recovery.phase() != RecoveryPhase::Open || self.cwr_high.is_some() {
+            return;
+        }
+        self.stats.local_cwr += 1;
+        let basis = self.ssthresh_basis(cc);
+        cc.on_congestion_event(now, basis);
+        self.cwr_high = Some(self.snd_nxt);
+        if self.config.recovery_window == RecoveryWindow::Prr {
+            let mut prr = Prr::start(self.flight_size());
+            // No ACK yet: PRR's window with nothing delivered.
+            let window = self.pipe + prr.on_ack(0, self.pipe, cc.ssthresh(), self.config.mss);
+            self.prr = Some((prr, window));
+        }
+    }
+
+    /// In Linux's CWR state after a local refusal.
+    pub fn in_cwr(&self) -> bool {
+        self.cwr_high.is_some()
     }
 
     /// As [`TcpCore::poll_transmit`], but only what recovery resends (and a due tail loss
@@ -756,7 +848,7 @@ impl TcpCore {
         app_end: u64,
         tag: u64,
     ) -> Option<DataSegment> {
-        self.transmit(now, cc, app_end, tag, false)
+        self.transmit(now, cc, app_end, tag, false, &mut |_| false)
     }
 
     /// The shortcut outside recovery (`transmit_open`) inline, the rest apart.
@@ -768,11 +860,12 @@ impl TcpCore {
         app_end: u64,
         tag: u64,
         new_data: bool,
+        refuses: &mut dyn FnMut(u32) -> bool,
     ) -> Option<DataSegment> {
         if self.recovery.phase() == RecoveryPhase::Open && self.transmits_plainly() {
-            return self.transmit_open(now, cc, app_end, new_data);
+            return self.transmit_open(now, cc, app_end, new_data, refuses);
         }
-        self.transmit_general(now, cc, app_end, tag, new_data)
+        self.transmit_general(now, cc, app_end, tag, new_data, refuses)
     }
 
     /// Whether the shortcuts of `transmit` apply: no RACK-TLP, PRR or sent log.
@@ -791,9 +884,10 @@ impl TcpCore {
         app_end: u64,
         tag: u64,
         new_data: bool,
+        refuses: &mut dyn FnMut(u32) -> bool,
     ) -> Option<DataSegment> {
         if self.recovery.phase() != RecoveryPhase::Open && self.transmits_plainly() {
-            return self.transmit_repair(now, cc, app_end, new_data);
+            return self.transmit_repair(now, cc, app_end, new_data, refuses);
         }
         self.window_filled = false;
         let new_len = self.new_data_len(app_end);
@@ -810,9 +904,12 @@ impl TcpCore {
         }
         // RFC 8985 §7.3: a due tail loss probe goes first, whatever the congestion window:
         // new data if the offered data and the peer's window allow, else the highest segment.
-        let probe = match self.rack.as_deref_mut() {
+        // The probe is taken once it is sent (or when there is none to send): a refused probe
+        // stays due.
+        let mut probe_due = false;
+        let probe = match self.rack.as_deref() {
             Some(rack) if rack.probe_pending() => {
-                rack.take_probe();
+                probe_due = true;
                 if new_len > 0 {
                     Some(Transmission {
                         seq: self.snd_nxt,
@@ -830,6 +927,11 @@ impl TcpCore {
             }
             _ => None,
         };
+        if probe_due && probe.is_none() {
+            if let Some(rack) = self.rack.as_deref_mut() {
+                rack.take_probe();
+            }
+        }
         let t = match probe {
             Some(t) => t,
             // Outside recovery the fast path above has found new data that fits the window:
@@ -859,6 +961,15 @@ impl TcpCore {
                 t
             }
         };
+        if refuses(t.len) {
+            self.refused(now, cc);
+            return None;
+        }
+        if probe.is_some() {
+            if let Some(rack) = self.rack.as_deref_mut() {
+                rack.take_probe();
+            }
+        }
         let pipe_growth = self.recovery.on_transmit(&t);
         if t.kind == SegmentKind::NewData {
             self.snd_nxt = t.end();
@@ -951,6 +1062,7 @@ impl TcpCore {
         cc: &mut C,
         app_end: u64,
         new_data: bool,
+        refuses: &mut dyn FnMut(u32) -> bool,
     ) -> Option<DataSegment> {
         self.window_filled = false;
         if self.recovery_window_full(cc) {
@@ -967,6 +1079,10 @@ impl TcpCore {
             return None;
         }
         if !new_data && t.kind == SegmentKind::NewData {
+            return None;
+        }
+        if refuses(t.len) {
+            self.refused(now, cc);
             return None;
         }
         self.pipe += self.recovery.on_transmit(&t);
@@ -1015,10 +1131,15 @@ impl TcpCore {
         cc: &mut C,
         app_end: u64,
         new_data: bool,
+        refuses: &mut dyn FnMut(u32) -> bool,
     ) -> Option<DataSegment> {
         self.window_filled = false;
         let len = self.new_data_len(app_end);
         if !new_data || self.nothing_fits(cc, len) {
+            return None;
+        }
+        if refuses(len) {
+            self.refused(now, cc);
             return None;
         }
         let seq = self.snd_nxt;
@@ -1373,6 +1494,75 @@ mod tests {
 
     fn events(c: &mut TcpCore) -> Vec<CoreEvent> {
         std::iter::from_fn(|| c.poll_event()).collect()
+    }
+
+    /// Linux's `tcp_enter_cwr` on a local refusal (`poll_transmit_gated`): the refused segment
+    /// is not sent (snd_nxt stays, nothing is retransmitted or counted lost), ssthresh comes
+    /// from the controller and the window is reduced, once per episode; the window does not
+    /// grow until `high_seq` is acknowledged, and the refused segment goes out later as new
+    /// data. Both recovery windows (with PRR, RFC 6937 spreads the reduction).
+    #[test]
+    fn a_refused_segment_stays_unsent_and_starts_cwr_once() {
+        for window in [RecoveryWindow::Rfc6675, RecoveryWindow::Prr] {
+            let config = TcpConfig {
+                mss: MSS,
+                initial_window: 4,
+                receive_buffer: 1_000_000,
+                recovery_window: window,
+                ..TcpConfig::default()
+            };
+            let (mut c, mut cc) = (TcpCore::new(config), TestReno::new(MSS, 4));
+            assert_eq!(send(&mut c, &mut cc, ms(0), 0).len(), 4);
+            c.handle_ack(ms(10), &ack(2 * MSS as u64, &[], ms(0)), &mut cc);
+            let cwnd_before = cc.cwnd();
+            assert_eq!(cwnd_before, 5 * MSS as u64, "{window:?}");
+            // The queue takes two segments, then refuses.
+            let mut offered = 0;
+            let mut refuses = |len: u32| {
+                assert_eq!(len, MSS);
+                offered += 1;
+                offered > 2
+            };
+            let mut sent = Vec::new();
+            while let Some(seg) = c.poll_transmit_gated(ms(10), &mut cc, u64::MAX, 0, &mut refuses)
+            {
+                sent.push(seg);
+            }
+            assert_eq!(sent.len(), 2, "{window:?}");
+            assert!(sent.iter().all(|s| !s.is_retransmission));
+            let high = c.snd_nxt();
+            assert_eq!(high, 6 * MSS as u64, "the refused segment is not sent");
+            assert_eq!(c.stats().local_refusals, 1);
+            assert_eq!(c.stats().local_cwr, 1);
+            assert!(c.in_cwr());
+            assert_eq!(cc.congestion_events, 1);
+            // ssthresh from the controller (TestReno: half the 4 segments in flight), the
+            // window reduced.
+            assert_eq!(cc.ssthresh(), 2 * MSS as u64, "{window:?}");
+            assert!(cc.cwnd() < cwnd_before);
+            assert_eq!(c.stats().retransmitted_segments, 0);
+            assert_eq!(c.stats().fast_retransmits, 0);
+            // ACKs below high_seq: still CWR, the controller's window does not grow.
+            c.handle_ack(ms(20), &ack(5 * MSS as u64, &[], ms(0)), &mut cc);
+            assert!(c.in_cwr(), "{window:?}");
+            assert_eq!(cc.cwnd(), 2 * MSS as u64);
+            assert!(cc.last_sample.is_some_and(|s| s.in_recovery));
+            // The window has room again and the queue refuses again, in the same episode: no
+            // second reduction.
+            assert!(c
+                .poll_transmit_gated(ms(20), &mut cc, u64::MAX, 0, &mut |_| true)
+                .is_none());
+            assert_eq!(c.stats().local_refusals, 2, "{window:?}");
+            assert!(c.stats().local_cwr == 1 && cc.congestion_events == 1);
+            assert_eq!(c.snd_nxt(), high);
+            // high_seq acknowledged: CWR ends; the next segment is the refused one, new data.
+            c.handle_ack(ms(30), &ack(high, &[], ms(10)), &mut cc);
+            assert!(!c.in_cwr(), "{window:?}");
+            let next = send(&mut c, &mut cc, ms(30), 0);
+            assert_eq!(next.first().map(|s| s.seq), Some(high), "{window:?}");
+            assert!(next.iter().all(|s| !s.is_retransmission));
+            assert_eq!(c.stats().retransmitted_segments, 0);
+        }
     }
 
     #[test]

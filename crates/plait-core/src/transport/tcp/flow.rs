@@ -124,6 +124,9 @@ impl TcpFlow {
     /// `receiver`): into the outbox, through the host noise if any.
     #[inline(always)]
     fn flush(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
+        if out.has_local() {
+            return self.flush_local(now, sender, receiver, out);
+        }
         match &self.noise {
             None => {
                 let mut window_open = sender;
@@ -153,6 +156,44 @@ impl TcpFlow {
                     #[inline(always)]
                     |header| header_bytes + receiver.write_ack(now, header),
                 );
+            }
+        }
+    }
+
+    /// [`TcpFlow::flush`] for a sender behind its host's interface queue (a `local` link):
+    /// each segment is offered to the queue before it is committed, and the sender stops at
+    /// the first one the queue refuses ([`TcpSender::poll_transmit_gated`]); what is sent
+    /// goes through the host noise as `flush` sends it (data first, then the ACKs).
+    #[inline(never)]
+    fn flush_local(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
+        if sender && self.is_active() {
+            let header_bytes = self.header_bytes;
+            while let Some(seg) = self
+                .sender
+                .poll_transmit_gated(now, &mut |len| out.refuses(PATH, len + header_bytes))
+            {
+                let filled = self.sender.window_filled();
+                let x = Transmit {
+                    path: PATH,
+                    direction: Direction::Forward,
+                    size_bytes: seg.len + header_bytes,
+                    header: Header::TcpData(seg),
+                };
+                match self.noise.as_deref_mut() {
+                    Some(noise) => noise.send(now, x, out),
+                    None => out.send(x),
+                }
+                if filled {
+                    break;
+                }
+            }
+        }
+        if receiver {
+            while let Some(ack) = self.next_ack(now) {
+                match self.noise.as_deref_mut() {
+                    Some(noise) if !noise.receiver_is_exact() => noise.send(now, ack, out),
+                    _ => out.send(ack),
+                }
             }
         }
     }

@@ -58,4 +58,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Bytes cumulatively acknowledged.
     pub bytes_acked: u64,
+    /// Segments the sending host's full interface queue refused (not sent; see
+    /// [`TcpCore::poll_transmit_gated`]), and the CWR episodes they started.
+    pub local_refusals: u64,
+    pub local_cwr: u64,
 }

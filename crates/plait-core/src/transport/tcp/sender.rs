@@ -87,6 +87,26 @@ impl<C: CongestionControl> TcpSender<C> {
         self.core.poll_transmit(now, &mut self.cc, app_end, 0)
     }
 
+    /// [`TcpSender::poll_transmit`] behind an interface queue that may refuse the segment
+    /// ([`TcpCore::poll_transmit_gated`]: `refuses` gets the payload length).
+    pub fn poll_transmit_gated(
+        &mut self,
+        now: SimTime,
+        refuses: &mut dyn FnMut(u32) -> bool,
+    ) -> Option<DataSegment> {
+        let app_end = self
+            .app_bytes
+            .unwrap_or(u64::MAX)
+            .min(self.closed_at.unwrap_or(u64::MAX));
+        self.core
+            .poll_transmit_gated(now, &mut self.cc, app_end, 0, refuses)
+    }
+
+    /// In Linux's CWR state after a local refusal ([`TcpCore::in_cwr`]).
+    pub fn in_cwr(&self) -> bool {
+        self.core.in_cwr()
+    }
+
     /// Whether the segment the last [`TcpSender::poll_transmit`] returned filled what may be
     /// sent, so that polling again before the next input would return nothing
     /// ([`TcpCore::window_filled`]).
