@@ -131,9 +131,9 @@ def test_multcp_values():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10 + 3)
+    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10 + 3 + 2)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3 + 3
+    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3 + 3 + 2
 
 
 def _shorten(text: str, times: dict[str, str]) -> str:
@@ -143,7 +143,7 @@ def _shorten(text: str, times: dict[str, str]) -> str:
 
 def test_quick_reproduce_end_to_end(tmp_path, client):
     """The pipeline on shortened runs (one seed, 26-60 s instead of 120-540 s, two N, one
-    pair), passed in as settings: 28 claims, the figure and the files."""
+    pair), passed in as settings: 30 claims, the figure and the files."""
     short = tmp_path / "scenarios"
     short.mkdir()
     # Shares change every 6 s; the transients arrive at 30 s and leave at 45 s of 60.
@@ -174,8 +174,10 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
     options = Options(out=tmp_path / "mpat", seeds=[1, 2], quick=True, where={"client": client})
     section = mp.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "mpat"
-    assert len(section.claims) == 28 and all(isinstance(c.agrees, bool) for c in section.claims)
-    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1 + 3
+    assert len(section.claims) == 30 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1 + 3 + 2
+    web = pd.read_csv(options.out / "aggregates_web.csv")
+    assert set(web["mode"]) == {"mpat", "tcp"} and set(web.n) == {2, 4, 5, 6, 8, 10}
     h = pd.read_csv(options.out / "hundred.csv")
     assert sorted(h.pattern) == ["1:2:3:4:5 x 20", "equal", "independent"]
     assert (h.flows == 100).all() and (h.total_kBps > 0).all()
@@ -581,3 +583,34 @@ def test_hundred_rows_and_verdicts_follow_the_data():
         mp.hundred_rows(
             _hundred_flows("equal", [1e6] * 100).assign(**{"flow.agg.shares": "[2]"}), base
         )
+
+
+def test_web_background_scenarios_and_verdicts():
+    for scenario, base in (
+        (mp.AGGREGATES_WEB, mp.AGGREGATES),
+        (mp.AGGREGATES_TCP_WEB, mp.AGGREGATES_TCP),
+    ):
+        flows, quiet = _flows(scenario), _flows(base)
+        assert {k: v for k, v in flows.items() if not k.startswith("web_")} == quiet
+        sizes = {k: (v["count"], v["bytes"]) for k, v in flows.items() if k.startswith("web_")}
+        assert sizes == {
+            "web_small": (3000, "20KB"),
+            "web_medium": (300, "200KB"),
+            "web_large": (30, "2MB"),
+        }
+        assert set(sizes) == {f"web_{s}" for s in mp.WEB_SIZES}
+        assert _links(scenario) == _links(base)
+    quiet = _aggregates(1.0, 10.0)
+    web = _aggregates(1.0, 10.0)
+    for col in ("fast_per_flow", "timeouts_per_flow"):
+        web[col] = web[col] * 2
+    assert all(c.agrees for c in mp.web_claims(web, quiet))
+    # The aggregates' losses grow, the background flows' do not: not in proportion.
+    uneven = web.copy()
+    bg = uneven["group"] == "bg"
+    uneven.loc[bg, ["fast_per_flow", "timeouts_per_flow"]] /= 2
+    assert [c.agrees for c in mp.web_claims(uneven, quiet)] == [True, False]
+    starved = web.assign(per_flow_kBps=np.where(web["group"] == "bg", 100.0, 50.0))
+    assert not mp.web_claims(starved, quiet)[0].agrees
+    names = pd.DataFrame({"name": ["agg2.0", "tcp.1", "web_small.7", "web_large.0"]})
+    assert list(mp.without_web(names)["name"]) == ["agg2.0", "tcp.1"]
