@@ -29,7 +29,7 @@ build: $(STAMP)
 	$(CARGO) build --release -q -p plait-testbed
 
 run: build
-	$(VENV)/bin/plait reproduce parallel-tcp
+	$(VENV)/bin/plait reproduce parallel-tcp --quick
 
 lint: lint-rust lint-py
 

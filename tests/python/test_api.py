@@ -622,7 +622,7 @@ def test_dumbbell_file_validates_as_written():
 def test_parallel_tcp_scenario_validates():
     info = plait.validate(PARALLEL_TCP, overrides={"flow.tcp.count": 4})
     assert info["flows"] == 4
-    assert (info["duration_s"], info["warmup_s"]) == (1000.0, 200.0)
+    assert (info["duration_s"], info["warmup_s"]) == (2000.0, 1000.0)
 
 
 # --- known product bugs ----------------------------------------------------------------------

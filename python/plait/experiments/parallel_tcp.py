@@ -31,20 +31,31 @@ class Queue:
     toml: str
 
 
+#: The threshold-dropper's hold tau in mean propagation round trips (section V.D: "a factor of
+#: the mean round-trip time", the factor not given). A signalled connection learns of its loss
+#: from the duplicate ACKs one round trip after the drop and cuts its sending over the round
+#: trip after that; with tau = 1 RTT the dropper re-arms before the cut reaches the queue and
+#: signals a second connection for the same congestion (README, "Threshold-dropper").
+TD_HOLD_RTTS = 2
+
+
 def queues() -> list[Queue]:
-    """(a) threshold-dropper (both of the paper's policies), (b) RED as in section V.A
+    """(a) threshold-dropper (both of the paper's policies; T_h = 3 as the paper's Fig. 12,
+    tau = TD_HOLD_RTTS mean RTTs, re-armed when tau is over), (b) RED as in section V.A
     (min_th, max_th = 0.6, 0.8 of the buffer, max_p = 0.1, w_q = 0.001, wait on),
     (c) DropTail with 5, 10, 20 and 40 packets."""
     out = [
         Queue(
             "threshold-dropper, rate-independent",
             "TD-RI",
-            '{kind="threshold_dropper", threshold=3, policy="rate_independent"}',
+            '{kind="threshold_dropper", threshold=3, policy="rate_independent", '
+            f"hold_rtts={TD_HOLD_RTTS}}}",
         ),
         Queue(
             "threshold-dropper, largest-rate",
             "TD-LR",
-            '{kind="threshold_dropper", threshold=3, policy="largest_rate"}',
+            '{kind="threshold_dropper", threshold=3, policy="largest_rate", '
+            f"hold_rtts={TD_HOLD_RTTS}}}",
         ),
     ]
     for b in (20, 40):
@@ -82,8 +93,8 @@ TABLES = ("links", "flows")
 
 def sweep(
     ns: list[int],
-    duration: float = 1000.0,
-    warmup: float = 200.0,
+    duration: float = 2000.0,
+    warmup: float = 1000.0,
     seeds: list[int] | int = 1,
     out: Path | None = None,
     fresh: bool = False,

@@ -40,8 +40,8 @@ class Settings:
     scenario; the defaults are the full version's (the paper's set-up)."""
 
     ns: list[int] = field(default_factory=lambda: list(range(1, 11)))
-    duration: float = 1000.0
-    warmup: float = 200.0
+    duration: float = 2000.0
+    warmup: float = 1000.0
     events: int = 200_000
     seeds: list[int] = field(default_factory=lambda: [1, 2, 3, 4, 5])
     scenario: Path = exp.EXPERIMENT_DIR / "scenario.toml"
@@ -244,6 +244,39 @@ def formula_claims(ns: list[int], fl: pd.DataFrame, ex1: pd.DataFrame) -> list[C
 
 # ---- Packet-level claims -------------------------------------------------------------------
 
+#: Why the threshold-dropper claims may differ (evidence: experiments/parallel-tcp/README.md,
+#: "Threshold-dropper", and results/td_threshold.csv).
+TD_THRESHOLD_CAUSE = (
+    "Cause (physics): Theorem 1 and its insensitivity rest on congestion events that come "
+    "when the aggregate rate reaches capacity. A 3-packet threshold at a bottleneck fed by "
+    "links ten times faster is crossed by packet bursts before that: at N = 4 the connections' "
+    "windows add up to 124 packets at a drop with the rate-independent policy and 139 with "
+    "largest-rate, against a pipe of 145 packets plus the 3 queued. With a 6-packet threshold "
+    "the sums are 154 and 155 for both, and the two policies agree within 0.006 at every N, "
+    "at or above Theorem 1 (the queue keeps the link busy)."
+)
+#: Why DropTail's 5-packet buffer may beat its 10-packet one (evidence: README, "DropTail").
+DROPTAIL_CAUSE = (
+    "Cause (physics): from N = 5 a 5-packet buffer overflows too briefly to hit every "
+    "connection: at N = 8 a congestion event (drops within 2 RTTs) hits 2.8 of the 8 "
+    "connections with 5 packets against 7.1 with 10 (600 s, seed 1), so the 5-packet curve "
+    "desynchronises and rises above the 10-packet one. ns-2.35 on the same cell (Reno, exact "
+    "timing, seeds 1-2) gives the same order: 0.855 with 5 packets, 0.830 with 10."
+)
+#: Why RED may differ (evidence: experiments/parallel-tcp/README.md, "RED", and
+#: results/red_ns2.csv).
+RED_CAUSE = (
+    "Cause (physics): ns-2.35 with the same configuration gives the same flat curve as plait "
+    "(python -m plait.ns2, Reno with exact timing, 3 seeds: RED-20 0.829 to 0.879 in ns-2 and "
+    "0.824 to 0.852 in plait for N = 1..10, the same drop rates), so the difference is not "
+    "plait's RED. With buffers of 20 and 40 packets against a bandwidth-delay product of "
+    "150, RED's thresholds of 0.6 and 0.8 of the buffer leave 4 to 8 packets between min_th "
+    "and the buffer's end, and RED behaves as DropTail of the same size (RED-20 within 0.002 "
+    "of DropTail 20 at every N); the paper's Fig. 10 buffers and rate are not in its text. "
+    "With a buffer of one bandwidth-delay product "
+    "(150 packets) the same RED gives 0.98 to 0.99 for N = 1..10."
+)
+
 
 def packet_claims(rows: pd.DataFrame) -> list[Claim]:
     by = rows.groupby(["queue", "n"]).utilization
@@ -268,7 +301,14 @@ def packet_claims(rows: pd.DataFrame) -> list[Claim]:
             f"{spread(values(gq, gn))} against {thm[gn]:.3f})",
             "±0.03 absolute (ours: the paper gives none)",
             gap <= 0.03,
-            "Mean over seeds of the bottleneck's busy fraction in the measurement window.",
+            "Mean over seeds of the bottleneck's busy fraction in the measurement window. "
+            + ("" if gap <= 0.03 else TD_THRESHOLD_CAUSE),
+            cause=None if gap <= 0.03 else "physics",
+            paper_value=thm[gn],
+            plait_mean=float(mean[(gq, gn)]),
+            plait_min=min(values(gq, gn)),
+            plait_max=max(values(gq, gn)),
+            seeds=len(values(gq, gn)),
         )
     )
     top = max(ns)
@@ -300,7 +340,8 @@ def packet_claims(rows: pd.DataFrame) -> list[Claim]:
             f"{spread(values(TD[1], dn))})",
             "±0.02 absolute (ours)",
             d <= 0.02,
-            "Same seeds for both policies.",
+            "Same seeds for both policies. " + ("" if d <= 0.02 else TD_THRESHOLD_CAUSE),
+            cause=None if d <= 0.02 else "physics",
         )
     )
     many = [n for n in ns if n >= 2]
@@ -321,6 +362,7 @@ def packet_claims(rows: pd.DataFrame) -> list[Claim]:
         )
     )
     avg = [float(rows[rows.queue == q].utilization.mean()) for q in DROPTAIL]
+    increasing = all(a < b for a, b in zip(avg, avg[1:]))
     claims.append(
         Claim(
             "The larger the DropTail buffer, the larger the utilisation",
@@ -329,8 +371,10 @@ def packet_claims(rows: pd.DataFrame) -> list[Claim]:
             "mean over N and seeds: "
             + ", ".join(f"{b} packets {a:.3f}" for b, a in zip((5, 10, 20, 40), avg)),
             "strictly increasing",
-            all(a < b for a, b in zip(avg, avg[1:])),
-            "Buffers of 5 to 40 packets against a bandwidth-delay product of 150 packets.",
+            increasing,
+            "Buffers of 5 to 40 packets against a bandwidth-delay product of 150 packets. "
+            + ("" if increasing else DROPTAIL_CAUSE),
+            cause=None if increasing else "physics",
         )
     )
     over = [(mean[(DROPTAIL[-1], n)] - thm[n], n) for n in ns]
@@ -361,8 +405,14 @@ def packet_claims(rows: pd.DataFrame) -> list[Claim]:
             "±0.05 absolute (ours)",
             r <= 0.05,
             "With the paper's RED settings (w_q = 0.001, max_p = 0.1, thresholds 0.6 and 0.8 "
-            "of the buffer) the average queue rarely reaches min_th, so RED behaves like "
-            "DropTail of the same size and stays flat in N.",
+            "of the buffer) on buffers of 20 and 40 packets RED behaves like DropTail of the "
+            "same size and stays flat in N. " + ("" if r <= 0.05 else RED_CAUSE),
+            cause=None if r <= 0.05 else "physics",
+            paper_value=thm[rn],
+            plait_mean=float(mean[(rq, rn)]),
+            plait_min=min(values(rq, rn)),
+            plait_max=max(values(rq, rn)),
+            seeds=len(values(rq, rn)),
         )
     )
     return claims
@@ -490,11 +540,14 @@ def setup(data: dict, sc: Settings) -> str:
         f"N = {sc.ns[0]}..{sc.ns[-1]} TCP-SACK connections with AIMD(1, 1/2) congestion "
         "avoidance, 1000-byte payloads, start times uniform in [0, 4] s, a 120 ms propagation "
         "round trip through a 10 Mb/s bottleneck (150 packets of bandwidth-delay product; the "
-        "paper's rate is in a figure we do not have), RFC 6298's 1 s minimum RTO. Runs of "
+        "paper's rate is in a figure we do not have), a 1 s minimum RTO (ns-2's default is "
+        "0.2 s, but ns-2's Sack1 agent restarts its timer at a fast retransmit and plait's "
+        "RFC 6298 sender does not: see the README). Runs of "
         f"{sc.duration:g} s with the first {sc.warmup:g} s discarded (the paper: 2000 s, "
         "1000 s discarded), over the seeds listed below.\n\n"
-        "Queues: the threshold-dropper of Section V.D (threshold 3 packets, hold one mean "
-        "RTT) with the rate-independent and largest-rate policies; RED with the paper's "
+        "Queues: the threshold-dropper of Section V.D (threshold 3 packets, hold "
+        f"{exp.TD_HOLD_RTTS} mean propagation RTTs, re-armed when the hold is over) with the "
+        "rate-independent and largest-rate policies; RED with the paper's "
         "settings and buffers of 20 and 40 packets; DropTail with 5, 10, 20 and 40 packets.\n\n"
         f"Fluid model: plait.fluid, {sc.events:,} congestion events per point, β = 1/2."
     )
