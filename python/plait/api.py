@@ -203,6 +203,7 @@ TABLES = (
     "path_series",
     "picks",
     "drops",
+    "refusals",
 )
 
 #: The columns each table starts with (the others follow in the core's order).
@@ -215,6 +216,7 @@ _FIRST = {
     "path_series": ["time_s", "flow", "path"],
     "picks": ["time_s", "flow"],
     "drops": ["time_s", "flow", "link"],
+    "refusals": ["flow", "link"],
 }
 
 
@@ -259,7 +261,9 @@ class Result:
     sampled time series (empty unless the scenario sets `sample_interval`), whose `flow` and
     `link` columns are categoricals of the flow and link names. `picks` holds every packet
     scheduler decision of the MPTCP flows that set ``trace_picks = true`` (empty otherwise);
-    `drops` every dropped packet when ``[simulation] trace_drops = true`` (empty otherwise)."""
+    `drops` every dropped packet when ``[simulation] trace_drops = true`` (empty otherwise);
+    `refusals` the segments each flow's sender had refused by its host's interface queue (links
+    with ``local = true``; empty otherwise)."""
 
     seed: int
     duration_s: float
@@ -275,6 +279,7 @@ class Result:
     path_series: pd.DataFrame
     picks: pd.DataFrame
     drops: pd.DataFrame
+    refusals: pd.DataFrame
     wall_seconds: float = math.nan
 
     @staticmethod

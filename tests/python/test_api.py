@@ -133,6 +133,7 @@ PARQUET_NAMES = sorted(
         "path_series",
         "picks",
         "drops",
+        "refusals",
     )
 )
 SUMMARY_KEYS = {

@@ -83,6 +83,7 @@ def test_run_writes_json_and_parquet_and_prints_table(capsys, scenario, tmp_path
         "path_series.parquet",
         "paths.parquet",
         "picks.parquet",
+        "refusals.parquet",
     ]
     flows = pd.read_parquet(out_dir / "flows.parquet")
     assert flows.name.tolist() == ["bulk.0", "bulk.1", "bulk.2"]

@@ -107,6 +107,7 @@ RUN_OUTPUTS = (
     "path_series.parquet",
     "picks.parquet",
     "drops.parquet",
+    "refusals.parquet",
 )
 #: What `plait reproduce parallel-tcp --out OUT` writes besides OUT/report.html.
 EXPERIMENT_OUTPUTS = tuple(f"parallel-tcp/{name}" for name in parallel_tcp.OUTPUT_FILES.values())
