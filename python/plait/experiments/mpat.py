@@ -914,6 +914,8 @@ def web_claims(web: pd.DataFrame, quiet: pd.DataFrame) -> list[Claim]:
         return per.groupby(g["group"]).mean()
 
     factor = events(web) / events(quiet)
+    # N = 2 ... 10, then the background flows.
+    factor = factor.sort_index(key=lambda g: [99 if x == "bg" else int(x[2:]) for x in g])
     bg_factor = factor.get("bg", np.nan)
     others = factor.drop("bg", errors="ignore")
     proportional = (
