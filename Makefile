@@ -86,9 +86,11 @@ golden:
 	PLAIT_BLESS=1 $(CARGO) test --release -p plait-core --test golden
 
 # Regenerates the parameter tables of docs/scenario.md (between <!-- registry:... --> markers)
+# and the table of verdicts of docs/reproductions.md (from experiments/*/results/claims.json)
 # from the registry of controllers, queues, loss models and sources.
 docs:
 	PLAIT_BLESS=1 $(CARGO) test --release -p plait-core --lib generated_reference_tables
+	PLAIT_BLESS=1 $(VENV)/bin/pytest -q tests/python/test_claims_overview.py
 
 bench: build
 	$(VENV)/bin/plait bench dumbbell --flows 10 --duration 20

@@ -121,6 +121,32 @@ def claim_records(section: Section) -> list[dict[str, Any]]:
     return [c.record(section.name, i) for i, c in enumerate(section.claims)]
 
 
+def claims_overview(files: list[Any]) -> str:
+    """A Markdown table of the committed verdicts: one row per experiment's ``claims.json``
+    (as ``plait reproduce`` writes it, :func:`claim_records`) with the number of claims, how
+    many agree, how many differ by cause (paper, physics, unknown, and none given) and the
+    version and seeds the file records (docs/reproductions.md holds it)."""
+    import json
+    from pathlib import Path
+
+    lines = [
+        "| experiment | claims | agree | differ: paper | physics | unknown | no cause | made by |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for f in sorted(Path(x) for x in files):
+        data = json.loads(f.read_text())
+        records = data["claims"]
+        name = records[0]["experiment"] if records else f.parent.parent.name
+        agree = sum(r["verdict"] == "agrees" for r in records)
+        differ = [r for r in records if r["verdict"] != "agrees"]
+        by = {c: sum(r["cause"] == c for r in differ) for c in (*CAUSES, None)}
+        lines.append(
+            f"| {name} | {len(records)} | {agree} | {by['paper']} | {by['physics']} | "
+            f"{by['unknown']} | {by[None]} | {data['generated']} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Figure:
     """A figure of the report: a PNG image with a title (its alt text) and a caption."""
