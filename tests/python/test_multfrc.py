@@ -141,7 +141,7 @@ def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
     # Influence: RED and three DropTail buffers; equation DropTail: three buffers.
     assert mt.EXPERIMENT.runs(options) == 5 * (
-        4 * 7 + 8 + 5 * 4 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 3 * 2
+        4 * 8 + 8 + 5 * 4 * 5 + 2 + 2 + 3 + 5 * 4 + 9 * 3 * 2
     )
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
     assert mt.EXPERIMENT.runs(quick) == 4 * 3 + 3 + 2 * 2 * 2 + 2 + 2 + 3 + 2 * 2 + 2
@@ -170,7 +170,7 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
     assert mt.EXPERIMENT.runs(options, small) == 4 * 2 + 2 + 3 + 2 + 5 + 3
     section = mt.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "multfrc"
-    assert len(section.claims) == 14 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert len(section.claims) == 15 and all(isinstance(c.agrees, bool) for c in section.claims)
     assert section.runs["failed"] == 0 and section.runs["packet runs"] == 23
     eq = pd.read_csv(options.out / "equation.csv")
     assert set(eq.queue) == {"red", "droptail", "droptail 2 BDP"}
@@ -423,3 +423,22 @@ def test_influence_and_smoothness_verdicts_follow_the_data():
     )
     assert mt.smoothness_claims(sm)[0].agrees
     assert not mt.smoothness_claims(sm.assign(cv_goodput=[0.3, 0.2]))[0].agrees
+
+
+def test_beyond_a_hundred_flows_claim():
+    rows = []
+    for seed in (1, 2):
+        for n, norm, loss in ((64, 0.8, 0.12), (128, 0.9, 0.17)):
+            rows.append(
+                {"protocol": "multfrc", "n": n, "seed": seed, "normalised": norm}
+                | {"agg_drop_rate": loss, "tcp_drop_rate": loss, "agg_timeouts": 0}
+            )
+    fr = pd.DataFrame(rows)
+    claim = mt.beyond_hundred_claim(fr)
+    assert claim.agrees and "n=128: 17.0 %" in claim.plait
+    # A loss rate under 15 %, or MulTFRC at or above n shares: not what the paper says.
+    assert not mt.beyond_hundred_claim(fr.assign(tcp_drop_rate=0.1)).agrees
+    assert not mt.beyond_hundred_claim(fr.assign(normalised=1.05)).agrees
+    # No n above 100 run (the quick version): differs, saying so.
+    small = mt.beyond_hundred_claim(fr[fr["n"] == 64])
+    assert not small.agrees and small.plait == "no n > 100 in this run"
