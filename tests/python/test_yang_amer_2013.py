@@ -74,8 +74,28 @@ def test_scenarios_are_the_testbed():
     assert {f["name"]: f for f in cross["flow"]}["cross"]["src"] == "l3"
 
 
+def test_the_connection_has_the_hosts_timing():
+    """The MPTCP connection keeps the linux profile's host jitter, as the cross TCP does: no
+    `host_jitter` of its own (a zero one let a drop-tail phase effect between an exactly
+    timed connection and a jittered cross TCP set Table II's split at router A), and the
+    jitter reaches its packets: turning it off changes the run."""
+    for path in ya.SCENARIOS.values():
+        scenario = tomllib.loads(path.read_text())
+        assert scenario["tcp"]["profile"] == "linux"
+        assert "host_jitter" not in scenario["tcp"]
+        for flow in scenario["flow"]:
+            assert "host_jitter" not in flow, (path.name, flow["name"])
+    runs = []
+    for jitter in (None, "0s"):
+        extra = {} if jitter is None else {"flow.mptcp.host_jitter": jitter}
+        r = plait.run(ya.SCENARIOS["I"], seed=1, overrides={**SMALL, **extra})
+        f = r.flows.set_index("name").loc["mptcp"]
+        runs.append((f.completion_s, int(f.retransmissions)))
+    assert runs[0] != runs[1], runs
+
+
 def test_seeds_give_different_results():
-    """The reverse-direction chatter makes seeds differ without cross traffic."""
+    """The reverse-direction chatter and the host jitter make seeds differ without cross traffic."""
     results = set()
     for seed in (1, 2, 3):
         r = plait.run(ya.SCENARIOS["I"], seed=seed, overrides=SMALL)

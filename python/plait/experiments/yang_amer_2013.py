@@ -287,14 +287,17 @@ def _spread(r: pd.Series, measure: str, digits: int) -> str:
 #: are smaller" and "Table II's set-up against the paper's").
 GAIN_OPEN = {
     "I": " Open: here subflow 1's link is busy through the whole transfer with either "
-    "scheduler, so only subflow 2 can gain (seed 1: usb1 carries 7.49 Mb/s with the default, "
-    "7.91 with P-(0.9,1.0)); the paper's subflow 1 carried the same packets in 13 % less time "
+    "scheduler, so only subflow 2 can gain (seed 1: usb1 carries 7.51 Mb/s with the default, "
+    "7.95 with P-(0.9,1.0)); the paper's subflow 1 carried the same packets in 13 % less time "
     "with the proposed scheduler, so its default left subflow 1's path idle part of the time, "
     "which needs queues or link speeds its text does not give.",
-    "II": " Open: subflow 1 shares router A's port with the cross TCP, whose share there "
-    "sets what subflow 1 can carry; the paper's shares and throughputs imply subflow 2's path "
-    "carried at most about 5.5 Mb/s and the cross TCP 70-85 % of the port, a set-up its text "
-    "does not give (README, Table II's set-up).",
+    "II": " Open: here subflow 2's path is at its ceiling with either scheduler (seed 1: usb1 "
+    "carries 7.91 Mb/s with the default, 8.05 with P-(0.9,1.0)), so what delta = 1.0 holds "
+    "back on subflow 1, whose estimate follows its losses at router A's port shared with the "
+    "cross TCP (seed 1: 1.15 Mb/s against the default's 3.24), is lost; in the paper subflow "
+    "2 had room to take it (its share of packets times the throughput rises from 4.5 to "
+    "5.7 Mb/s; Table I's also stays at 5.0 to 5.7), a USB path of about 5.5 Mb/s at most, "
+    "which the paper's text does not give (README, Table II's set-up).",
 }
 
 
