@@ -7,6 +7,11 @@
     python experiments/parallel-tcp/sensitivity.py red-ns2   OUT     # RED in plait and ns-2.35
     python experiments/parallel-tcp/sensitivity.py td-levels -       # windows summed at drops
     python experiments/parallel-tcp/sensitivity.py dt-sync   OUT     # flows hit per event; ns-2
+    python experiments/parallel-tcp/sensitivity.py loss-policy STORE # Figs. 13-14's counts
+
+loss-policy runs the reproduction's own Figs. 13-14 sweep (2000 s, 1000 s discarded, seeds 1-5);
+with STORE = OUT/parallel-tcp/runs-loss-policy of `plait reproduce parallel-tcp --out OUT` it
+only reads the stored runs.
 
 Each writes results/<name>.csv beside this file (one row per run) and prints the mean table.
 STORE is a sweep store (runs already there are reused). red-ns2 needs Debian's ns-2 (`ns`) and
@@ -167,6 +172,19 @@ def main(argv: list[str]) -> int:
             .round(3)
             .to_string()
         )
+    elif what == "loss-policy":
+        bins, _ = exp.loss_policy_sweep(2000.0, 1000.0, [1, 2, 3, 4, 5], where)
+        RESULTS.mkdir(exist_ok=True)
+        bins.to_csv(RESULTS / "loss_policy.csv", index=False)
+        from plait.experiments.parallel_tcp_claims import loss_policy_figure
+
+        loss_policy_figure(bins).savefig(RESULTS / "loss_policy.png", dpi=110)
+        pooled = bins.groupby(["queue", "w"], sort=False)[["bins", "signalled"]].sum()
+        for queue, g in pooled.groupby(level=0, sort=False):
+            g = g.droplevel(0)
+            g = g[g.bins >= 30]
+            zbar = ", ".join(f"{w}: {r.signalled / r.bins:.3f}" for w, r in g.iloc[::3].iterrows())
+            print(f"{queue}: z(w) {zbar}")
     elif what == "td-levels":
         out = []
         for threshold in (3, 6):

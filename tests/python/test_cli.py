@@ -750,9 +750,9 @@ def test_reproduce_writes_a_report_that_renders_in_a_browser(capsys, tmp_path):
     html = report.read_text(encoding="utf-8")
     assert "Parallel TCP sockets" in html
     # Every claim has a verdict; the paper's RED claim is one plait does not reproduce.
-    assert html.count('<td class="verdict"><span class="badge') == 13
+    assert html.count('<td class="verdict"><span class="badge') == 14
     assert "RED conforms reasonably to Theorem 1" in html
-    assert "of 13 claims agree" in out
+    assert "of 14 claims agree" in out
     stored = list((out_dir / "parallel-tcp" / "runs" / "links").glob("*.parquet"))
     assert len(stored) == 8 * 4 * 2  # queues x N x seeds
     # The utilisation table (one row per run) and its Markdown and figure, beside the runs.
@@ -771,7 +771,7 @@ def test_reproduce_writes_a_report_that_renders_in_a_browser(capsys, tmp_path):
     assert report.read_text(encoding="utf-8").count("stored earlier") == 1
     require_browser()
     seen = open_in_browser(report)
-    assert seen["figures"] == 3 and seen["images"] == 3
+    assert seen["figures"] == 4 and seen["images"] == 4
     assert seen["broken_images"] == [] and seen["missing_anchors"] == []
     assert seen["failed_requests"] == [] and seen["external_requests"] == []
     assert seen["console_errors"] == [] and seen["page_errors"] == []

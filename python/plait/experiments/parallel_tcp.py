@@ -260,3 +260,118 @@ def write_outputs(rows: pd.DataFrame, out_dir: Path | FolderTarget) -> dict[str,
         tx.write_text(folder.file(names["markdown"]), markdown(table(rows)))
         tx.write_with(folder.file(names["png"]), lambda path: plot(rows, path))
     return {kind: folder.path / name for kind, name in names.items()}
+
+
+# ---- Figs. 13-14: which loss policy emerges under DropTail and RED (section V.D.1) ----------
+
+#: The paper's set-up of Figs. 13 and 14: N = 10 connections over the 120 ms round trip, DropTail
+#: (Fig. 13) and RED (Fig. 14, thresholds 0.6 and 0.8 of the buffer as section V.A) with buffers
+#: of 5, 10, 15 and 20 packets.
+LOSS_POLICY_N = 10
+LOSS_POLICY_BUFFERS = (5, 10, 15, 20)
+#: The bin length T (the paper does not give it): one propagation round trip, the time a window
+#: takes to be sent. A connection's window in a bin is its congestion window at the bin's start.
+LOSS_POLICY_BIN_S = 0.12
+
+
+def loss_policy_queues() -> list[Queue]:
+    """DropTail and RED (section V.A's settings) with each buffer of Figs. 13 and 14."""
+    out = [
+        Queue(f"DropTail, buffer {b}", f"DT-{b}", f'{{kind="droptail", packets={b}}}')
+        for b in LOSS_POLICY_BUFFERS
+    ]
+    out += [
+        Queue(
+            f"RED, buffer {b}",
+            f"RED-{b}",
+            f'{{kind="red", packets={b}, min_th={0.6 * b:g}, max_th={0.8 * b:g}, '
+            f"max_p=0.1, w_q=0.001, wait=true, gentle=false}}",
+        )
+        for b in LOSS_POLICY_BUFFERS
+    ]
+    return out
+
+
+def loss_policy_sweep(
+    duration: float,
+    warmup: float,
+    seeds: list[int] | int,
+    out: Path | None,
+    fresh: bool = False,
+    progress: ProgressSink | None = None,
+    scenario: Path | None = None,
+    **where,
+) -> tuple[pd.DataFrame, Summary]:
+    """Runs Figs. 13-14's set-up (drops traced, windows sampled every bin) and returns, per
+    queue, seed and window w (whole packets), the number of (connection, bin) pairs with that
+    window and how many of them saw at least one drop (:func:`loss_policy_bins`)."""
+    from plait.experiments import sweep_all
+
+    grid = {
+        "link.bottleneck.queue": [q.toml for q in loss_policy_queues()],
+        "flow.tcp.count": [LOSS_POLICY_N],
+        "simulation.duration": [f"{duration:g}s"],
+        "simulation.warmup": [f"{warmup:g}s"],
+        "simulation.trace_drops": [True],
+        "simulation.sample_interval": [f"{LOSS_POLICY_BIN_S * 1000:g}ms"],
+    }
+    result = sweep_all(
+        "parallel-tcp (Figs. 13-14)",
+        scenario or EXPERIMENT_DIR / "scenario.toml",
+        grid,
+        seeds=seeds,
+        tables=("flow_series", "drops"),
+        out=out,
+        fresh=fresh,
+        progress=progress,
+        **where,
+    )
+    label = {q.toml: q.label for q in loss_policy_queues()}
+    series, drops = result.table("flow_series"), result.table("drops")
+    rows = []
+    for run, s in series.groupby("run", sort=False):
+        d = drops[drops["run"] == run]
+        bins = loss_policy_bins(s, d, warmup, duration)
+        bins.insert(0, "seed", int(s["seed"].iloc[0]))
+        bins.insert(0, "queue", label[s["link.bottleneck.queue"].iloc[0]])
+        rows.append(bins)
+    return pd.concat(rows, ignore_index=True), result.summary
+
+
+def loss_policy_bins(
+    series: pd.DataFrame, drops: pd.DataFrame, warmup: float, duration: float, mss: int = 1000
+) -> pd.DataFrame:
+    """Section V.D.1's estimator for one run: time cut into bins of T = LOSS_POLICY_BIN_S from
+    the samples of `series` (one per bin start, time_s = nT); connection i in bin n has window
+    w_i(n) (its congestion window at nT, in whole `mss` segments) and z_i(n) = 1 if it lost a
+    packet in [nT, (n + 1)T). Returns one row per window w: `bins` (pairs (i, n) with
+    w_i(n) = w) and `signalled` (those with z_i(n) = 1), over the bins inside
+    [warmup, duration). z̄(w) = signalled / bins."""
+    t = LOSS_POLICY_BIN_S
+    s = series[(series.time_s >= warmup) & (series.time_s + t <= duration + 1e-9)]
+    n = (s.time_s / t).round().astype("int64")
+    key = pd.DataFrame({"flow": s.flow.astype(str).to_numpy(), "bin": n.to_numpy()})
+    key["w"] = (s.cwnd_bytes.to_numpy() / mss).round().astype("int64")
+    hit = set(zip(drops.flow.astype(str), (drops.time_s / t + 1e-9).astype("int64")))
+    key["signalled"] = [(f, b) in hit for f, b in zip(key.flow, key.bin)]
+    out = key.groupby("w").agg(bins=("signalled", "size"), signalled=("signalled", "sum"))
+    return out.reset_index()
+
+
+def window_signal_correlation(bins: pd.DataFrame) -> float:
+    """The correlation between a connection's window w_i(n) and its indicator z_i(n) over all
+    (connection, bin) pairs, from the counts of :func:`loss_policy_bins` (point-biserial:
+    positive when larger windows are signalled more often)."""
+    import numpy as np
+
+    w = bins.w.to_numpy(dtype=float)
+    n = bins.bins.to_numpy(dtype=float)
+    k = bins.signalled.to_numpy(dtype=float)
+    total = n.sum()
+    if total == 0:
+        return math.nan
+    mean_w, mean_z = (n * w).sum() / total, k.sum() / total
+    cov = (k * w).sum() / total - mean_w * mean_z
+    var_w = (n * w * w).sum() / total - mean_w**2
+    var_z = mean_z * (1 - mean_z)
+    return float(cov / np.sqrt(var_w * var_z)) if var_w > 0 and var_z > 0 else math.nan

@@ -55,7 +55,8 @@ def settings(options: Options) -> Settings:
 
 
 def packet_runs(sc: Settings) -> int:
-    return len(exp.queues()) * len(sc.ns) * len(sc.seeds)
+    per_seed = len(exp.queues()) * len(sc.ns) + len(exp.loss_policy_queues())
+    return per_seed * len(sc.seeds)
 
 
 #: Three decimals for the mean and the sd (see :func:`plait.experiments.framework.spread`).
@@ -270,9 +271,10 @@ RED_CAUSE = (
     "(python -m plait.ns2, Reno with exact timing, 3 seeds: RED-20 0.829 to 0.879 in ns-2 and "
     "0.824 to 0.852 in plait for N = 1..10, the same drop rates), so the difference is not "
     "plait's RED. With buffers of 20 and 40 packets against a bandwidth-delay product of "
-    "150, RED's thresholds of 0.6 and 0.8 of the buffer leave 4 to 8 packets between min_th "
-    "and the buffer's end, and RED behaves as DropTail of the same size (RED-20 within 0.002 "
-    "of DropTail 20 at every N); the paper's Fig. 10 buffers and rate are not in its text. "
+    "150, the mean queue (2.8 to 5.6 packets with 20, 6.6 to 14.5 with 40, N = 1..10) stays "
+    "below min_th (12 and 24), and so does the average with w_q = 0.001: RED seldom drops "
+    "early and runs as DropTail of the same size (RED-20 within 0.002 of DropTail 20 at every "
+    "N, the same drops from N = 6); the paper's Fig. 10 buffers and rate are not in its text. "
     "With a buffer of one bandwidth-delay product "
     "(150 packets) the same RED gives 0.98 to 0.99 for N = 1..10."
 )
@@ -418,6 +420,81 @@ def packet_claims(rows: pd.DataFrame) -> list[Claim]:
     return claims
 
 
+def loss_policy_correlations(bins: pd.DataFrame) -> pd.DataFrame:
+    """Per queue (rows) and seed (columns): the correlation of w_i(n) and z_i(n)."""
+    out = {
+        (queue, seed): exp.window_signal_correlation(g)
+        for (queue, seed), g in bins.groupby(["queue", "seed"], sort=False)
+    }
+    table = pd.Series(out).unstack()
+    order = [q.label for q in exp.loss_policy_queues() if q.label in table.index]
+    return table.loc[order]
+
+
+def loss_policy_claims(bins: pd.DataFrame) -> list[Claim]:
+    """Section V.D.1, Figs. 13-14: "Some of the results suggest the larger the congestion window
+    of a connection just before a link loss event is, the more likely the connection is
+    signaled". Tested as a positive correlation between w_i(n) and z_i(n) (all seeds pooled) for
+    at least half of the buffers of each discipline ("some of the results")."""
+    pooled = {
+        q: exp.window_signal_correlation(
+            g.groupby("w", as_index=False)[["bins", "signalled"]].sum()
+        )
+        for q, g in bins.groupby("queue", sort=False)
+    }
+    queues = exp.loss_policy_queues()
+    droptail = [pooled[q.label] for q in queues if q.label.startswith("DropTail")]
+    red = [pooled[q.label] for q in queues if q.label.startswith("RED")]
+    ok = sum(c > 0 for c in droptail) * 2 >= len(droptail) and sum(c > 0 for c in red) * 2 >= len(
+        red
+    )
+    per_seed = loss_policy_correlations(bins)
+    text = "; ".join(
+        f"{q.short} {pooled[q.label]:+.3f} ({per_seed.loc[q.label].min():+.3f} to "
+        f"{per_seed.loc[q.label].max():+.3f} over seeds)"
+        for q in queues
+    )
+    return [
+        Claim(
+            "Figs. 13–14: the larger a connection's window, the more likely it is signalled "
+            "at a loss event (DropTail and RED, N = 10)",
+            "Section V.D.1, Figs. 13 and 14",
+            "“some of the results suggest” z̄(w) increases with w",
+            f"correlation of w_i(n) and z_i(n), bins of {exp.LOSS_POLICY_BIN_S * 1000:g} ms, "
+            f"seeds pooled: {text}",
+            "positive for at least half of the buffers of each discipline (ours: the paper "
+            "says “some”)",
+            bool(ok),
+            "z_i(n) = 1 when connection i lost a packet in bin n, w_i(n) its window at the "
+            "bin's start (section V.D.1's estimator); buffers of 5, 10, 15 and 20 packets.",
+            cause=None if ok else "unknown",
+        )
+    ]
+
+
+def loss_policy_figure(bins: pd.DataFrame):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 4.0), sharey=True)
+    for ax, kind in zip(axes, ("DropTail", "RED")):
+        for q in exp.loss_policy_queues():
+            if not q.label.startswith(kind):
+                continue
+            g = bins[bins.queue == q.label].groupby("w")[["bins", "signalled"]].sum()
+            g = g[g.bins >= 30]
+            ax.plot(g.index, g.signalled / g.bins, "o-", ms=3, label=q.label)
+        ax.set_xlabel("window w (packets)")
+        ax.set_title(f"{kind} (Fig. {13 if kind == 'DropTail' else 14})")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("z̄(w): share of bins with a drop")
+    fig.tight_layout()
+    return fig
+
+
 # ---- Figures -------------------------------------------------------------------------------
 
 
@@ -490,13 +567,24 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
         scenario=sc.scenario,
         **where,
     )
+    bins, loss_summary = exp.loss_policy_sweep(
+        sc.duration,
+        sc.warmup,
+        sc.seeds,
+        out.with_name(out.name + "-loss-policy") if out is not None else None,
+        fresh=fresh,
+        progress=progress,
+        scenario=sc.scenario,
+        **where,
+    )
     data = {
         "rows": rows,
+        "loss_policy": bins,
         "fluid": fluid_runs(sc.ns, sc.seeds, sc.events),
         "example1": example1_runs(sc.seeds, sc.events),
         "beatdown": beatdown_runs(),
     }
-    return data, {"packet": summary}
+    return data, {"packet": summary, "loss_policy": loss_summary}
 
 
 def figures(data: dict, sc: Settings) -> list[Figure]:
@@ -520,6 +608,13 @@ def figures(data: dict, sc: Settings) -> list[Figure]:
             "(the paper's Fig. 3).",
             figure_png(example1_figure(data["example1"])),
         ),
+        Figure(
+            "Figs. 13-14: which loss policy emerges under DropTail and RED",
+            f"N = {exp.LOSS_POLICY_N}: the fraction z̄(w) of (connection, bin) pairs with window w "
+            f"that saw a drop, bins of {exp.LOSS_POLICY_BIN_S * 1000:g} ms, over every seed "
+            "(windows seen in at least 30 pairs).",
+            figure_png(loss_policy_figure(data["loss_policy"])),
+        ),
     ]
 
 
@@ -528,7 +623,11 @@ def tables(data: dict, sc: Settings) -> list:
     wide = exp.table(rows)
     sd = rows.pivot_table(index="n", columns="queue", values="utilization", aggfunc="std")
     sd = sd[[c for c in wide.columns if c in sd.columns]]
-    tables = [("Utilisation, mean over seeds", wide)]
+    corr = loss_policy_correlations(data["loss_policy"])
+    tables = [
+        ("Utilisation, mean over seeds", wide),
+        ("Figs. 13-14: correlation of window and congestion indication, per seed", corr),
+    ]
     if rows.seed.nunique() > 1:
         tables.append(("Utilisation, standard deviation over seeds", sd))
     return tables
@@ -561,12 +660,13 @@ DECLARED = Declared(
     runs=packet_runs,
     measure=measure,
     # The utilisation table (CSV per run, Markdown of the means) and its figure, beside the
-    # stored runs.
+    # stored runs (Figs. 13-14's counts: sensitivity.py loss-policy).
     write=lambda data, sc, out: exp.write_outputs(data["rows"], out),
     claims=(
         lambda data, sc: formula_claims(sc.ns, data["fluid"], data["example1"]),
         lambda data, sc: beatdown_claims(data["beatdown"]),
         lambda data, sc: packet_claims(data["rows"]),
+        lambda data, sc: loss_policy_claims(data["loss_policy"]),
     ),
     figures=figures,
     tables=tables,
