@@ -5,6 +5,7 @@
     python experiments/parallel-tcp/sensitivity.py threshold STORE   # T_h = 3, 6, 12; RED 150, 300
     python experiments/parallel-tcp/sensitivity.py rto-cause STORE   # exact timing, rack_tlp
     python experiments/parallel-tcp/sensitivity.py red-ns2   OUT     # RED in plait and ns-2.35
+    python experiments/parallel-tcp/sensitivity.py rto-ns2   OUT     # timeouts in plait and ns-2
     python experiments/parallel-tcp/sensitivity.py td-levels -       # windows summed at drops
     python experiments/parallel-tcp/sensitivity.py dt-sync   OUT     # flows hit per event; ns-2
     python experiments/parallel-tcp/sensitivity.py loss-policy STORE # Figs. 13-14's counts
@@ -185,6 +186,31 @@ def main(argv: list[str]) -> int:
             g = g[g.bins >= 30]
             zbar = ", ".join(f"{w}: {r.signalled / r.bins:.3f}" for w, r in g.iloc[::3].iterrows())
             print(f"{queue}: z(w) {zbar}")
+    elif what == "rto-ns2":
+        out = []
+        queues = [("dt10", '{kind="droptail", packets=10}'), ("red20", red(20))]
+        cells = [
+            (q, spec, rto, n) for q, spec in queues for rto in ("200ms", "1s") for n in (2, 5, 10)
+        ]
+        for q, spec, rto, n in cells:
+            name = f"rto_{q}_{rto}_n{n}"
+            if not (where / f"{name}_summary.csv").exists():
+                subprocess.run(
+                    [sys.executable, "-m", "plait.ns2", str(HERE / "ns2_red.toml")]
+                    + ["--seeds", "1..3", "--set", f"flow.tcp.count={n}"]
+                    + ["--set", f"tcp.min_rto={rto}", "--set", f"link.bottleneck.queue={spec}"]
+                    + ["--out", str(where), "--name", name],
+                    check=True,
+                )
+            r = pd.read_csv(where / f"{name}_summary.csv")
+            r.insert(0, "min_rto", rto)
+            r.insert(0, "n", n)
+            r.insert(0, "queue", q)
+            out.append(r)
+        rows = pd.concat(out)[
+            ["queue", "n", "min_rto", "simulator", "seed", "utilization", "reno_timeouts"]
+        ]
+        report_rows(rows, "rto_ns2")
     elif what == "td-levels":
         out = []
         for threshold in (3, 6):
