@@ -249,7 +249,7 @@ impl Measurements {
                 .push(t.fast_retransmits - tw.fast_retransmits);
             ft.timeouts.push(t.timeouts - tw.timeouts);
             ft.drops.push(now.drops - w.drops);
-            let h: &LogHistogram = &f.meters.rtt.flow;
+            let h: &LogHistogram = &f.meters.rtt.flow();
             ft.rtt_samples.push(h.count());
             ft.rtt_mean_s.push(secs(h.mean()));
             ft.rtt_min_s.push(secs(h.min().map(|v| v as f64)));

@@ -1122,7 +1122,7 @@ mod tests {
             let samples: u64 = untraced
                 .flows
                 .iter()
-                .map(|f| f.meters.rtt.flow.count())
+                .map(|f| f.meters.rtt.flow().count())
                 .sum();
             let on_paths: u64 = untraced
                 .flows

@@ -7,11 +7,15 @@
 const SUB_BITS: u32 = 5;
 const SUB: usize = 1 << SUB_BITS;
 
-/// A flow's RTT samples: all of them (`flow`) and, for a flow with several paths, each
-/// path's apart (`paths`, empty for a flow with one).
+/// A flow's RTT samples: all of them ([`RttHistograms::flow`]) and, for a flow with several
+/// paths, each path's apart (`paths`, empty for a flow with one).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RttHistograms {
-    pub flow: LogHistogram,
+    /// The samples on no path of `paths`: all of a flow with one path. A flow with several
+    /// keeps each sample once, in its path's histogram, and `flow` merges them when read:
+    /// the same histogram as recording every sample twice (counts, sum, minimum and maximum
+    /// do not depend on how the samples are grouped), for one recording per sample.
+    own: LogHistogram,
     pub paths: Vec<LogHistogram>,
     /// Samples a transport reports go straight here, not through the driver's list of
     /// events (`crate::transport::Outbox::report`): the driver sets it while recording a
@@ -25,7 +29,7 @@ impl RttHistograms {
     /// The histograms of a flow with `paths` paths.
     pub fn new(paths: usize) -> Self {
         RttHistograms {
-            flow: LogHistogram::default(),
+            own: LogHistogram::default(),
             paths: if paths > 1 {
                 vec![LogHistogram::default(); paths]
             } else {
@@ -38,10 +42,22 @@ impl RttHistograms {
     /// A sample of `ns` nanoseconds on the path of index `path`.
     #[inline]
     pub fn record(&mut self, path: usize, ns: u64) {
-        self.flow.record(ns);
-        if let Some(h) = self.paths.get_mut(path) {
-            h.record(ns);
+        match self.paths.get_mut(path) {
+            Some(h) => h.record(ns),
+            None => self.own.record(ns),
         }
+    }
+
+    /// All the flow's samples, on every path.
+    pub fn flow(&self) -> std::borrow::Cow<'_, LogHistogram> {
+        if self.paths.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.own);
+        }
+        let mut all = self.own.clone();
+        for h in &self.paths {
+            all.merge(h);
+        }
+        std::borrow::Cow::Owned(all)
     }
 }
 
@@ -97,6 +113,35 @@ impl LogHistogram {
             }
         }
         self.record_slow(b, v);
+    }
+
+    /// Adds `other`'s samples: the histogram that recording them here would give (the
+    /// buckets kept span the smallest and largest sample's either way).
+    pub fn merge(&mut self, other: &LogHistogram) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = other.clone();
+            return;
+        }
+        if other.first < self.first {
+            let below = self.first - other.first;
+            self.counts.splice(0..0, std::iter::repeat_n(0, below));
+            self.first = other.first;
+        }
+        let end = other.first + other.counts.len() - self.first;
+        if end > self.counts.len() {
+            self.counts.resize(end, 0);
+        }
+        let offset = other.first - self.first;
+        for (c, &o) in self.counts[offset..].iter_mut().zip(&other.counts) {
+            *c = c.saturating_add(o);
+        }
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        self.count += other.count;
+        self.sum += other.sum;
     }
 
     fn record_slow(&mut self, b: usize, v: u64) {
@@ -215,6 +260,35 @@ mod tests {
             narrow.record(v);
         }
         assert!(narrow.counts.len() <= 2, "{} buckets", narrow.counts.len());
+    }
+
+    /// Samples kept per path and merged when the flow's histogram is read give the histogram
+    /// of every sample recorded in one place, field for field.
+    #[test]
+    fn merged_paths_are_the_histogram_of_all_samples() {
+        let samples: Vec<(usize, u64)> = (0..2_000u64)
+            .map(|i| {
+                let v = (i * 7_919 % 1_000 + 1) * [1_000, 40_000, 3, 900_000_000][(i % 4) as usize];
+                ((i % 3) as usize, v)
+            })
+            .collect();
+        for paths in [1, 3] {
+            for n in [0, 1, 5, 37, samples.len()] {
+                let mut direct = LogHistogram::new();
+                let mut kept = RttHistograms::new(paths);
+                for &(p, v) in &samples[..n] {
+                    direct.record(v);
+                    kept.record(p.min(paths - 1), v);
+                }
+                assert_eq!(*kept.flow(), direct, "{paths} paths, {n} samples");
+            }
+        }
+        // A sample on no path of a flow with several is still the flow's.
+        let mut kept = RttHistograms::new(2);
+        kept.record(0, 5_000);
+        kept.record(7, 9);
+        assert_eq!(kept.flow().count(), 2);
+        assert_eq!(kept.flow().min(), Some(9));
     }
 
     #[test]

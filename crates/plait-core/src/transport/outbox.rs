@@ -645,7 +645,7 @@ mod tests {
             assert_eq!(out.finish(), None);
             let (events, h) = (parts.events, parts.rtt);
             assert_eq!(events, vec![written[1], written[3]]);
-            assert_eq!(h.flow, histogram(&[40_000, 3_000, 5_000_000]));
+            assert_eq!(*h.flow(), histogram(&[40_000, 3_000, 5_000_000]));
             if n == 2 {
                 assert_eq!(
                     h.paths,
