@@ -104,13 +104,21 @@ impl CongestionControl for SubflowController<'_> {
     fn ssthresh(&self) -> u64 {
         self.cc.ssthresh(self.subflow)
     }
-    #[inline]
+    /// LIA's hook in place, as [`Coupled::cwnd_of`] reads its window (once per packet sent).
+    #[inline(always)]
     fn on_packet_sent(&mut self, now: SimTime, bytes: u32, in_flight: u64) {
-        self.cc.on_packet_sent(self.subflow, now, bytes, in_flight)
+        match &mut *self.cc {
+            Coupled::Lia(lia) => lia.on_packet_sent(self.subflow, now, bytes, in_flight),
+            other => other.on_packet_sent(self.subflow, now, bytes, in_flight),
+        }
     }
-    #[inline]
+    /// LIA's hook without the dispatch, as for [`SubflowController::on_packet_sent`].
+    #[inline(always)]
     fn on_ack(&mut self, sample: &AckSample) {
-        self.cc.on_ack(self.subflow, sample)
+        match &mut *self.cc {
+            Coupled::Lia(lia) => lia.on_ack(self.subflow, sample),
+            other => other.on_ack(self.subflow, sample),
+        }
     }
     fn on_congestion_event(&mut self, now: SimTime, bytes_in_flight: u64) {
         self.cc
