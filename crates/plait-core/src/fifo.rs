@@ -118,6 +118,21 @@ impl<T> Fifo<T> {
         self.compact();
     }
 
+    /// Removes the entries at the front while `pred` holds of them: [`Fifo::drop_front`] for
+    /// each, with the removed entries dropped from the vector (if due) once at the end, as
+    /// the last of those calls would leave it due.
+    #[inline]
+    pub fn drop_front_while(&mut self, mut pred: impl FnMut(&T) -> bool) {
+        let start = self.head;
+        while self.buf.get(self.head).is_some_and(&mut pred) {
+            self.head += 1;
+        }
+        if self.head != start {
+            self.removed += (self.head - start) as u64;
+            self.compact();
+        }
+    }
+
     /// How many entries were removed from the front (by [`Fifo::drop_front`] and
     /// [`Fifo::pop_front`]) since the queue was made: with it, a position kept from one call
     /// to the next survives removals at the front ([`Fifo::partition_point_from`]).
@@ -261,6 +276,29 @@ mod tests {
                 prop_assert_eq!(fifo.front(), reference.front());
                 prop_assert_eq!(fifo.back(), reference.back());
                 prop_assert!(fifo.buf.len() <= 2 * fifo.len() + Fifo::<u16>::COMPACT_AT);
+            }
+        }
+
+        /// Removing while a predicate holds leaves the entries, the count removed and the
+        /// bound on the vector that removing them one by one leaves.
+        #[test]
+        fn drop_front_while_is_drop_front_repeated(
+            pushes in proptest::collection::vec((1usize..40, any::<u8>()), 1..30),
+        ) {
+            let (mut whole, mut one_by_one) = (Fifo::default(), Fifo::default());
+            for (n, below) in pushes {
+                for v in 0..n {
+                    let v = (v * 37 % 256) as u8;
+                    whole.push_back(v);
+                    one_by_one.push_back(v);
+                }
+                whole.drop_front_while(|&v| v < below);
+                while one_by_one.front().is_some_and(|&v| v < below) {
+                    one_by_one.drop_front();
+                }
+                prop_assert_eq!(whole.as_slice(), one_by_one.as_slice());
+                prop_assert_eq!(whole.removed(), one_by_one.removed());
+                prop_assert!(whole.buf.len() <= 2 * whole.len() + Fifo::<u8>::COMPACT_AT);
             }
         }
 

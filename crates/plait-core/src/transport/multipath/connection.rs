@@ -616,25 +616,16 @@ impl MptcpFlow {
             io.report(TransportEvent::Loss { path });
         }
         let una = s.core.snd_una();
-        while s
-            .mappings
-            .front()
-            .is_some_and(|m| m.sub_seq + u64::from(m.len) <= una)
-        {
-            s.mappings.drop_front();
-        }
+        s.mappings
+            .drop_front_while(|m| m.sub_seq + u64::from(m.len) <= una);
         self.note_cwnd(now, i, io);
 
         // The data level: DATA_ACK and the peer's window (its right edge never moves left).
         if ack.data_ack > self.data_una && ack.data_ack <= self.data_nxt {
             self.data_una = ack.data_ack;
-            while self
-                .chunks
-                .front()
-                .is_some_and(|c| c.dsn + u64::from(c.len) <= self.data_una)
-            {
-                self.chunks.drop_front();
-            }
+            let data_una = self.data_una;
+            self.chunks
+                .drop_front_while(|c| c.dsn + u64::from(c.len) <= data_una);
             while self.reinject.front().is_some_and(|&d| d < self.data_una) {
                 self.reinject.pop_front();
             }
