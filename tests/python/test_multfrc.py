@@ -442,3 +442,11 @@ def test_beyond_a_hundred_flows_claim():
     # No n above 100 run (the quick version): differs, saying so.
     small = mt.beyond_hundred_claim(fr[fr["n"] == 64])
     assert not small.agrees and small.plait == "no n > 100 in this run"
+    assert claim.cause is None and small.cause == "unknown"
+    diag = pd.DataFrame(
+        {"n": [128, 128], "seed": [1, 2], "fixed_gain_tcp_drop_rate": [2.0, 3.0]}
+        | {"multfrc_drop_rate": 0.23, "tcp_drop_rate": 0.19, "multfrc_rtt_s": 0.05}
+        | {"tcp_rtt_s": 0.05, "tcp_send_over_equation": 1.1}
+    )
+    low = mt.beyond_hundred_claim(fr.assign(normalised=0.5), diag)
+    assert low.cause == "unknown" and "2.50× at n=128" in low.detail
