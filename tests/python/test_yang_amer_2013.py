@@ -46,19 +46,26 @@ def test_settings_are_the_papers_columns(tmp_path):
         "P-(0.5,1.2)",
         "P-(0.9,1.2)",
     ]
-    for table, settings in ya.SETTINGS.items():
-        assert set(ya.PAPER_TABLES[table]) == set(settings)
+    # Section V.C's biased-feeding: the default, a small, the default and a large gamma.
+    assert [ya.label(s) for s in ya.SETTINGS["B"]] == [
+        "Default",
+        "P-(0.1,1.0)",
+        "P-(0.5,1.0)",
+        "P-(0.9,1.0)",
+    ]
+    for table in ("I", "II"):
+        assert set(ya.PAPER_TABLES[table]) == set(ya.SETTINGS[table])
     assert ya.scheduler("default") == {"kind": "min_rtt"}
     assert ya.scheduler((0.9, 1.2)) == {"kind": "capacity", "gamma": 0.9, "delta": 1.2}
     assert ya.setting_of('{"kind" = "capacity", "gamma" = 0.7, "delta" = 1.0}') == (0.7, 1.0)
     assert ya.setting_of('{"kind" = "min_rtt"}') == "default"
     full = Options(out=tmp_path, seeds=list(range(1, 11)))
-    assert ya.EXPERIMENT.runs(full) == 110
-    assert ya.EXPERIMENT.runs(Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)) == 22
+    assert ya.EXPERIMENT.runs(full) == 150
+    assert ya.EXPERIMENT.runs(Options(out=tmp_path, seeds=list(range(1, 11)), quick=True)) == 30
 
 
 def test_scenarios_are_the_testbed():
-    for table, path in ya.SCENARIOS.items():
+    for table, path in ((t, ya.SCENARIOS[t]) for t in ("I", "II")):
         scenario = tomllib.loads(path.read_text())
         links = {link["name"]: link for link in scenario["link"]}
         # Subflow 2's USB adapter queues at most 3 packets (Section IV).
@@ -154,11 +161,16 @@ def _runs(values: dict) -> pd.DataFrame:
                     "packets_sf1": sf1,
                     "packets_sf2": sf2,
                     "cwnd_sf1_mean_pkts": 10.0,
+                    "retransmissions_sf1": 0,
                     "share_sf2": sf2 / (sf1 + sf2),
                     "label": ya.label(setting),
                 }
             )
     return pd.DataFrame(rows)
+
+
+#: Tables I and II without the biased-feeding runs.
+TABLES_ONLY = ya.Settings(tables={t: ya.SETTINGS[t] for t in ("I", "II")})
 
 
 def _paper_like() -> dict:
@@ -174,7 +186,7 @@ def test_verdicts_agree_with_the_papers_numbers():
     runs = _runs(_paper_like())
     summary = ya.summarize(runs)
     assert len(summary) == 11 and (summary.seeds == 2).all()
-    gain_i, retx, moderate, delta, gain_ii, shift = ya.claims(runs, summary)
+    gain_i, retx, moderate, delta, gain_ii, shift = ya.claims(runs, summary, TABLES_ONLY)
     assert gain_i.agrees and "P-(0.5,1.0)" in gain_i.plait
     assert retx.agrees and "1288 → 4" not in retx.plait
     assert moderate.agrees and "(0.02 of the default)" in moderate.plait
@@ -191,7 +203,7 @@ def test_verdicts_differ_when_plait_does():
     for setting in ya.SETTINGS["II"][1:]:
         values[("II", setting)] = [(0.92, 10, 44459, 69573)] * 2
     runs = _runs(values)
-    gain_i, retx, moderate, delta, gain_ii, shift = ya.claims(runs, ya.summarize(runs))
+    gain_i, retx, moderate, delta, gain_ii, shift = ya.claims(runs, ya.summarize(runs), TABLES_ONLY)
     assert not gain_i.agrees and "+0.0 %" in gain_i.plait
     assert not retx.agrees and "-50.0 %" in retx.plait
     assert not moderate.agrees and "(0.50 of the default)" in moderate.plait
@@ -211,3 +223,62 @@ def test_markdown_puts_the_papers_value_beside_plaits():
         (long.table == "I") & (long.setting == "Default") & (long.measure == "retransmissions")
     ]
     assert row.paper.iloc[0] == 1288 and row.plait_mean.iloc[0] == pytest.approx(1288.5)
+
+
+def _biased(default, small, large, sf1_retransmissions=0) -> pd.DataFrame:
+    """Made-up Table I/II runs (the paper's) plus biased-feeding runs: (throughput, packets on
+    subflow 1, on subflow 2) for the default, P-(0.1,1.0) and P-(0.9,1.0), two seeds."""
+    values = _paper_like()
+    for setting, (tput, sf1, sf2) in (
+        ("default", default),
+        ((0.1, 1.0), small),
+        ((0.5, 1.0), small),
+        ((0.9, 1.0), large),
+    ):
+        values[("B", setting)] = [(tput, 0, sf1, sf2)] * 2
+    runs = _runs(values)
+    small_runs = (runs.table == "B") & (runs.label == "P-(0.1,1.0)")
+    runs.loc[small_runs, "retransmissions_sf1"] = sf1_retransmissions
+    return runs
+
+
+def test_biased_feeding_claims_follow_the_runs():
+    """Section V.C's three claims are the last three; the small-gamma claim that differs is
+    the paper's when subflow 1 lost nothing (Figure 2's estimate never left its initial
+    constant), else open."""
+    paper_like = _biased((10.0, 100000, 1000), (21.0, 60000, 45000), (10.0, 100000, 1000))
+    *_, default, large, small = ya.claims(paper_like, ya.summarize(paper_like))
+    assert default.agrees and large.agrees and small.agrees
+    assert "2.10 times" in small.plait and small.cause is None
+    assert "P-(0.9,1.0)" in large.plait
+    # plait's expectation: a small gamma feeds subflow 1 as the default does.
+    alike = _biased((10.0, 100000, 1000), (10.0, 100000, 1000), (10.0, 100000, 1000))
+    *_, default, large, small = ya.claims(alike, ya.summarize(alike))
+    assert default.agrees and large.agrees
+    assert not small.agrees and small.cause == "paper" and "1.00 times" in small.plait
+    lossy = _biased((10.0, 100000, 1000), (10.0, 100000, 1000), (10.0, 100000, 1000), 5)
+    *_, small = ya.claims(lossy, ya.summarize(lossy))
+    assert not small.agrees and small.cause == "unknown"
+    # Subflow 2 carrying a third with the default: no biased-feeding, open.
+    spread = _biased((15.0, 60000, 30000), (21.0, 60000, 45000), (15.0, 60000, 30000))
+    *_, default, large, small = ya.claims(spread, ya.summarize(spread))
+    assert not default.agrees and default.cause == "unknown" and "33.3" in default.plait
+    assert not large.agrees
+
+
+def test_biased_scenario_states_the_papers_conditions():
+    """biased.toml: subflow 1 has the shorter round trip even with the whole send buffer
+    queued on it, and its path holds more than the send buffer (Section V.C)."""
+    scenario = tomllib.loads(ya.SCENARIOS["B"].read_text())
+    links = {link["name"]: link for link in scenario["link"]}
+    mp = {f["name"]: f for f in scenario["flow"]}["mptcp"]
+    assert mp["send_buffer"] == "1MiB" and "host_jitter" not in mp
+    packets = 2**20 // 1448
+    # Subflow 1: 100 Mb/s, 2 x 2.5 ms each way; product 86 packets + 1000 queued > 724.
+    rtt1, rtt2 = 4 * 2.5e-3, 4 * 25e-3
+    bdp1 = 100e6 * rtt1 / 8 / 1500
+    assert links["a2"]["rate"] == "100Mbps" and links["a2"]["queue"]["packets"] == 1000
+    assert bdp1 + 1000 > packets
+    # Its round trip with the whole buffer in flight stays below subflow 2's propagation.
+    assert rtt1 + (packets - bdp1) * 1500 * 8 / 100e6 < rtt2
+    plait.validate(ya.SCENARIOS["B"])

@@ -30,8 +30,13 @@ from plait.output import FolderTarget, Outputs
 from plait.report import Claim, Figure, figure_png
 
 EXPERIMENT_DIR = Path(__file__).resolve().parents[3] / "experiments" / "yang-amer-2013"
-#: Table I: no cross traffic. Table II: a TCP from laptop 3 shares subflow 1's path.
-SCENARIOS = {"I": EXPERIMENT_DIR / "testbed.toml", "II": EXPERIMENT_DIR / "cross.toml"}
+#: Table I: no cross traffic. Table II: a TCP from laptop 3 shares subflow 1's path. "B": the
+#: biased-feeding set-up of Section V.C (biased.toml; the paper has no table for it).
+SCENARIOS = {
+    "I": EXPERIMENT_DIR / "testbed.toml",
+    "II": EXPERIMENT_DIR / "cross.toml",
+    "B": EXPERIMENT_DIR / "biased.toml",
+}
 
 NAME = "yang-amer-2013"
 TITLE = "A scheduler for MPTCP based on estimated path capacity"
@@ -47,6 +52,9 @@ FILE_BYTES = 150 * 2**20
 SETTINGS = {
     "I": ["default", (0.5, 1.0), (0.7, 1.0), (0.9, 1.0), (0.9, 1.2), (0.9, 1.4)],
     "II": ["default", (0.5, 1.0), (0.9, 1.0), (0.5, 1.2), (0.9, 1.2)],
+    # Section V.C: the default, a large gamma (0.9), the paper's default gamma (0.5) and a
+    # small one (0.1), all with the paper's default delta = 1.0.
+    "B": ["default", (0.1, 1.0), (0.5, 1.0), (0.9, 1.0)],
 }
 #: The paper's values: throughput (MB/s), retransmissions, packets on subflows 1 and 2.
 PAPER_TABLES = {
@@ -65,6 +73,7 @@ PAPER_TABLES = {
         (0.5, 1.2): (0.97, 47, 32138, 80257),
         (0.9, 1.2): (0.96, 29, 20110, 92267),
     },
+    "B": {},
 }
 MEASURES = ("throughput_MBps", "retransmissions", "packets_sf1", "packets_sf2")
 #: Figures 5 and 6: subflow 1's window over the first five seconds, default and P-(0.9,1.0).
@@ -78,6 +87,11 @@ RETRANSMISSION_CUT = 0.90
 #: 0.023; the bound of issue 32's note, "at most a fifth of the default scheduler's").
 MODERATE_DELTA_RATIO = 0.2
 SHARE_SHIFT_PP = 5.0
+#: Biased-feeding (Section V.C): subflow 2 "only used at the beginning" is read as at most
+#: this share of the packets; "both subflows are used" (21 against 10 MB/s) as at least this
+#: throughput over the default's.
+BIASED_SHARE = 0.10
+UNBIASED_GAIN = 1.5
 
 
 def label(setting) -> str:
@@ -173,7 +187,10 @@ def rows(
     if mp["completion_s"].isna().any():
         raise ValueError(f"{NAME}: a transfer did not finish within the run (table {table})")
     per_path = paths[paths["flow"] == "mptcp"].pivot_table(
-        index="run", columns="path", values=["packets_sent", "cwnd_mean_bytes"], aggfunc="first"
+        index="run",
+        columns="path",
+        values=["packets_sent", "cwnd_mean_bytes", "retransmissions"],
+        aggfunc="first",
     )
     seconds = (mp["completion_s"] - mp["start_s"]).astype(float)
     out = pd.DataFrame(
@@ -188,6 +205,7 @@ def rows(
             "packets_sf1": per_path[("packets_sent", 0)].astype("int64"),
             "packets_sf2": per_path[("packets_sent", 1)].astype("int64"),
             "cwnd_sf1_mean_pkts": per_path[("cwnd_mean_bytes", 0)].astype(float) / 1448,
+            "retransmissions_sf1": per_path[("retransmissions", 0)].astype("int64"),
         }
     )
     out["share_sf2"] = out.packets_sf2 / (out.packets_sf1 + out.packets_sf2)
@@ -406,8 +424,88 @@ def claim_shift(summary: pd.DataFrame) -> Claim:
     )
 
 
+def _share_sf2(r: pd.Series) -> str:
+    return f"{100 * r.share_sf2_mean:.1f} ± {100 * r.share_sf2_sd:.1f} %"
+
+
+def claim_biased(summary: pd.DataFrame, setting, what: str) -> Claim:
+    """Biased-feeding (Section V.C): with `setting` subflow 2 is used only at the beginning
+    (at most BIASED_SHARE of the packets)."""
+    r = _row(summary, "B", setting)
+    agrees = bool(r.share_sf2_mean <= BIASED_SHARE)
+    return Claim(
+        f"Biased-feeding: {what} leaves subflow 2 unused after the beginning when subflow 1 "
+        "has the shorter RTT and a path capacity above the send buffer",
+        "Section V.C, Figure 7",
+        'subflow 2 "only used at the beginning of the data transfer"',
+        f"subflow 2's share of packets {_share_sf2(r)} ({r.setting}); "
+        f"{_spread(r, 'throughput_MBps', 2)} MB/s",
+        f"subflow 2's share at most {100 * BIASED_SHARE:g} %",
+        agrees,
+        "Scenario biased.toml: the two conditions of the text (subflow 1's RTT always the "
+        "shorter, its path capacity above the 1 MiB send buffer) on 100 Mb/s paths; the "
+        "paper's Figure 7 testbed is not described in this paper."
+        + ("" if agrees else " Open: subflow 2 carries more than the paper describes."),
+        cause=None if agrees else "unknown",
+    )
+
+
+def claim_small_gamma(runs: pd.DataFrame, summary: pd.DataFrame) -> Claim:
+    """Biased-feeding is alleviated with a small gamma: P-(0.1,1.0) uses both subflows, at
+    least UNBIASED_GAIN times the default's throughput (the paper: 21 against 10 MB/s)."""
+    base, small = _row(summary, "B", "default"), _row(summary, "B", (0.1, 1.0))
+    ratio = small.throughput_MBps_mean / base.throughput_MBps_mean
+    agrees = bool(ratio >= UNBIASED_GAIN)
+    b = runs[(runs.table == "B") & runs.setting.map(lambda s: s == (0.1, 1.0))]
+    lossless = bool(len(b)) and bool((b.retransmissions_sf1 == 0).all())
+    if agrees:
+        cause, why = None, ""
+    elif lossless:
+        # Figure 2 moves the estimate only after a loss (first branch) or when the
+        # outstanding packets reach it (second and third); it starts at "a large constant"
+        # (Section III). With subflow 1's path capacity above the send buffer, subflow 1
+        # never loses and its outstanding packets (at most the send buffer) never reach the
+        # constant, so Occupied_1 = (outstanding + 1)/constant stays near 0, below any
+        # gamma > 0, and Figure 3 picks the uncongested subflow with the smallest SRTT,
+        # subflow 1, as the default does.
+        cause = "paper"
+        why = (
+            " The paper's own algorithm cannot do it in the set-up it states: Figure 2 moves "
+            "a subflow's estimate only after a loss or when its outstanding packets reach the "
+            'estimate, which starts at "a large constant" (Section III); subflow 1, whose '
+            "path holds more than the send buffer, never loses (0 retransmissions in every "
+            "run) and never has more than the send buffer outstanding, so Occupied_1 = "
+            "(outstanding + 1)/constant stays near 0, below any gamma > 0, and Figure 3 "
+            "picks subflow 1, the smallest SRTT, as the default does."
+        )
+    else:
+        cause = "unknown"
+        why = " Open: subflow 1 lost packets, so its estimate moved; not explained yet."
+    return Claim(
+        "A small gamma alleviates biased-feeding (both subflows used: 21 against 10 MB/s)",
+        "Section V.C",
+        "21 MB/s with both subflows against 10 MB/s with subflow 1 only (2.1 times)",
+        f"P-(0.1,1.0) {_spread(small, 'throughput_MBps', 2)} MB/s against the default's "
+        f"{_spread(base, 'throughput_MBps', 2)} ({ratio:.2f} times); subflow 2's share "
+        f"{_share_sf2(small)}",
+        f"at least {UNBIASED_GAIN:g} times the default's throughput",
+        agrees,
+        "The paper's numbers are the maximum throughputs of its Figure 7 testbed with one "
+        "and both subflows; biased.toml's are about 11.9 and 21 MB/s." + why,
+        cause=cause,
+    )
+
+
 def claims(runs: pd.DataFrame, summary: pd.DataFrame, sc: Settings | None = None) -> list[Claim]:
-    delta_one = [s for s in (sc or Settings()).tables["I"] if s != "default" and s[1] == 1.0]
+    sc = sc or Settings()
+    delta_one = [s for s in sc.tables["I"] if s != "default" and s[1] == 1.0]
+    biased = []
+    if "B" in sc.tables:
+        biased = [
+            claim_biased(summary, "default", "the default scheduler"),
+            claim_biased(summary, (0.9, 1.0), "a large gamma, P-(0.9,1.0),"),
+            claim_small_gamma(runs, summary),
+        ]
     return [
         claim_gain(runs, summary, "I", delta_one, 14.5, "Section V.A, Table I"),
         claim_retransmissions(summary),
@@ -415,6 +513,7 @@ def claims(runs: pd.DataFrame, summary: pd.DataFrame, sc: Settings | None = None
         claim_delta(summary),
         claim_gain(runs, summary, "II", [(0.9, 1.0)], 6.5, "Section V.B, Table II"),
         claim_shift(summary),
+        *biased,
     ]
 
 
@@ -430,14 +529,22 @@ def markdown(summary: pd.DataFrame) -> str:
         "packets_sf2": ("Packets sent on subflow 2", 0),
     }
     parts = []
-    for table, caption in (("I", "without cross traffic"), ("II", "with cross traffic")):
+    captions = {
+        "I": "without cross traffic",
+        "II": "with cross traffic",
+        "B": "biased-feeding, Section V.C (biased.toml; the paper has no table)",
+    }
+    for table, caption in captions.items():
         t = summary[summary.table == table]
+        if t.empty:
+            continue
         parts.append(f"Table {table}, {caption} (plait mean ± sd over seeds; paper)\n")
         parts.append("| | " + " | ".join(t.setting) + " |")
         parts.append("|---|" + "---|" * len(t))
         for measure, (name, digits) in names.items():
             cells = [
-                f"{_spread(r, measure, digits)} ({r[f'{measure}_paper']:g})"
+                _spread(r, measure, digits)
+                + ("" if math.isnan(r[f"{measure}_paper"]) else f" ({r[f'{measure}_paper']:g})")
                 for _, r in t.iterrows()
             ]
             parts.append(f"| {name} | " + " | ".join(cells) + " |")
