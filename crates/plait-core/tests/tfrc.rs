@@ -301,3 +301,38 @@ fn host_timing_keys_are_refused_where_they_cannot_apply() {
         }
     }
 }
+
+/// CP measured over the whole flow (`loss_over = "flow"`, the TFRC variant of MulTCP of
+/// Singh, Pradhan and Francis 2004): at 8 shares and 2 % independent losses, the whole flow
+/// sees several losses in a round trip as one loss event, so its loss event rate is well
+/// below a share's and the same equation (8 times TFRC's) allows it more; the allowed rate is
+/// that equation at what it measured.
+#[test]
+fn cp_over_the_whole_flow_is_the_tfrc_variant_of_multcp() {
+    let loss = "{ kind = \"bernoulli\", p = 0.02 }";
+    let flows = format!(
+        "{}{}",
+        flow("share", "cp", "n = 8"),
+        flow("whole", "cp", "n = 8\nloss_over = \"flow\"")
+    );
+    let sim = common::run(&scenario(&flows, loss, "100s"), None);
+    let (share, whole) = (
+        sim.flows()[0].transport.as_tfrc().unwrap().sender(),
+        sim.flows()[1].transport.as_tfrc().unwrap().sender(),
+    );
+    let (p_share, p_whole) = (share.loss_event_rate(), whole.loss_event_rate());
+    println!(
+        "p: share {p_share:.5}, whole flow {p_whole:.5}; X: {:.0} vs {:.0}",
+        share.rate(),
+        whole.rate()
+    );
+    assert!(p_whole < 0.8 * p_share, "{p_whole} vs {p_share}");
+    assert!(whole.rate() > 1.2 * share.rate());
+    let rtt = whole.rtt().unwrap();
+    let model = 8.0 * plait_core::model::tfrc::rate(1460.0, rtt, p_whole, 4.0 * rtt, 1.0);
+    assert!(
+        (whole.rate() - model).abs() <= 1e-9 * model,
+        "{} vs {model}",
+        whole.rate()
+    );
+}

@@ -93,7 +93,11 @@ pub fn flow(
 ) -> TfrcFlow {
     let segment_bytes = params.size("segment_size") as u32;
     let share = match equation {
-        RateEquation::Cp { flows } => Some(ShareFilter::new(flows, rng.gen())),
+        // The TFRC variant of MulTCP measures the whole flow: no share filter.
+        RateEquation::Cp {
+            flows,
+            whole_flow: false,
+        } => Some(ShareFilter::new(flows, rng.gen())),
         _ => None,
     };
     let sender = TfrcSender::new(

@@ -6,7 +6,10 @@
 //! * MulTFRC: the n-flow equation (`crate::model::multfrc::rate`, the draft form by default)
 //!   with the measured packets per loss event j.
 //! * CP: n times the TCP equation, evaluated at the loss event rate of one flow share
-//!   (Ott, Sparks, Mayer-Patel, INFOCOM 2004; the share filter lives in the receiver).
+//!   (Ott, Sparks, Mayer-Patel, INFOCOM 2004; the share filter lives in the receiver), or of
+//!   the whole flow (`whole_flow`: the TFRC variant of MulTCP, Singh, Pradhan and Francis,
+//!   ICNP 2004 §2, Table 2: "the throughput equation of mulTCP ... in conjunction with a TFRC
+//!   rate adjustment loop", MulTCP's equation being N times a TCP flow's).
 
 use crate::model::{multfrc, tfrc};
 
@@ -23,8 +26,9 @@ pub enum RateEquation {
         flows: f64,
         options: multfrc::Options,
     },
-    /// n flow shares (CP): n times the TCP equation.
-    Cp { flows: f64 },
+    /// n flow shares (CP): n times the TCP equation; the loss event rate is one share's, or
+    /// the whole flow's when `whole_flow` (the TFRC variant of MulTCP).
+    Cp { flows: f64, whole_flow: bool },
 }
 
 impl RateEquation {
@@ -32,7 +36,7 @@ impl RateEquation {
     pub fn flows(&self) -> f64 {
         match *self {
             RateEquation::Tfrc => 1.0,
-            RateEquation::MulTfrc { flows, .. } | RateEquation::Cp { flows } => flows,
+            RateEquation::MulTfrc { flows, .. } | RateEquation::Cp { flows, .. } => flows,
         }
     }
 
@@ -40,7 +44,7 @@ impl RateEquation {
     pub fn set_flows(&mut self, n: f64) {
         match self {
             RateEquation::Tfrc => {}
-            RateEquation::MulTfrc { flows, .. } | RateEquation::Cp { flows } => *flows = n,
+            RateEquation::MulTfrc { flows, .. } | RateEquation::Cp { flows, .. } => *flows = n,
         }
     }
 
@@ -50,7 +54,9 @@ impl RateEquation {
         let t_rto = tfrc::default_rto(rtt_s);
         match *self {
             RateEquation::Tfrc => tfrc::rate(s, rtt_s, p, t_rto, PACKETS_PER_ACK),
-            RateEquation::Cp { flows } => flows * tfrc::rate(s, rtt_s, p, t_rto, PACKETS_PER_ACK),
+            RateEquation::Cp { flows, .. } => {
+                flows * tfrc::rate(s, rtt_s, p, t_rto, PACKETS_PER_ACK)
+            }
             RateEquation::MulTfrc { flows, options } => multfrc::rate(
                 &multfrc::Inputs {
                     flows,
@@ -132,7 +138,10 @@ mod tests {
 
     #[test]
     fn cp_is_n_times_tfrc() {
-        let cp = RateEquation::Cp { flows: 4.0 };
+        let cp = RateEquation::Cp {
+            flows: 4.0,
+            whole_flow: false,
+        };
         let x = RateEquation::Tfrc.rate(1000.0, 0.05, 0.02, 3.0);
         assert_eq!(cp.rate(1000.0, 0.05, 0.02, 3.0), 4.0 * x);
         assert_eq!(cp.flows(), 4.0);

@@ -579,7 +579,10 @@ mod tests {
                 oscillation_reduction: false,
                 timer_granularity: SimTime::ZERO,
             },
-            RateEquation::Cp { flows: 2.0 },
+            RateEquation::Cp {
+                flows: 2.0,
+                whole_flow: false,
+            },
         );
         s.on_sent(MS(0));
         s.on_feedback(MS(100), &report(MS(0), 0.0, 0.0), false);
