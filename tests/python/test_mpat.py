@@ -131,9 +131,9 @@ def test_multcp_values():
 
 def test_run_counts():
     options = Options(out=None, seeds=[1, 2, 3, 4, 5])
-    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10 + 3 + 2)
+    assert mp.EXPERIMENT.runs(options) == 5 * (9 + 2 * 11 + 10 + 3 + 2 + 8)
     quick = Options(out=None, seeds=[1, 2, 3], quick=True)
-    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3 + 3 + 2
+    assert mp.EXPERIMENT.runs(quick) == 9 + 4 + 3 + 3 + 2 + 2
 
 
 def _shorten(text: str, times: dict[str, str]) -> str:
@@ -143,7 +143,7 @@ def _shorten(text: str, times: dict[str, str]) -> str:
 
 def test_quick_reproduce_end_to_end(tmp_path, client):
     """The pipeline on shortened runs (one seed, 26-60 s instead of 120-540 s, two N, one
-    pair), passed in as settings: 30 claims, the figure and the files."""
+    pair), passed in as settings: 31 claims, the figure and the files."""
     short = tmp_path / "scenarios"
     short.mkdir()
     # Shares change every 6 s; the transients arrive at 30 s and leave at 45 s of 60.
@@ -170,12 +170,15 @@ def test_quick_reproduce_end_to_end(tmp_path, client):
         timing,
         **copies,
         hundred_duration=26.0,
+        tfrc_n=(5, 20),
     )
     options = Options(out=tmp_path / "mpat", seeds=[1, 2], quick=True, where={"client": client})
     section = mp.EXPERIMENT.reproduce(options, small)
     assert isinstance(section, Section) and section.name == "mpat"
-    assert len(section.claims) == 30 and all(isinstance(c.agrees, bool) for c in section.claims)
-    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1 + 3 + 2
+    assert len(section.claims) == 31 and all(isinstance(c.agrees, bool) for c in section.claims)
+    assert section.runs["failed"] == 0 and section.runs["packet runs"] == 9 + 2 + 1 + 3 + 2 + 2
+    mt = pd.read_csv(options.out / "multcp_tfrc.csv")
+    assert sorted(mt.n) == [5, 20] and (mt.mtfrc_kBps > 0).all()
     web = pd.read_csv(options.out / "aggregates_web.csv")
     assert set(web["mode"]) == {"mpat", "tcp"} and set(web.n) == {2, 4, 5, 6, 8, 10}
     h = pd.read_csv(options.out / "hundred.csv")
@@ -614,3 +617,32 @@ def test_web_background_scenarios_and_verdicts():
     assert not mp.web_claims(starved, quiet)[0].agrees
     names = pd.DataFrame({"name": ["agg2.0", "tcp.1", "web_small.7", "web_large.0"]})
     assert list(mp.without_web(names)["name"]) == ["agg2.0", "tcp.1"]
+
+
+def test_multcp_tfrc_scenario_rows_and_claim():
+    flows = _flows(mp.MULTCP_TFRC)
+    assert (flows["mtfrc"]["kind"], flows["mtfrc"]["loss_over"], flows["mtfrc"]["count"]) == (
+        "cp",
+        "flow",
+        5,
+    )
+    assert flows["tcp"]["count"] == 5 and mp.TFRC_N == (5, 7, 8, 9, 10, 20, 30, 40)
+    for n in (5, 40):
+        plait.validate(mp.MULTCP_TFRC, overrides={"flow.mtfrc.n": n})
+    rows = []
+    for n, (m, t) in {5: (2000.0, 400.0), 10: (2100.0, 70.0), 40: (2200.0, 5.0)}.items():
+        for i in range(5):
+            rows.append(
+                {"run": f"r{n}", "seed": 1, "flow.mtfrc.n": float(n)}
+                | {"name": f"mtfrc.{i}", "goodput_bps": m * 8e3}
+            )
+            rows.append(
+                {"run": f"r{n}", "seed": 1, "flow.mtfrc.n": float(n)}
+                | {"name": f"tcp.{i}", "goodput_bps": t * 8e3}
+            )
+    mt = mp.multcp_tfrc_rows(pd.DataFrame(rows))
+    assert list(mt.n) == [5, 10, 40] and list(mt.ratio) == pytest.approx([5.0, 30.0, 440.0])
+    assert list(mt.paper_ratio) == [5.3, 60, 322]
+    assert mp.multcp_tfrc_claim(mt).agrees
+    # In proportion to N (ratio = N): not "much faster than N".
+    assert not mp.multcp_tfrc_claim(mt.assign(ratio=mt["n"].astype(float))).agrees

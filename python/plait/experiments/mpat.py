@@ -51,6 +51,7 @@ AGGREGATES_TCP = EXPERIMENT_DIR / "aggregates_tcp.toml"
 AGGREGATES_WEB = EXPERIMENT_DIR / "aggregates_web.toml"
 AGGREGATES_TCP_WEB = EXPERIMENT_DIR / "aggregates_tcp_web.toml"
 HUNDRED = EXPERIMENT_DIR / "hundred.toml"
+MULTCP_TFRC = EXPERIMENT_DIR / "multcp_tfrc.toml"
 HUNDRED_TCP = EXPERIMENT_DIR / "hundred_tcp.toml"
 VARIANCE = EXPERIMENT_DIR / "variance.toml"
 VARIANCE_MULTCP = EXPERIMENT_DIR / "variance_multcp.toml"
@@ -134,6 +135,26 @@ def whole_packet_ratio(window: float, least: int, small_flows: int = 2) -> float
 #: Ours: "respond very quickly (typically 2-3 RTTs)": the median, over the changes, of the
 #: time to the first 500 ms sample whose shares are all within SHARE_TOLERANCE.
 ADAPT_MAX = 1.0
+
+# ---- The TFRC variant of MulTCP (§2, Table 2) --------------------------------------------
+
+#: Table 2: N, a multTCP TFRC flow's and a TCP flow's bandwidth (KB/s), their ratio.
+PAPER_TABLE2 = {
+    5: (1857, 350, 5.3),
+    7: (2078, 166, 12.5),
+    8: (2153, 101, 21.3),
+    9: (2196, 63, 34.8),
+    10: (2223, 37, 60),
+    20: (2230, 22, 101),
+    30: (2247, 13, 172),
+    40: (2254, 7, 322),
+}
+TFRC_N = tuple(PAPER_TABLE2)
+TFRC_N_QUICK = (5, 20)
+#: Ours, for "the ratio grows much faster than N": the ratio above N at every N ≥ 10, and
+#: ratio / N at the largest N at least twice ratio / N at the smallest.
+TFRC_FASTER_FROM = 10
+TFRC_GROWTH = 2.0
 
 # ---- One hundred flows (§4: "can hold the fair share of 100 TCP flows") -------------------
 
@@ -361,6 +382,8 @@ class Settings:
     transient_tcp: Path = TRANSIENT_TCP
     #: Run length (s) of the 100-flow aggregate and its baseline.
     hundred_duration: float = 200.0
+    #: N of the TFRC variant of MulTCP (Table 2).
+    tfrc_n: tuple[int, ...] = TFRC_N
 
 
 def settings(options: Options) -> Settings:
@@ -379,13 +402,14 @@ def settings(options: Options) -> Settings:
             VARIANTS[:1],
             PAIRS_QUICK,
             hundred_duration=80.0,
+            tfrc_n=TFRC_N_QUICK,
         )
     return Settings(list(options.seeds))
 
 
 def packet_runs(sc: Settings) -> int:
     per_seed = 2 + 1 + 2 + 2 + 2 + len(sc.variants) * len(sc.scaling_n) + len(sc.pairs)
-    per_seed += len(HUNDRED_SHARES) + 1 + 2
+    per_seed += len(HUNDRED_SHARES) + 1 + 2 + len(sc.tfrc_n)
     return len(sc.seeds) * per_seed
 
 
@@ -487,6 +511,14 @@ def run_all(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
         },
         tables=("flows",),
         out=out / "hundred",
+        **common,
+    )
+    runs["multcp_tfrc"] = sweep_all(
+        NAME,
+        MULTCP_TFRC,
+        {"simulation.duration": _seconds(sc.multcp_duration), "flow.mtfrc.n": list(sc.tfrc_n)},
+        tables=("flows",),
+        out=out / "multcp_tfrc",
         **common,
     )
     runs["hundred_tcp"] = sweep_all(
@@ -874,6 +906,61 @@ def hundred_rows(mpat: pd.DataFrame, tcp: pd.DataFrame) -> pd.DataFrame:
     base = out[out["pattern"] == "independent"].set_index("seed")["tcp_kBps"]
     out["tcp_vs_independent"] = out["tcp_kBps"] / out["seed"].map(base)
     return out.sort_values(["pattern", "seed"]).reset_index(drop=True)
+
+
+def multcp_tfrc_rows(flows: pd.DataFrame) -> pd.DataFrame:
+    """Per run of the TFRC variant of MulTCP: N, seed, a multTCP TFRC flow's and a TCP flow's
+    goodput (KB/s, means over the five of each) and their ratio, beside Table 2's."""
+    f = flows.assign(name=_names(flows))
+    rows = []
+    for _run, g in f.groupby("run", sort=False):
+        m = g[g["name"].str.startswith("mtfrc.")]["goodput_bps"].mean() / 8 / KB
+        t = g[g["name"].str.startswith("tcp.")]["goodput_bps"].mean() / 8 / KB
+        n = int(round(float(g["flow.mtfrc.n"].iloc[0])))
+        paper = PAPER_TABLE2.get(n, (np.nan, np.nan, np.nan))
+        rows.append(
+            {
+                "n": n,
+                "seed": int(g["seed"].iloc[0]),
+                "mtfrc_kBps": m,
+                "tcp_kBps": t,
+                "ratio": m / t if t > 0 else np.inf,
+                "paper_mtfrc_kBps": paper[0],
+                "paper_tcp_kBps": paper[1],
+                "paper_ratio": paper[2],
+            }
+        )
+    return pd.DataFrame(rows).sort_values(["n", "seed"]).reset_index(drop=True)
+
+
+def multcp_tfrc_claim(mt: pd.DataFrame) -> Claim:
+    ratio = mt.groupby("n")["ratio"].mean()
+    per_n = ratio / ratio.index.to_series()
+    ns = list(ratio.index)
+    faster = bool(len(ns) >= 2) and bool(
+        all(ratio[n] > n for n in ns if n >= TFRC_FASTER_FROM)
+        and per_n.iloc[-1] >= TFRC_GROWTH * per_n.iloc[0]
+    )
+    tcp = mt.groupby("n")["tcp_kBps"].mean()
+    return Claim(
+        "With MulTCP's equation in a TFRC loop, the ratio to a TCP flow grows much faster than N",
+        "§2, Table 2",
+        "“the ratio grows much faster than N, which indicates that the multTCP TFRC flows "
+        "aggressively take bandwidth away from background TCP flows as N increases”: "
+        + ", ".join(f"N={n}: {PAPER_TABLE2[n][2]:g}" for n in ns if n in PAPER_TABLE2),
+        "multTCP TFRC flow / TCP flow: "
+        + ", ".join(f"N={n}: {ratio[n]:.3g}" for n in ns)
+        + "; a TCP flow's goodput (KB/s): "
+        + ", ".join(f"N={n}: {tcp[n]:.3g}" for n in ns),
+        f"above N at every N ≥ {TFRC_FASTER_FROM}, and ratio / N at the largest N at least "
+        f"{TFRC_GROWTH:g}× that at the smallest (ours)",
+        faster,
+        "Five CP flows with n = N measuring the loss event rate over the whole flow "
+        "(loss_over = \"flow\": MulTCP's equation, N times TCP's, in TFRC's loop) and five "
+        "Reno flows on the Emulab link (90 Mb/s, 50 ms, 50-packet DropTail). A flow of N "
+        "windows sees a burst of losses in a round trip as one loss event, so its loss event "
+        "rate falls as N grows while the equation multiplies by N.",
+    )
 
 
 def without_web(flows: pd.DataFrame) -> pd.DataFrame:
@@ -2034,6 +2121,7 @@ OUTPUT_FILES = {
     "pairs": "multcp_pairs.csv",
     "hundred": "hundred.csv",
     "aggregates_web": "aggregates_web.csv",
+    "multcp_tfrc": "multcp_tfrc.csv",
     "png": "mpat.png",
 }
 
@@ -2133,6 +2221,7 @@ def measure(sc: Settings, out: Path, fresh: bool = False, progress=None, **where
             without_web(results["aggregates_web"].table("flows")),
             without_web(results["aggregates_tcp_web"].table("flows")),
         ),
+        "multcp_tfrc": multcp_tfrc_rows(results["multcp_tfrc"].table("flows")),
         "hundred": hundred_rows(
             results["hundred"].table("flows"), results["hundred_tcp"].table("flows")
         ),
@@ -2169,7 +2258,10 @@ def setup(data: dict, sc: Settings) -> str:
         + f" alone; {sc.multcp_duration - WARMUP:g} s measured. One hundred flows: one aggregate "
         "of 100 (shares equal, or 1:2:3:4:5 twenty times) or 100 independent Reno flows, "
         f"ten Reno flows beside, the Emulab link, {sc.hundred_duration - WARMUP:g} s "
-        "measured. Web traffic: the several-aggregates runs again with 3330 short Reno "
+        "measured. The TFRC variant of MulTCP (Table 2): five CP flows with n = N over "
+        "the whole flow's loss event rate and five Reno flows on the Emulab link, N = "
+        + ", ".join(str(n) for n in sc.tfrc_n)
+        + ". Web traffic: the several-aggregates runs again with 3330 short Reno "
         "transfers beside (3000 of 20 KB, 300 of 200 KB, 30 of 2 MB). Every run discards its "
         "first "
         f"{WARMUP:g} s (the changing-shares run from 2 s after each change); flows start "
@@ -2202,6 +2294,7 @@ def tables(data: dict, sc: Settings) -> list:
         ("MulTCP against ten TCP flows (per run)", data["scaling"]),
         ("Two MulTCP flows (per run)", data["pairs"]),
         ("An aggregate of 100 flows (per run)", data["hundred"]),
+        ("The TFRC variant of MulTCP (per run)", data["multcp_tfrc"]),
         (
             "Several aggregates with web traffic: per flow, mean over seeds",
             aggregate_table(data["aggregates_web"]),
@@ -2226,6 +2319,7 @@ DECLARED = Declared(
         lambda data, sc: scaling_claims(data["scaling"], data["pairs"]),
         lambda data, sc: hundred_claims(data["hundred"]),
         lambda data, sc: web_claims(data["aggregates_web"], data["aggregates"]),
+        lambda data, sc: [multcp_tfrc_claim(data["multcp_tfrc"])],
     ),
     figures=figures,
     tables=tables,
