@@ -131,6 +131,7 @@ def test_missing_parent_folders_created_and_removed_on_failure(capsys, scenario,
         "path_series.parquet",
         "paths.parquet",
         "picks.parquet",
+        "refusals.parquet",
     ]
 
 
