@@ -288,6 +288,8 @@ struct Work {
     views_taken: u64,
     /// Tail loss probes that carried new data.
     probes_with_new_data: u64,
+    /// Resends a subflow's TCP made when offered a new chunk (`MptcpFlow::send_on`).
+    repairs_for_new_data: u64,
 }
 
 impl MptcpFlow {
@@ -747,46 +749,66 @@ impl MptcpFlow {
 
     /// Hands `[dsn, dsn + len)` to subflow `i` as its next new segment. False if its TCP
     /// would not send it now.
+    ///
+    /// The subflow's TCP applies the peer's window (the connection-level window each ACK
+    /// carries) from its own `snd_una`, so it may have no room for the chunk the connection's
+    /// window lets go. Then RFC 6675's NextSeg skips rule (2) (new data) and, in fast
+    /// recovery, may answer the offer with rule (3) or (4): a resend of its own un-SACKed
+    /// data. That resend is sent as what it is, a repair with no new mapping (as the send
+    /// loop's repairs are), and the TCP is asked again, until it sends the chunk or nothing:
+    /// the chunk is then not this subflow's.
     #[inline(always)]
     fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32, io: &mut Io<'_, '_>) -> bool {
         self.changed.insert(i);
-        let s = &mut self.subflows[i];
-        let sub_seq = s.core.snd_nxt();
-        let mut controller = SubflowController {
-            cc: &mut self.cc,
-            subflow: i,
-        };
-        let end = sub_seq + u64::from(len);
-        let seg = if io.out.has_local() {
-            // Behind the host's interface queue: offered to it before it is committed. A
-            // refused chunk is not the subflow's (plait's subflows keep no unsent queue; the
-            // kernel's keeps it entailed there): it stays the connection's next.
-            let (path, extra) = (
-                PathId::from_index(i),
-                self.header_bytes + DSS_DATA_OPTION_BYTES,
-            );
-            let out = &mut *io.out;
-            let seg = s
-                .core
-                .poll_transmit_gated(now, &mut controller, end, dsn, &mut |len| {
-                    out.refuses(path, len + extra)
-                });
-            if seg.is_none() && s.core.stats().local_refusals > s.refusals_seen {
-                s.refusals_seen = s.core.stats().local_refusals;
-                self.refused.insert(i);
-                self.views_fresh.remove(i);
+        loop {
+            let s = &mut self.subflows[i];
+            let sub_seq = s.core.snd_nxt();
+            let mut controller = SubflowController {
+                cc: &mut self.cc,
+                subflow: i,
+            };
+            let end = sub_seq + u64::from(len);
+            let seg = if io.out.has_local() {
+                // Behind the host's interface queue: offered to it before it is committed. A
+                // refused chunk is not the subflow's (plait's subflows keep no unsent queue;
+                // the kernel's keeps it entailed there): it stays the connection's next.
+                let (path, extra) = (
+                    PathId::from_index(i),
+                    self.header_bytes + DSS_DATA_OPTION_BYTES,
+                );
+                let out = &mut *io.out;
+                let seg = s
+                    .core
+                    .poll_transmit_gated(now, &mut controller, end, dsn, &mut |len| {
+                        out.refuses(path, len + extra)
+                    });
+                if seg.is_none() && s.core.stats().local_refusals > s.refusals_seen {
+                    s.refusals_seen = s.core.stats().local_refusals;
+                    self.refused.insert(i);
+                    self.views_fresh.remove(i);
+                }
+                seg
+            } else {
+                s.core.poll_transmit(now, &mut controller, end, dsn)
+            };
+            let Some(seg) = seg else {
+                return false;
+            };
+            if seg.is_retransmission {
+                // A repair in place of the chunk (above): the subflow's own bytes, mapped
+                // when they were first sent.
+                #[cfg(test)]
+                {
+                    self.work.repairs_for_new_data += 1;
+                }
+                self.push_data(i, seg, io);
+                continue;
             }
-            seg
-        } else {
-            s.core.poll_transmit(now, &mut controller, end, dsn)
-        };
-        let Some(seg) = seg else {
-            return false;
-        };
-        debug_assert!(!seg.is_retransmission && seg.seq == sub_seq && seg.len == len);
-        s.mappings.push_back(Mapping { sub_seq, dsn, len });
-        self.push_data(i, seg, io);
-        true
+            debug_assert!(seg.seq == sub_seq && seg.len == len);
+            s.mappings.push_back(Mapping { sub_seq, dsn, len });
+            self.push_data(i, seg, io);
+            return true;
+        }
     }
 
     #[inline(always)]

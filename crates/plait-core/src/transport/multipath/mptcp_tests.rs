@@ -880,6 +880,30 @@ fn redundant_copies_are_dropped_as_duplicates() {
     assert!(h.log.data_level_resends > 0);
 }
 
+/// The case proptest found (proptest-regressions/transport/multipath/mptcp_tests.txt): path
+/// 1's losses put its subflow in fast recovery while the 30 kB shared buffer keeps the peer's
+/// window small. The subflow's TCP applies that window from its own `snd_una`, so after a few
+/// redundant copies it has no room for the next and answers the offer with a resend of its
+/// un-SACKed data (RFC 6675 NextSeg rule (3)). That resend used to be taken for the copy: a
+/// mapping of new subflow bytes that were never sent (the harness: the mappings no longer end
+/// at `snd_nxt`) and the chunk counted as carried by the subflow.
+#[test]
+fn a_resend_in_place_of_an_offered_chunk_is_not_mapped_as_the_chunk() {
+    let b = PathScript::default()
+        .drop_data(&[8, 21, 22])
+        .delay_data(4, SimTime::from_millis(13));
+    let paths = vec![
+        PathNet::new(4, 26, PathScript::default()),
+        PathNet::new(3, 4, b),
+    ];
+    let h = run(Cc::Lia, Sched::Redundant, 159_382, 30_657, paths);
+    assert!(
+        h.flow.work.repairs_for_new_data > 0,
+        "no resend in place of an offered chunk: {:?}",
+        h.log
+    );
+}
+
 fn script_strategy() -> impl Strategy<Value = PathScript> {
     (
         prop::collection::vec(prop::bool::weighted(0.04), 0..400),
