@@ -512,7 +512,7 @@ def test_validate_counts_are_singular_when_one(capsys, tmp_path):
 
 def test_version(capsys):
     code, out, _ = cli(capsys, "--version")
-    assert code == 0 and out.strip() == f"plait {plait.__version__}"
+    assert code == 0 and out.strip() == f"plait {plait.__version__} (core {plait.__core_id__})"
 
 
 def test_every_option_has_help_and_shows_its_default():
