@@ -295,6 +295,9 @@ pub struct Simulator<O: Observer = NoTrace> {
     /// The slice has used its event budget: everything admitted ahead is recorded from then
     /// on, so that the slice can stop soon.
     budget_spent: bool,
+    /// Some flow's paths start on local links ([`Flow::local`]): packets released by host
+    /// noise may be held for them.
+    local_flows: bool,
 }
 
 /// Where a packet is on its route: what putting it on the wire needs of it.
@@ -381,6 +384,7 @@ impl<O: Observer> Simulator<O> {
             &link_changes,
             &loss_changes,
         );
+        let local_flows = flows.iter().any(|f| f.local.is_some());
         let mut sim = Simulator {
             now: SimTime::ZERO,
             config,
@@ -406,6 +410,7 @@ impl<O: Observer> Simulator<O> {
             slice_end: SimTime::ZERO,
             overrun: 0,
             budget_spent: false,
+            local_flows,
         };
         sim.direct_rtt();
         sim
@@ -455,6 +460,7 @@ impl<O: Observer> Simulator<O> {
             slice_end: self.slice_end,
             overrun: self.overrun,
             budget_spent: self.budget_spent,
+            local_flows: self.local_flows,
         };
         sim.direct_rtt();
         sim
@@ -833,10 +839,30 @@ impl<O: Observer> Simulator<O> {
     /// link of their routes, in the order they were sent.
     #[inline(always)]
     fn handle(&mut self, f: FlowId, input: Input) {
+        if self.flows[f.index()].local.is_some() {
+            return self.handle_local(f, input);
+        }
+        self.handle_as::<false>(f, input);
+    }
+
+    /// [`Simulator::handle`] for a flow whose paths start on local links: their room is read
+    /// before the input and their refusals counted after it. Apart, so that the other flows'
+    /// inputs take the path without these steps.
+    #[inline(never)]
+    fn handle_local(&mut self, f: FlowId, input: Input) {
+        self.handle_as::<true>(f, input);
+    }
+
+    /// [`Simulator::handle`], for a flow with local links (`LOCAL`, [`Flow::local`]) or
+    /// without.
+    #[inline(always)]
+    fn handle_as<const LOCAL: bool>(&mut self, f: FlowId, input: Input) {
         let now = self.now;
         let flow = &mut self.flows[f.index()];
-        if let Some(local) = flow.local.as_deref_mut() {
-            read_local_room(local, &mut self.links, now);
+        if LOCAL {
+            if let Some(local) = flow.local.as_deref_mut() {
+                read_local_room(local, &mut self.links, now);
+            }
         }
         self.transmit_buf.clear();
         let (pool, sent, events) = (&mut self.pool, &mut self.transmit_buf, &mut self.event_buf);
@@ -844,7 +870,11 @@ impl<O: Observer> Simulator<O> {
         let (paths, changes) = (&flow.paths[..], &self.flow_changes[..]);
         let meters = &mut flow.meters;
         let (data_sent, rtt) = (&mut meters.data_packets_sent, &mut meters.rtt);
-        let local = flow.local.as_deref_mut();
+        let local = if LOCAL {
+            flow.local.as_deref_mut()
+        } else {
+            None
+        };
         // One dispatch per input: the calls inside `feed` are static for the built-ins.
         let (first, deadline) = match &mut flow.transport {
             AnyTransport::Tcp(t) => run(
@@ -870,8 +900,10 @@ impl<O: Observer> Simulator<O> {
                 local,
             ),
         };
-        if let Some(local) = flow.local.as_deref_mut() {
-            count_refusals(local, &mut self.links);
+        if LOCAL {
+            if let Some(local) = flow.local.as_deref_mut() {
+                count_refusals(local, &mut self.links);
+            }
         }
         if !self.event_buf.is_empty() {
             let warmed = self.measure.warmed_up;
@@ -890,8 +922,7 @@ impl<O: Observer> Simulator<O> {
             }
         }
         if !self.later_buf.is_empty() {
-            let local = flow.local.is_some();
-            self.hold_later(local);
+            self.hold_later::<LOCAL>();
         }
         let Some(first) = first else {
             return;
@@ -925,12 +956,12 @@ impl<O: Observer> Simulator<O> {
     /// The packets the last input sent to leave later: each enters its route at its time
     /// (`Event::Release`), in the order sent among those due at the same time.
     #[inline(always)]
-    fn hold_later(&mut self, local: bool) {
+    fn hold_later<const LOCAL: bool>(&mut self) {
         self.counters.created += self.later_buf.len() as u64;
         for &(at, id) in &self.later_buf {
             self.events.push_release(at.max(self.now), id);
         }
-        if local {
+        if LOCAL {
             for i in 0..self.later_buf.len() {
                 self.hold_for_local_link(self.later_buf[i].1);
             }
@@ -963,7 +994,8 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn handle_release(&mut self, id: PacketId) {
         let f = self.pool.get(id).flow;
-        if self.flows[f.index()].local.is_some() {
+        // Only a flow with local links holds packets for them (`hold_later`).
+        if self.local_flows && self.flows[f.index()].local.is_some() {
             self.release_for_local_link(id);
         }
         self.put_on_route(f, id);
@@ -1064,6 +1096,7 @@ impl<O: Observer> Simulator<O> {
 /// Reads what the local links a flow's paths start on can take now, before an input.
 #[inline(never)]
 fn read_local_room(local: &mut LocalRoom, links: &mut [Link], now: SimTime) {
+    local.start_input();
     for q in local.queues_mut() {
         let l = &mut links[q.link.index()];
         q.room = l

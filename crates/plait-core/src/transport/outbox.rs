@@ -68,6 +68,11 @@ pub struct LocalRoom {
     path_queue: Vec<Option<u8>>,
     /// The local links, with what each can take now.
     queues: Vec<LocalQueue>,
+    /// The packets of the current input that `queues` count already: whether the first sent
+    /// at once, and how many of those sent after it and of those held. [`Outbox::refuses`]
+    /// counts the others when it is asked, so that sending costs a flow without local links
+    /// nothing.
+    counted: (bool, usize, usize),
 }
 
 /// One local link of a [`LocalRoom`].
@@ -120,6 +125,41 @@ impl LocalRoom {
     /// ([`LocalQueue::refused`]).
     pub fn queues_mut(&mut self) -> &mut [LocalQueue] {
         &mut self.queues
+    }
+
+    /// Before an input, its rooms just read: none of its packets is counted yet.
+    pub fn start_input(&mut self) {
+        self.counted = (false, 0, 0);
+    }
+
+    /// Counts in the rooms the data packets of the input sent since the last count (`first`,
+    /// then `more`, and those held, `later`): each takes a place in the queue its path starts
+    /// on, if local. The order does not matter: a local queue's limit is in packets
+    /// (validated), so what a queue can take depends only on how many packets it was given.
+    #[inline(never)]
+    fn count_sent(
+        &mut self,
+        pool: &PacketPool,
+        first: Option<PacketId>,
+        more: &[PacketId],
+        later: &[(SimTime, PacketId)],
+    ) {
+        let (first_counted, more_counted, later_counted) = self.counted;
+        let new_first = first.filter(|_| !first_counted);
+        let fresh = new_first
+            .into_iter()
+            .chain(more[more_counted..].iter().copied())
+            .chain(later[later_counted..].iter().map(|&(_, id)| id));
+        for id in fresh {
+            let p = pool.get(id);
+            if p.direction == Direction::Forward {
+                let (path, bytes) = (p.path, p.size_bytes);
+                if let Some(q) = self.queue_of(path) {
+                    q.room.take(bytes);
+                }
+            }
+        }
+        self.counted = (first_counted || first.is_some(), more.len(), later.len());
     }
 
     /// The local links, with the segments of the flow each refused.
@@ -183,6 +223,7 @@ impl<'a> Outbox<'a> {
         let Some(local) = self.local.as_deref_mut() else {
             return false;
         };
+        local.count_sent(self.pool, self.first, self.more, self.later);
         let Some(q) = local.queue_of(path) else {
             return false;
         };
@@ -315,14 +356,8 @@ impl<'a> Outbox<'a> {
         p.hop = 0;
         p.size_bytes = write(&mut p.header);
         *self.data_sent += u64::from(direction == Direction::Forward);
-        if let Some(local) = self.local.as_deref_mut() {
-            if direction == Direction::Forward {
-                let bytes = p.size_bytes;
-                if let Some(q) = local.queue_of(path) {
-                    q.room.take(bytes);
-                }
-            }
-        }
+        // A local queue counts the packet when the transport next asks `refuses`
+        // (`LocalRoom::count_sent`).
         id
     }
 

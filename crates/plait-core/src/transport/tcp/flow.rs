@@ -124,7 +124,9 @@ impl TcpFlow {
     /// `receiver`): into the outbox, through the host noise if any.
     #[inline(always)]
     fn flush(&mut self, now: SimTime, sender: bool, receiver: bool, out: &mut Outbox<'_>) {
-        if out.has_local() {
+        // Only the sender's segments are offered to a local queue: without them `flush_local`
+        // sends the ACKs as this does (a constant `sender` leaves the question out).
+        if sender && out.has_local() {
             return self.flush_local(now, sender, receiver, out);
         }
         match &self.noise {
