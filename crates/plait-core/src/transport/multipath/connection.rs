@@ -666,11 +666,15 @@ impl MptcpFlow {
     /// Whether subflow `i` is [`SubflowView::usable`].
     #[inline]
     fn usable(&self, i: usize) -> bool {
+        self.usable_unless_refused(i) && !self.refused.contains(i)
+    }
+
+    /// [`MptcpFlow::usable`] but for a refusal by a local queue in this send loop: the same
+    /// where none can happen (a connection without local queues).
+    #[inline]
+    fn usable_unless_refused(&self, i: usize) -> bool {
         let s = &self.subflows[i];
-        s.established
-            && !s.potentially_failed
-            && s.core.recovery_phase() != RecoveryPhase::Timeout
-            && !self.refused.contains(i)
+        s.established && !s.potentially_failed && s.core.recovery_phase() != RecoveryPhase::Timeout
     }
 
     /// Subflow `i`'s [`SubflowView::cwnd_bytes`].
@@ -759,6 +763,22 @@ impl MptcpFlow {
     /// the chunk is then not this subflow's.
     #[inline(always)]
     fn send_on(&mut self, now: SimTime, i: usize, dsn: u64, len: u32, io: &mut Io<'_, '_>) -> bool {
+        let gated = io.out.has_local();
+        self.send_on_as(now, i, dsn, len, io, gated)
+    }
+
+    /// [`MptcpFlow::send_on`], the segment offered to the local queue first if `gated` (the
+    /// outbox [`Outbox::has_local`]).
+    #[inline(always)]
+    fn send_on_as(
+        &mut self,
+        now: SimTime,
+        i: usize,
+        dsn: u64,
+        len: u32,
+        io: &mut Io<'_, '_>,
+        gated: bool,
+    ) -> bool {
         self.changed.insert(i);
         loop {
             let s = &mut self.subflows[i];
@@ -768,7 +788,7 @@ impl MptcpFlow {
                 subflow: i,
             };
             let end = sub_seq + u64::from(len);
-            let seg = if io.out.has_local() {
+            let seg = if gated {
                 // Behind the host's interface queue: offered to it before it is committed. A
                 // refused chunk is not the subflow's (plait's subflows keep no unsent queue;
                 // the kernel's keeps it entailed there): it stays the connection's next.
@@ -1109,6 +1129,9 @@ impl MptcpFlow {
         // the choice is i if it still has the space (it was chosen from the class the
         // choice reads), else a wait. A custom controller promises nothing: never kept.
         let keep = !matches!(self.cc, Coupled::Custom(_));
+        // Only for a connection without local queues (`run_send_loop`): no subflow is refused,
+        // no segment offered to a queue.
+        debug_assert!(!io.out.has_local() && self.refused.is_empty());
         let mut alone: Option<(usize, u32)> = None;
         loop {
             let Some(len) = self.next_new_chunk(now) else {
@@ -1123,7 +1146,7 @@ impl MptcpFlow {
                 _ => {
                     let mut choice = NewDataChoice::default();
                     for j in 0..self.subflows.len() {
-                        if !self.usable(j) {
+                        if !self.usable_unless_refused(j) {
                             continue;
                         }
                         let s = &self.subflows[j];
@@ -1149,7 +1172,7 @@ impl MptcpFlow {
             };
             let dsn = self.data_nxt;
             self.views_fresh.remove(i);
-            if !self.send_on(now, i, dsn, len, io) {
+            if !self.send_on_as(now, i, dsn, len, io, false) {
                 return true;
             }
             // `account_sent` for new data on one subflow (no copies are wanted).
