@@ -428,14 +428,8 @@ impl TcpCore {
             cc.on_recovery_exit(now);
         }
         let in_cwr = self.cwr_high.is_some();
-        if let Some(high) = self.cwr_high.filter(|_| !transition.entered) {
-            // Linux ends CWR when `high_seq` (snd_nxt at its start) is acknowledged
-            // (`tcp_try_to_open` -> `tcp_complete_cwr`, cwnd = min(cwnd, ssthresh)).
-            if self.snd_una >= high && self.recovery.phase() == RecoveryPhase::Open {
-                self.cwr_high = None;
-                self.prr = None;
-                cc.on_recovery_exit(now);
-            }
+        if in_cwr && !transition.entered {
+            self.end_cwr_if_acknowledged(now, cc);
         }
         if transition.entered {
             self.start_fast_recovery(now, cc);
@@ -831,6 +825,20 @@ impl TcpCore {
         }
     }
 
+    /// In CWR (after a local refusal) and not entering fast recovery: Linux ends CWR when
+    /// `high_seq` (snd_nxt at its start) is acknowledged (`tcp_try_to_open` ->
+    /// `tcp_complete_cwr`, cwnd = min(cwnd, ssthresh)). Apart, out of the ACK path of a sender
+    /// that never enters CWR.
+    #[inline(never)]
+    fn end_cwr_if_acknowledged<C: CongestionControl + ?Sized>(&mut self, now: SimTime, cc: &mut C) {
+        let acknowledged = self.cwr_high.is_some_and(|high| self.snd_una >= high);
+        if acknowledged && self.recovery.phase() == RecoveryPhase::Open {
+            self.cwr_high = None;
+            self.prr = None;
+            cc.on_recovery_exit(now);
+        }
+    }
+
     /// In Linux's CWR state after a local refusal.
     pub fn in_cwr(&self) -> bool {
         self.cwr_high.is_some()
@@ -851,16 +859,18 @@ impl TcpCore {
         self.transmit(now, cc, app_end, tag, false, &mut |_| false)
     }
 
-    /// The shortcut outside recovery (`transmit_open`) inline, the rest apart.
+    /// The shortcut outside recovery (`transmit_open`) inline, the rest apart. Generic in
+    /// `refuses`, so that the calls without a local queue (`|_| false`) have the question
+    /// folded away, in `transmit_general` too.
     #[inline(always)]
-    fn transmit<C: CongestionControl + ?Sized>(
+    fn transmit<C: CongestionControl + ?Sized, R: FnMut(u32) -> bool + ?Sized>(
         &mut self,
         now: SimTime,
         cc: &mut C,
         app_end: u64,
         tag: u64,
         new_data: bool,
-        refuses: &mut dyn FnMut(u32) -> bool,
+        refuses: &mut R,
     ) -> Option<DataSegment> {
         if self.recovery.phase() == RecoveryPhase::Open && self.transmits_plainly() {
             return self.transmit_open(now, cc, app_end, new_data, refuses);
@@ -877,14 +887,14 @@ impl TcpCore {
     /// [`TcpCore::transmit`] in recovery (the shortcut `transmit_repair` without RACK-TLP,
     /// PRR or the sent log), or with any of them.
     #[inline(never)]
-    fn transmit_general<C: CongestionControl + ?Sized>(
+    fn transmit_general<C: CongestionControl + ?Sized, R: FnMut(u32) -> bool + ?Sized>(
         &mut self,
         now: SimTime,
         cc: &mut C,
         app_end: u64,
         tag: u64,
         new_data: bool,
-        refuses: &mut dyn FnMut(u32) -> bool,
+        refuses: &mut R,
     ) -> Option<DataSegment> {
         if self.recovery.phase() != RecoveryPhase::Open && self.transmits_plainly() {
             return self.transmit_repair(now, cc, app_end, new_data, refuses);
@@ -1056,13 +1066,13 @@ impl TcpCore {
     /// fast retransmit is not due, the segment `next_segment` chooses, if it fits the window
     /// (or ignores it) and is wanted; no limited transmit (that is the Open phase's).
     #[inline(always)]
-    fn transmit_repair<C: CongestionControl + ?Sized>(
+    fn transmit_repair<C: CongestionControl + ?Sized, R: FnMut(u32) -> bool + ?Sized>(
         &mut self,
         now: SimTime,
         cc: &mut C,
         app_end: u64,
         new_data: bool,
-        refuses: &mut dyn FnMut(u32) -> bool,
+        refuses: &mut R,
     ) -> Option<DataSegment> {
         self.window_filled = false;
         if self.recovery_window_full(cc) {
@@ -1125,13 +1135,13 @@ impl TcpCore {
     /// (2)), if it is wanted and fits the window; it adds its length to `pipe` and is no
     /// retransmission.
     #[inline(always)]
-    fn transmit_open<C: CongestionControl + ?Sized>(
+    fn transmit_open<C: CongestionControl + ?Sized, R: FnMut(u32) -> bool + ?Sized>(
         &mut self,
         now: SimTime,
         cc: &mut C,
         app_end: u64,
         new_data: bool,
-        refuses: &mut dyn FnMut(u32) -> bool,
+        refuses: &mut R,
     ) -> Option<DataSegment> {
         self.window_filled = false;
         let len = self.new_data_len(app_end);
