@@ -58,6 +58,10 @@ pub enum Event {
     /// A packet a host held back (host timing noise, `Outbox::send_at`) leaves it: it enters
     /// the first link of its route.
     Release(PacketId),
+    /// As `Release`, for a flow whose paths start on local links (`Flow::local`): the place
+    /// it held in its first link's queue, if local, is given back. Apart, so that the other
+    /// flows' releases ask nothing of the kind.
+    ReleaseLocal(PacketId),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -302,7 +306,20 @@ impl EventQueue {
     /// held.
     #[inline(always)]
     pub fn push_release(&mut self, time: SimTime, packet: PacketId) {
-        let entry = self.entry(time, self.now, Event::Release(packet));
+        self.push_held(time, Event::Release(packet));
+    }
+
+    /// [`EventQueue::push_release`] of `Event::ReleaseLocal(packet)`: the same place in the
+    /// order.
+    #[inline(always)]
+    pub fn push_release_local(&mut self, time: SimTime, packet: PacketId) {
+        self.push_held(time, Event::ReleaseLocal(packet));
+    }
+
+    /// Schedules a release `event` at `time` ([`EventQueue::push_release`]).
+    #[inline(always)]
+    fn push_held(&mut self, time: SimTime, event: Event) {
+        let entry = self.entry(time, self.now, event);
         let n = self.releases.len();
         if n >= RELEASE_LANE {
             return self.push_into(Which::Events, entry);

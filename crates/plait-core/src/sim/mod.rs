@@ -295,9 +295,6 @@ pub struct Simulator<O: Observer = NoTrace> {
     /// The slice has used its event budget: everything admitted ahead is recorded from then
     /// on, so that the slice can stop soon.
     budget_spent: bool,
-    /// Some flow's paths start on local links ([`Flow::local`]): packets released by host
-    /// noise may be held for them.
-    local_flows: bool,
 }
 
 /// Where a packet is on its route: what putting it on the wire needs of it.
@@ -384,7 +381,6 @@ impl<O: Observer> Simulator<O> {
             &link_changes,
             &loss_changes,
         );
-        let local_flows = flows.iter().any(|f| f.local.is_some());
         let mut sim = Simulator {
             now: SimTime::ZERO,
             config,
@@ -410,7 +406,6 @@ impl<O: Observer> Simulator<O> {
             slice_end: SimTime::ZERO,
             overrun: 0,
             budget_spent: false,
-            local_flows,
         };
         sim.direct_rtt();
         sim
@@ -460,7 +455,6 @@ impl<O: Observer> Simulator<O> {
             slice_end: self.slice_end,
             overrun: self.overrun,
             budget_spent: self.budget_spent,
-            local_flows: self.local_flows,
         };
         sim.direct_rtt();
         sim
@@ -655,6 +649,7 @@ impl<O: Observer> Simulator<O> {
             }
             Event::DropAhead(l) => self.handle_drop_ahead(l),
             Event::Release(id) => self.handle_release(id),
+            Event::ReleaseLocal(id) => self.handle_release_local(id),
         }
     }
 
@@ -959,7 +954,11 @@ impl<O: Observer> Simulator<O> {
     fn hold_later<const LOCAL: bool>(&mut self) {
         self.counters.created += self.later_buf.len() as u64;
         for &(at, id) in &self.later_buf {
-            self.events.push_release(at.max(self.now), id);
+            if LOCAL {
+                self.events.push_release_local(at.max(self.now), id);
+            } else {
+                self.events.push_release(at.max(self.now), id);
+            }
         }
         if LOCAL {
             for i in 0..self.later_buf.len() {
@@ -994,10 +993,14 @@ impl<O: Observer> Simulator<O> {
     #[inline]
     fn handle_release(&mut self, id: PacketId) {
         let f = self.pool.get(id).flow;
-        // Only a flow with local links holds packets for them (`hold_later`).
-        if self.local_flows && self.flows[f.index()].local.is_some() {
-            self.release_for_local_link(id);
-        }
+        self.put_on_route(f, id);
+    }
+
+    /// [`Simulator::handle_release`] for a flow with local links (`Event::ReleaseLocal`).
+    #[inline(never)]
+    fn handle_release_local(&mut self, id: PacketId) {
+        let f = self.pool.get(id).flow;
+        self.release_for_local_link(id);
         self.put_on_route(f, id);
     }
 
